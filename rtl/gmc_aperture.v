@@ -1,0 +1,377 @@
+// gmc: CPU aperture (BAR1), an AXI4 slave onto the CPU-visible VRAM window.
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+// BAR1 offset o maps to VRAM byte WINDOW_VRAM_BASE + o for o < WINDOW_BYTES.
+// Every burst is checked whole when its address is accepted. A burst that
+// leaves the window answers DECERR on every beat; one that touches a
+// protected range, or is illegal (reserved burst type, bad WRAP, beat wider
+// than the bus), answers SLVERR. A refused burst moves no data and logs a
+// fault. Nothing wraps or aliases. One read and one write burst are in
+// progress at a time; reads stream one beat per cycle through a 2-entry
+// FIFO, writes take one beat per cycle when the VRAM write port is free.
+module gmc_aperture #(
+    // Bytes of VRAM the window exposes.
+    parameter integer WINDOW_BYTES = 2 * 1024 * 1024,
+    // VRAM byte address of BAR1 offset 0.
+    parameter [31:0] WINDOW_VRAM_BASE = 32'd0,
+    // Protected-range register pairs.
+    parameter integer PROT_RANGES = 4,
+    // AXI ID width.
+    parameter integer ID_WIDTH = 4,
+    // VRAM word address width.
+    parameter integer VRAM_AW = 20
+) (
+    input  wire                    clk,
+    input  wire                    rst,
+
+    // AXI4 slave: write address.
+    input  wire [ID_WIDTH-1:0]     s_axi_awid,
+    input  wire [31:0]             s_axi_awaddr,
+    input  wire [7:0]              s_axi_awlen,
+    input  wire [2:0]              s_axi_awsize,
+    input  wire [1:0]              s_axi_awburst,
+    input  wire                    s_axi_awvalid,
+    output wire                    s_axi_awready,
+    // Write data.
+    input  wire [63:0]             s_axi_wdata,
+    input  wire [7:0]              s_axi_wstrb,
+    input  wire                    s_axi_wvalid,
+    output wire                    s_axi_wready,
+    // Write response.
+    output reg  [ID_WIDTH-1:0]     s_axi_bid,
+    output reg  [1:0]              s_axi_bresp,
+    output reg                     s_axi_bvalid,
+    input  wire                    s_axi_bready,
+    // Read address.
+    input  wire [ID_WIDTH-1:0]     s_axi_arid,
+    input  wire [31:0]             s_axi_araddr,
+    input  wire [7:0]              s_axi_arlen,
+    input  wire [2:0]              s_axi_arsize,
+    input  wire [1:0]              s_axi_arburst,
+    input  wire                    s_axi_arvalid,
+    output wire                    s_axi_arready,
+    // Read data.
+    output wire [ID_WIDTH-1:0]     s_axi_rid,
+    output wire [63:0]             s_axi_rdata,
+    output wire [1:0]              s_axi_rresp,
+    output wire                    s_axi_rlast,
+    output wire                    s_axi_rvalid,
+    input  wire                    s_axi_rready,
+
+    // Protected ranges, VRAM byte addresses, range i in bits [32*i +: 32].
+    input  wire [32*PROT_RANGES-1:0] prot_base,
+    input  wire [32*PROT_RANGES-1:0] prot_limit,
+
+    // VRAM ports (to the arbiter).
+    output wire                    vr_req,
+    output wire [VRAM_AW-1:0]      vr_addr,
+    input  wire                    vr_gnt,
+    input  wire                    vr_valid,
+    input  wire [63:0]             vr_data,
+    output wire                    vw_req,
+    output wire [VRAM_AW-1:0]      vw_addr,
+    output wire [63:0]             vw_data,
+    output wire [7:0]              vw_strb,
+    input  wire                    vw_gnt,
+
+    // Refused bursts, one-cycle pulses with the BAR1 offset and kind.
+    output reg                     flt_rd_valid,
+    output reg  [1:0]              flt_rd_kind,
+    output reg  [31:0]             flt_rd_addr,
+    output reg                     flt_wr_valid,
+    output reg  [1:0]              flt_wr_kind,
+    output reg  [31:0]             flt_wr_addr,
+
+    // Byte counts moved this cycle, for the performance counters.
+    output reg  [3:0]              cnt_rd_bytes,
+    output reg  [3:0]              cnt_wr_bytes
+);
+
+    `include "gmc_regs.vh"
+
+    localparam [1:0] RESP_OKAY = 2'd0, RESP_SLVERR = 2'd2, RESP_DECERR = 2'd3;
+    localparam [31:0] WIN_BYTES32 = WINDOW_BYTES;
+    localparam [1:0] BURST_FIXED = 2'd0, BURST_WRAP = 2'd2;  // anything else legal is INCR
+
+    initial begin
+        if (WINDOW_BYTES % 4096 != 0 || WINDOW_BYTES == 0)
+            $error("gmc_aperture: WINDOW_BYTES must be a non-zero multiple of 4096 (instance %m)");
+        if (PROT_RANGES < 1 || PROT_RANGES > GMC_MAX_PROT_RANGES)
+            $error("gmc_aperture: PROT_RANGES out of range (instance %m)");
+    end
+
+    // ------------------------------------------------------------ helpers
+
+    // Verdict on a whole burst: 0 accept, else the APF_KIND to log.
+    function [1:0] verdict;
+        input [31:0] addr;
+        input [7:0]  len;
+        input [2:0]  size;
+        input [1:0]  burst;
+        input [32*PROT_RANGES-1:0] pbase;
+        input [32*PROT_RANGES-1:0] plimit;
+        reg   [33:0] lo, hi, bytes, span, vlo, vhi;
+        reg          hit;
+        integer      k;
+        begin
+            bytes = 34'd1 << size;
+            span  = bytes * ({26'd0, len} + 34'd1);
+            lo = {2'b00, addr};
+            hi = 34'd0;
+            verdict = 2'd0;
+            if (size > 3'd3 || burst == 2'd3) begin
+                verdict = GMC_APF_KIND_BURST[1:0];
+            end else if (burst == BURST_WRAP) begin
+                if ((len != 8'd1 && len != 8'd3 && len != 8'd7 && len != 8'd15)
+                    || (lo & (bytes - 34'd1)) != 34'd0)
+                    verdict = GMC_APF_KIND_BURST[1:0];
+                lo = lo & ~(span - 34'd1);
+                hi = lo + span - 34'd1;
+            end else if (burst == BURST_FIXED) begin
+                hi = (lo & ~(bytes - 34'd1)) + bytes - 34'd1;
+            end else begin
+                hi = (lo & ~(bytes - 34'd1)) + span - 34'd1;
+            end
+            if (verdict == 2'd0) begin
+                if (hi >= {2'b00, WIN_BYTES32}) begin
+                    verdict = GMC_APF_KIND_WINDOW[1:0];
+                end else begin
+                    vlo = lo + {2'b00, WINDOW_VRAM_BASE};
+                    vhi = hi + {2'b00, WINDOW_VRAM_BASE};
+                    hit = 1'b0;
+                    for (k = 0; k < PROT_RANGES; k = k + 1)
+                        if (plimit[32*k +: 32] > pbase[32*k +: 32]
+                            && vlo < {2'b00, plimit[32*k +: 32]}
+                            && vhi >= {2'b00, pbase[32*k +: 32]})
+                            hit = 1'b1;
+                    if (hit) verdict = GMC_APF_KIND_PROTECTED[1:0];
+                end
+            end
+        end
+    endfunction
+
+    // Address of the beat after one at addr.
+    function [31:0] next_addr;
+        input [31:0] addr;
+        input [7:0]  len;
+        input [2:0]  size;
+        input [1:0]  burst;
+        reg   [31:0] bytes, span, base, nxt;
+        begin
+            bytes = 32'd1 << size;
+            span  = bytes * ({24'd0, len} + 32'd1);
+            nxt   = (addr & ~(bytes - 32'd1)) + bytes;
+            if (burst == BURST_FIXED) begin
+                next_addr = addr;
+            end else if (burst == BURST_WRAP) begin
+                base = addr & ~(span - 32'd1);
+                next_addr = (nxt == base + span) ? base : nxt;
+            end else begin
+                next_addr = nxt;
+            end
+        end
+    endfunction
+
+    // Byte lanes a beat at addr of 2^size bytes may touch.
+    function [7:0] lanes;
+        input [2:0] a;
+        input [2:0] size;
+        reg   [3:0] lo, hi;
+        integer     k;
+        begin
+            lo = {1'b0, a};
+            hi = ({1'b0, a} & ~((4'd1 << size) - 4'd1)) + (4'd1 << size);
+            for (k = 0; k < 8; k = k + 1)
+                lanes[k] = (k >= lo) && (k < hi);
+        end
+    endfunction
+
+    function [3:0] popcount8;
+        input [7:0] v;
+        integer k;
+        begin
+            popcount8 = 4'd0;
+            for (k = 0; k < 8; k = k + 1)
+                popcount8 = popcount8 + {3'd0, v[k]};
+        end
+    endfunction
+
+    /* verilator lint_off UNUSEDSIGNAL */
+    function [VRAM_AW-1:0] word;
+        input [31:0] bar_off;
+        reg   [31:0] v;  // the window is checked, so only the word bits matter
+        begin
+            v = bar_off + WINDOW_VRAM_BASE;
+            word = v[3 +: VRAM_AW];
+        end
+    endfunction
+    /* verilator lint_on UNUSEDSIGNAL */
+
+    // --------------------------------------------------------- read side
+
+    reg                r_busy_reg, r_err_reg;
+    reg [ID_WIDTH-1:0] r_id_reg;
+    reg [31:0]         r_addr_reg;     // next beat to issue
+    reg [7:0]          r_len_reg;
+    reg [2:0]          r_size_reg;
+    reg [1:0]          r_burst_reg;
+    reg [1:0]          r_resp_reg;
+    reg [8:0]          r_issued_reg;   // beats read from VRAM
+    reg [8:0]          r_sent_reg;     // beats handed over
+    reg                r_inflight_reg; // read issued last cycle
+    reg [63:0]         r_fifo [0:1];
+    reg                r_wp_reg, r_rp_reg;
+    reg [1:0]          r_cnt_reg;
+
+    wire [1:0] ar_verdict = verdict(s_axi_araddr, s_axi_arlen, s_axi_arsize, s_axi_arburst,
+                                    prot_base, prot_limit);
+
+    assign s_axi_arready = !r_busy_reg;
+    wire ar_take = s_axi_arvalid && s_axi_arready;
+
+    assign s_axi_rvalid = r_busy_reg && (r_err_reg || r_cnt_reg != 2'd0);
+    assign s_axi_rdata  = r_err_reg ? 64'd0 : r_fifo[r_rp_reg];
+    assign s_axi_rresp  = r_err_reg ? r_resp_reg : RESP_OKAY;
+    assign s_axi_rlast  = (r_sent_reg == {1'b0, r_len_reg});
+    assign s_axi_rid    = r_id_reg;
+    wire r_pop = s_axi_rvalid && s_axi_rready;
+
+    // Room for one more read: what is held, plus what arrives now, minus what leaves.
+    wire [2:0] r_occ = {1'b0, r_cnt_reg} + {2'b00, r_inflight_reg};
+    assign vr_req  = r_busy_reg && !r_err_reg && (r_issued_reg <= {1'b0, r_len_reg})
+                     && (r_occ < 3'd2 || (r_occ == 3'd2 && r_pop));
+    assign vr_addr = word(r_addr_reg);
+
+    always @(posedge clk) begin
+        flt_rd_valid <= 1'b0;
+        cnt_rd_bytes <= 4'd0;
+
+        if (ar_take) begin
+            r_busy_reg <= 1'b1;
+            r_err_reg <= (ar_verdict != 2'd0);
+            r_resp_reg <= (ar_verdict == GMC_APF_KIND_WINDOW[1:0]) ? RESP_DECERR : RESP_SLVERR;
+            r_id_reg <= s_axi_arid;
+            r_addr_reg <= s_axi_araddr;
+            r_len_reg <= s_axi_arlen;
+            r_size_reg <= s_axi_arsize;
+            r_burst_reg <= s_axi_arburst;
+            r_issued_reg <= 9'd0;
+            r_sent_reg <= 9'd0;
+            if (ar_verdict != 2'd0) begin
+                flt_rd_valid <= 1'b1;
+                flt_rd_kind <= ar_verdict;
+                flt_rd_addr <= s_axi_araddr;
+            end
+        end
+
+        if (vr_req && vr_gnt) begin
+            r_issued_reg <= r_issued_reg + 9'd1;
+            r_addr_reg <= next_addr(r_addr_reg, r_len_reg, r_size_reg, r_burst_reg);
+        end
+        r_inflight_reg <= vr_req && vr_gnt;
+
+        if (vr_valid) begin
+            r_fifo[r_wp_reg] <= vr_data;
+            r_wp_reg <= !r_wp_reg;
+        end
+        if (r_pop) begin
+            r_sent_reg <= r_sent_reg + 9'd1;
+            if (!r_err_reg) begin
+                r_rp_reg <= !r_rp_reg;
+                cnt_rd_bytes <= 4'd1 << r_size_reg;
+            end
+            if (s_axi_rlast) r_busy_reg <= 1'b0;
+        end
+        r_cnt_reg <= r_cnt_reg + {1'b0, vr_valid} - {1'b0, r_pop && !r_err_reg};
+
+        if (rst) begin
+            r_busy_reg <= 1'b0;
+            r_err_reg <= 1'b0;
+            r_inflight_reg <= 1'b0;
+            r_wp_reg <= 1'b0;
+            r_rp_reg <= 1'b0;
+            r_cnt_reg <= 2'd0;
+            flt_rd_valid <= 1'b0;
+            cnt_rd_bytes <= 4'd0;
+        end
+    end
+
+    // -------------------------------------------------------- write side
+
+    reg                w_busy_reg, w_err_reg, w_resp_pending_reg;
+    reg [31:0]         w_addr_reg;
+    reg [7:0]          w_len_reg;
+    reg [2:0]          w_size_reg;
+    reg [1:0]          w_burst_reg;
+    reg [8:0]          w_beat_reg;
+
+    wire [1:0] aw_verdict = verdict(s_axi_awaddr, s_axi_awlen, s_axi_awsize, s_axi_awburst,
+                                    prot_base, prot_limit);
+
+    assign s_axi_awready = !w_busy_reg;
+    wire aw_take = s_axi_awvalid && s_axi_awready;
+
+    wire w_data_phase = w_busy_reg && !w_resp_pending_reg;
+    wire [7:0] w_strb_eff = s_axi_wstrb & lanes(w_addr_reg[2:0], w_size_reg);
+    assign vw_req  = w_data_phase && !w_err_reg && s_axi_wvalid;
+    assign vw_addr = word(w_addr_reg);
+    assign vw_data = s_axi_wdata;
+    assign vw_strb = w_strb_eff;
+    assign s_axi_wready = w_data_phase && (w_err_reg || vw_gnt);
+    wire w_take = s_axi_wvalid && s_axi_wready;
+    wire w_final = (w_beat_reg == {1'b0, w_len_reg});
+
+    always @(posedge clk) begin
+        flt_wr_valid <= 1'b0;
+        cnt_wr_bytes <= 4'd0;
+
+        if (aw_take) begin
+            w_busy_reg <= 1'b1;
+            w_resp_pending_reg <= 1'b0;
+            w_err_reg <= (aw_verdict != 2'd0);
+            s_axi_bresp <= (aw_verdict == 2'd0) ? RESP_OKAY
+                         : (aw_verdict == GMC_APF_KIND_WINDOW[1:0]) ? RESP_DECERR : RESP_SLVERR;
+            s_axi_bid <= s_axi_awid;
+            w_addr_reg <= s_axi_awaddr;
+            w_len_reg <= s_axi_awlen;
+            w_size_reg <= s_axi_awsize;
+            w_burst_reg <= s_axi_awburst;
+            w_beat_reg <= 9'd0;
+            if (aw_verdict != 2'd0) begin
+                flt_wr_valid <= 1'b1;
+                flt_wr_kind <= aw_verdict;
+                flt_wr_addr <= s_axi_awaddr;
+            end
+        end
+
+        if (w_take) begin
+            w_beat_reg <= w_beat_reg + 9'd1;
+            w_addr_reg <= next_addr(w_addr_reg, w_len_reg, w_size_reg, w_burst_reg);
+            if (!w_err_reg) cnt_wr_bytes <= popcount8(w_strb_eff);
+            if (w_final) begin
+                w_resp_pending_reg <= 1'b1;
+                s_axi_bvalid <= 1'b1;
+            end
+        end
+
+        if (s_axi_bvalid && s_axi_bready) begin
+            s_axi_bvalid <= 1'b0;
+            w_busy_reg <= 1'b0;
+            w_resp_pending_reg <= 1'b0;
+        end
+
+        if (rst) begin
+            w_busy_reg <= 1'b0;
+            w_err_reg <= 1'b0;
+            w_resp_pending_reg <= 1'b0;
+            s_axi_bvalid <= 1'b0;
+            flt_wr_valid <= 1'b0;
+            cnt_wr_bytes <= 4'd0;
+        end
+    end
+
+endmodule
+
+`resetall

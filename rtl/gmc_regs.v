@@ -1,0 +1,489 @@
+// gmc: the register file: identification, segments, IRQ, fault log, GART control, counters.
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+// Offsets, access types, reset values and writable masks come from
+// gmc_regs.vh, generated from spec/gmc.toml. A write to a read-only register
+// answers SLVERR and changes nothing; an offset with no register answers
+// DECERR. Segment descriptors are constants from parameters; a simulator
+// build (GMC_SIM_STRAPS) holds them in strap registers the model can set.
+module gmc_regs #(
+    parameter integer VRAM_BYTES = 8 * 1024 * 1024,
+    parameter integer TLB_ENTRIES = 16,
+    parameter [31:0]  APERTURE_BASE = 32'h8000_0000,
+    parameter integer APERTURE_PAGES = 4096,
+    parameter integer CPU_WINDOW_BYTES = 2 * 1024 * 1024,
+    parameter integer PROT_RANGES = 4,
+    // Width of the CNT_* performance counters, 32..64.
+    parameter integer COUNTER_WIDTH = 64,
+    parameter [31:0]  PT_BASE_RESET = 32'h007F_0000,
+    parameter integer SEG_COUNT = 3,
+    parameter [63:0]  SEG1_BASE = 64'd0,
+    parameter [63:0]  SEG1_SIZE = 64'd0,
+    parameter [31:0]  SEG1_FLAGS = 32'd0,
+    parameter [63:0]  SEG1_CPU_OFFSET = 64'd0,
+    parameter [7:0]   SEG1_BANKS = 8'd0,
+    parameter [63:0]  SEG2_BASE = 64'd0,
+    parameter [63:0]  SEG2_SIZE = 64'd0,
+    parameter [31:0]  SEG2_FLAGS = 32'd0,
+    parameter [63:0]  SEG2_CPU_OFFSET = 64'd0,
+    parameter [7:0]   SEG2_BANKS = 8'd0,
+    parameter [63:0]  SEG3_BASE = 64'd0,
+    parameter [63:0]  SEG3_SIZE = 64'd0,
+    parameter [31:0]  SEG3_FLAGS = 32'd0,
+    parameter [63:0]  SEG3_CPU_OFFSET = 64'd0,
+    parameter [7:0]   SEG3_BANKS = 8'd0,
+    parameter [63:0]  SEG4_BASE = 64'd0,
+    parameter [63:0]  SEG4_SIZE = 64'd0,
+    parameter [31:0]  SEG4_FLAGS = 32'd0,
+    parameter [63:0]  SEG4_CPU_OFFSET = 64'd0,
+    parameter [7:0]   SEG4_BANKS = 8'd0
+) (
+    input  wire                      clk,
+    input  wire                      rst,
+
+    // Register strobes from gmc_axil_regif.
+    input  wire                      reg_wr_en,
+    input  wire [15:0]               reg_wr_addr,
+    input  wire [31:0]               reg_wr_data,
+    input  wire [3:0]                reg_wr_strb,
+    output reg  [1:0]                reg_wr_resp,
+    input  wire                      reg_rd_en,
+    input  wire [15:0]               reg_rd_addr,
+    output reg  [31:0]               reg_rd_data,
+    output reg  [1:0]                reg_rd_resp,
+
+    output wire                      irq,
+
+    // Aperture fault pulses and byte counts.
+    input  wire                      apf_rd_valid,
+    input  wire [1:0]                apf_rd_kind,
+    input  wire [31:0]               apf_rd_addr,
+    input  wire                      apf_wr_valid,
+    input  wire [1:0]                apf_wr_kind,
+    input  wire [31:0]               apf_wr_addr,
+    input  wire [3:0]                ap_rd_bytes,
+    input  wire [3:0]                ap_wr_bytes,
+
+    // Protection and GART configuration.
+    output wire [32*PROT_RANGES-1:0] prot_base,
+    output wire [32*PROT_RANGES-1:0] prot_limit,
+    output wire [31:0]               pt_base,
+    output wire [47:12]              dummy_page,
+    output reg                       inv_all,
+    output reg                       inv_page_valid,
+    output reg  [31:0]               inv_page,
+
+    // Debug translation port, a GART requester.
+    output reg                       xl_req_valid,
+    input  wire                      xl_req_ready,
+    output wire [31:0]               xl_req_addr,
+    output reg                       xl_req_write,
+    input  wire                      xl_resp_valid,
+    input  wire                      xl_resp_fault,
+    input  wire [3:0]                xl_resp_code,
+    input  wire [47:0]               xl_resp_addr,
+    input  wire                      xl_resp_system,
+    input  wire                      xl_resp_hit,
+    input  wire                      xl_resp_dummy,
+
+    // GART counter pulses.
+    input  wire                      tlb_hit,
+    input  wire                      tlb_miss,
+    input  wire                      tlb_dummy
+);
+
+    `include "gmc_regs.vh"
+
+    localparam [1:0] RESP_OKAY = 2'd0, RESP_SLVERR = 2'd2, RESP_DECERR = 2'd3;
+    localparam integer CW = COUNTER_WIDTH;
+
+    initial begin
+        if (CW < 32 || CW > 64)
+            $error("gmc_regs: COUNTER_WIDTH must be 32..64 (instance %m)");
+        if (SEG_COUNT < 1 || SEG_COUNT > GMC_MAX_SEGMENTS)
+            $error("gmc_regs: SEG_COUNT must be 1..%0d (instance %m)", GMC_MAX_SEGMENTS);
+    end
+
+    // -------------------------------------------------- segment descriptors
+
+`ifdef GMC_SIM_STRAPS
+    reg [31:0] strap_seg_count /*verilator public_flat_rw*/;
+    reg [63:0] strap_seg_base [0:3] /*verilator public_flat_rw*/;
+    reg [63:0] strap_seg_size [0:3] /*verilator public_flat_rw*/;
+    reg [31:0] strap_seg_flags [0:3] /*verilator public_flat_rw*/;
+    reg [63:0] strap_seg_cpu [0:3] /*verilator public_flat_rw*/;
+    reg [7:0]  strap_seg_banks [0:3] /*verilator public_flat_rw*/;
+    initial begin
+        strap_seg_count = SEG_COUNT;
+        strap_seg_base[0] = SEG1_BASE;  strap_seg_size[0] = SEG1_SIZE;  strap_seg_flags[0] = SEG1_FLAGS;
+        strap_seg_cpu[0] = SEG1_CPU_OFFSET;  strap_seg_banks[0] = SEG1_BANKS;
+        strap_seg_base[1] = SEG2_BASE;  strap_seg_size[1] = SEG2_SIZE;  strap_seg_flags[1] = SEG2_FLAGS;
+        strap_seg_cpu[1] = SEG2_CPU_OFFSET;  strap_seg_banks[1] = SEG2_BANKS;
+        strap_seg_base[2] = SEG3_BASE;  strap_seg_size[2] = SEG3_SIZE;  strap_seg_flags[2] = SEG3_FLAGS;
+        strap_seg_cpu[2] = SEG3_CPU_OFFSET;  strap_seg_banks[2] = SEG3_BANKS;
+        strap_seg_base[3] = SEG4_BASE;  strap_seg_size[3] = SEG4_SIZE;  strap_seg_flags[3] = SEG4_FLAGS;
+        strap_seg_cpu[3] = SEG4_CPU_OFFSET;  strap_seg_banks[3] = SEG4_BANKS;
+    end
+    localparam STRAPS = 1'b1;
+    wire [31:0] seg_count = strap_seg_count;
+    function [31:0] seg_word;
+        input [1:0] idx;
+        input [4:0] off;
+        begin
+            case (off)
+                5'h00: seg_word = strap_seg_base[idx][31:0];
+                5'h04: seg_word = strap_seg_base[idx][63:32];
+                5'h08: seg_word = strap_seg_size[idx][31:0];
+                5'h0C: seg_word = strap_seg_size[idx][63:32];
+                5'h10: seg_word = strap_seg_flags[idx];
+                5'h14: seg_word = strap_seg_cpu[idx][31:0];
+                5'h18: seg_word = strap_seg_cpu[idx][63:32];
+                5'h1C: seg_word = {24'd0, strap_seg_banks[idx]};
+                default: seg_word = 32'd0;
+            endcase
+        end
+    endfunction
+`else
+    localparam STRAPS = 1'b0;
+    wire [31:0] seg_count = SEG_COUNT;
+    function [31:0] seg_word;
+        input [1:0] idx;
+        input [4:0] off;
+        reg [63:0] b, s, c;
+        reg [31:0] f;
+        reg [7:0]  k;
+        begin
+            case (idx)
+                2'd0: begin b = SEG1_BASE; s = SEG1_SIZE; f = SEG1_FLAGS; c = SEG1_CPU_OFFSET; k = SEG1_BANKS; end
+                2'd1: begin b = SEG2_BASE; s = SEG2_SIZE; f = SEG2_FLAGS; c = SEG2_CPU_OFFSET; k = SEG2_BANKS; end
+                2'd2: begin b = SEG3_BASE; s = SEG3_SIZE; f = SEG3_FLAGS; c = SEG3_CPU_OFFSET; k = SEG3_BANKS; end
+                default: begin b = SEG4_BASE; s = SEG4_SIZE; f = SEG4_FLAGS; c = SEG4_CPU_OFFSET; k = SEG4_BANKS; end
+            endcase
+            case (off)
+                5'h00: seg_word = b[31:0];
+                5'h04: seg_word = b[63:32];
+                5'h08: seg_word = s[31:0];
+                5'h0C: seg_word = s[63:32];
+                5'h10: seg_word = f;
+                5'h14: seg_word = c[31:0];
+                5'h18: seg_word = c[63:32];
+                5'h1C: seg_word = {24'd0, k};
+                default: seg_word = 32'd0;
+            endcase
+        end
+    endfunction
+`endif
+
+    // ------------------------------------------------------------- state
+
+    reg [31:0]  scratch_reg;
+    reg [31:0]  irq_status_reg, irq_mask_reg;
+    reg [63:0]  cycle_reg;
+    reg         apf_valid_reg, apf_write_reg, apf_overflow_reg;
+    reg [1:0]   apf_kind_reg;
+    reg [31:0]  apf_addr_reg, apf_count_reg;
+    reg [31:0]  prot_base_reg [0:PROT_RANGES-1];
+    reg [31:0]  prot_limit_reg [0:PROT_RANGES-1];
+    reg [31:0]  pt_base_reg;
+    reg [31:0]  dummy_lo_reg, dummy_hi_reg;
+    reg [31:0]  xl_addr_reg;
+    reg         xl_busy_reg, xl_done_reg, xl_fault_reg, xl_hit_reg, xl_dummy_reg, xl_system_reg;
+    reg [3:0]   xl_code_reg;
+    reg [47:0]  xl_result_reg;
+    reg [CW-1:0] cnt_hit_reg, cnt_miss_reg, cnt_dummy_reg, cnt_ap_rd_reg, cnt_ap_wr_reg;
+    reg [31:0]  snap_hi_reg;
+    reg [2:0]   snap_sel_reg;
+
+    genvar g;
+    generate
+        for (g = 0; g < PROT_RANGES; g = g + 1) begin : g_prot
+            assign prot_base[32*g +: 32] = prot_base_reg[g];
+            assign prot_limit[32*g +: 32] = prot_limit_reg[g];
+        end
+    endgenerate
+    assign pt_base = pt_base_reg;
+    assign dummy_page = {dummy_hi_reg[15:0], dummy_lo_reg[31:12]};
+    assign xl_req_addr = xl_addr_reg;
+    assign irq = |(irq_status_reg & irq_mask_reg);
+
+    function [63:0] ext;
+        input [CW-1:0] v;
+        begin
+            ext = 64'd0;
+            ext[CW-1:0] = v;
+        end
+    endfunction
+
+    wire [63:0] cnt_hit64 = ext(cnt_hit_reg);
+    wire [63:0] cnt_miss64 = ext(cnt_miss_reg);
+    wire [63:0] cnt_dummy64 = ext(cnt_dummy_reg);
+    wire [63:0] cnt_ap_rd64 = ext(cnt_ap_rd_reg);
+    wire [63:0] cnt_ap_wr64 = ext(cnt_ap_wr_reg);
+
+    // 64-bit values read as LO/HI pairs; reading LO snapshots HI.
+    localparam [2:0] SN_NONE = 3'd0, SN_CYCLE = 3'd1, SN_HIT = 3'd2, SN_MISS = 3'd3,
+                     SN_DUMMY = 3'd4, SN_AP_RD = 3'd5, SN_AP_WR = 3'd6;
+
+    // ------------------------------------------------------------ reads
+
+    wire [1:0]  rd_acc = gmc_reg_access(reg_rd_addr);
+    wire [15:0] prot_rel = reg_rd_addr - GMC_REG_PROT_BASE;
+    wire [15:0] seg_rel = reg_rd_addr - GMC_REG_SEG_BASE_LO;
+    localparam integer PIW = (PROT_RANGES > 1) ? $clog2(PROT_RANGES) : 1;
+    localparam integer PROT_SPAN = GMC_REG_PROT_BASE_COUNT * GMC_REG_PROT_BASE_STRIDE;
+    localparam integer SEG_SPAN = GMC_REG_SEG_BASE_LO_COUNT * GMC_REG_SEG_BASE_LO_STRIDE;
+    wire [PIW-1:0] prot_idx = prot_rel[3 +: PIW];
+    wire           prot_idx_ok = ({19'd0, prot_rel[15:3]} < PROT_RANGES);
+
+    function [31:0] hi_or_snap;
+        input [2:0]  sel;
+        input [31:0] live_hi;
+        begin
+            hi_or_snap = (snap_sel_reg == sel) ? snap_hi_reg : live_hi;
+        end
+    endfunction
+
+    always @* begin
+        reg_rd_data = 32'd0;
+        reg_rd_resp = (rd_acc == GMC_ACC_NONE) ? RESP_DECERR : RESP_OKAY;
+        case (reg_rd_addr)
+            GMC_REG_ID:              reg_rd_data = GMC_ID;
+            GMC_REG_VERSION:         reg_rd_data = {GMC_VERSION_MAJOR, GMC_VERSION_MINOR};
+            GMC_REG_CAPS:            reg_rd_data = (32'd1 << GMC_CAPS_GART_LSB)
+                                                 | (32'd1 << GMC_CAPS_PROTECTION_LSB)
+                                                 | ({31'd0, STRAPS} << GMC_CAPS_SIM_STRAPS_LSB)
+                                                 | (PROT_RANGES << GMC_CAPS_PROT_RANGES_LSB)
+                                                 | (CW << GMC_CAPS_COUNTER_BITS_LSB);
+            GMC_REG_VRAM_SIZE:       reg_rd_data = VRAM_BYTES;
+            GMC_REG_TLB_ENTRIES:     reg_rd_data = TLB_ENTRIES;
+            GMC_REG_SEG_COUNT:       reg_rd_data = seg_count;
+            GMC_REG_APERTURE_BASE:   reg_rd_data = APERTURE_BASE;
+            GMC_REG_APERTURE_PAGES:  reg_rd_data = APERTURE_PAGES;
+            GMC_REG_PAGE_SIZE:       reg_rd_data = GMC_REG_PAGE_SIZE_RESET;
+            GMC_REG_CPU_WINDOW_SIZE: reg_rd_data = CPU_WINDOW_BYTES;
+            GMC_REG_SCRATCH:         reg_rd_data = scratch_reg;
+            GMC_REG_IRQ_STATUS:      reg_rd_data = irq_status_reg;
+            GMC_REG_IRQ_MASK:        reg_rd_data = irq_mask_reg;
+            GMC_REG_CYCLE_LO:        reg_rd_data = cycle_reg[31:0];
+            GMC_REG_CYCLE_HI:        reg_rd_data = hi_or_snap(SN_CYCLE, cycle_reg[63:32]);
+            GMC_REG_APF_STATUS:      reg_rd_data = ({31'd0, apf_valid_reg} << GMC_APF_STATUS_VALID_LSB)
+                                                 | ({31'd0, apf_write_reg} << GMC_APF_STATUS_WRITE_LSB)
+                                                 | ({30'd0, apf_kind_reg} << GMC_APF_STATUS_KIND_LSB)
+                                                 | ({31'd0, apf_overflow_reg} << GMC_APF_STATUS_OVERFLOW_LSB);
+            GMC_REG_APF_ADDR_LO:     reg_rd_data = apf_addr_reg;
+            GMC_REG_APF_COUNT:       reg_rd_data = apf_count_reg;
+            GMC_REG_PT_BASE:         reg_rd_data = pt_base_reg;
+            GMC_REG_DUMMY_PAGE_LO:   reg_rd_data = dummy_lo_reg;
+            GMC_REG_DUMMY_PAGE_HI:   reg_rd_data = dummy_hi_reg;
+            GMC_REG_XLATE_ADDR:      reg_rd_data = xl_addr_reg;
+            GMC_REG_XLATE_STATUS:    reg_rd_data = ({31'd0, xl_busy_reg} << GMC_XLATE_STATUS_BUSY_LSB)
+                                                 | ({31'd0, xl_done_reg} << GMC_XLATE_STATUS_DONE_LSB)
+                                                 | ({31'd0, xl_fault_reg} << GMC_XLATE_STATUS_FAULT_LSB)
+                                                 | ({31'd0, xl_hit_reg} << GMC_XLATE_STATUS_HIT_LSB)
+                                                 | ({31'd0, xl_dummy_reg} << GMC_XLATE_STATUS_DUMMY_LSB)
+                                                 | ({31'd0, xl_system_reg} << GMC_XLATE_STATUS_SYSTEM_LSB)
+                                                 | ({28'd0, xl_code_reg} << GMC_XLATE_STATUS_CODE_LSB);
+            GMC_REG_XLATE_RESULT_LO: reg_rd_data = xl_result_reg[31:0];
+            GMC_REG_XLATE_RESULT_HI: reg_rd_data = {16'd0, xl_result_reg[47:32]};
+            GMC_REG_CNT_TLB_HIT_LO:      reg_rd_data = cnt_hit64[31:0];
+            GMC_REG_CNT_TLB_HIT_HI:      reg_rd_data = hi_or_snap(SN_HIT, cnt_hit64[63:32]);
+            GMC_REG_CNT_TLB_MISS_LO:     reg_rd_data = cnt_miss64[31:0];
+            GMC_REG_CNT_TLB_MISS_HI:     reg_rd_data = hi_or_snap(SN_MISS, cnt_miss64[63:32]);
+            GMC_REG_CNT_DUMMY_HIT_LO:    reg_rd_data = cnt_dummy64[31:0];
+            GMC_REG_CNT_DUMMY_HIT_HI:    reg_rd_data = hi_or_snap(SN_DUMMY, cnt_dummy64[63:32]);
+            GMC_REG_CNT_APERTURE_RD_LO:  reg_rd_data = cnt_ap_rd64[31:0];
+            GMC_REG_CNT_APERTURE_RD_HI:  reg_rd_data = hi_or_snap(SN_AP_RD, cnt_ap_rd64[63:32]);
+            GMC_REG_CNT_APERTURE_WR_LO:  reg_rd_data = cnt_ap_wr64[31:0];
+            GMC_REG_CNT_APERTURE_WR_HI:  reg_rd_data = hi_or_snap(SN_AP_WR, cnt_ap_wr64[63:32]);
+            default: begin
+                if (reg_rd_addr >= GMC_REG_PROT_BASE && {16'd0, prot_rel} < PROT_SPAN
+                    && prot_idx_ok && rd_acc != GMC_ACC_NONE)
+                    reg_rd_data = prot_rel[2] ? prot_limit_reg[prot_idx] : prot_base_reg[prot_idx];
+                else if (reg_rd_addr >= GMC_REG_SEG_BASE_LO
+                         && {16'd0, seg_rel} < SEG_SPAN)
+                    reg_rd_data = seg_word(seg_rel[6:5], seg_rel[4:0]);
+            end
+        endcase
+    end
+
+    // ----------------------------------------------------------- writes
+
+    wire [1:0]  wr_acc = gmc_reg_access(reg_wr_addr);
+    wire        wr_ok = reg_wr_en && (wr_acc == GMC_ACC_RW || wr_acc == GMC_ACC_WO);
+    wire [31:0] strb_mask = {{8{reg_wr_strb[3]}}, {8{reg_wr_strb[2]}},
+                             {8{reg_wr_strb[1]}}, {8{reg_wr_strb[0]}}};
+    wire [31:0] wdata = reg_wr_data & strb_mask;
+
+    always @* begin
+        case (wr_acc)
+            GMC_ACC_NONE: reg_wr_resp = RESP_DECERR;
+            GMC_ACC_RO:   reg_wr_resp = RESP_SLVERR;
+            default:      reg_wr_resp = RESP_OKAY;
+        endcase
+    end
+
+    // New value of a read-write register under its writable mask and the strobes.
+    function [31:0] merge;
+        input [31:0] old;
+        input [31:0] mask;
+        begin
+            merge = (old & ~(mask & strb_mask)) | (reg_wr_data & mask & strb_mask);
+        end
+    endfunction
+
+    integer i;
+    always @(posedge clk) begin
+        inv_all <= 1'b0;
+        inv_page_valid <= 1'b0;
+        cycle_reg <= cycle_reg + 64'd1;
+
+        // Counters.
+        cnt_hit_reg <= cnt_hit_reg + {{(CW-1){1'b0}}, tlb_hit};
+        cnt_miss_reg <= cnt_miss_reg + {{(CW-1){1'b0}}, tlb_miss};
+        cnt_dummy_reg <= cnt_dummy_reg + {{(CW-1){1'b0}}, tlb_dummy};
+        cnt_ap_rd_reg <= cnt_ap_rd_reg + {{(CW-4){1'b0}}, ap_rd_bytes};
+        cnt_ap_wr_reg <= cnt_ap_wr_reg + {{(CW-4){1'b0}}, ap_wr_bytes};
+
+        // Snapshots for LO/HI reads.
+        if (reg_rd_en) begin
+            case (reg_rd_addr)
+                GMC_REG_CYCLE_LO: begin snap_sel_reg <= SN_CYCLE; snap_hi_reg <= cycle_reg[63:32]; end
+                GMC_REG_CNT_TLB_HIT_LO: begin snap_sel_reg <= SN_HIT; snap_hi_reg <= cnt_hit64[63:32]; end
+                GMC_REG_CNT_TLB_MISS_LO: begin snap_sel_reg <= SN_MISS; snap_hi_reg <= cnt_miss64[63:32]; end
+                GMC_REG_CNT_DUMMY_HIT_LO: begin snap_sel_reg <= SN_DUMMY; snap_hi_reg <= cnt_dummy64[63:32]; end
+                GMC_REG_CNT_APERTURE_RD_LO: begin snap_sel_reg <= SN_AP_RD; snap_hi_reg <= cnt_ap_rd64[63:32]; end
+                GMC_REG_CNT_APERTURE_WR_LO: begin snap_sel_reg <= SN_AP_WR; snap_hi_reg <= cnt_ap_wr64[63:32]; end
+                default: ;
+            endcase
+        end
+
+        // Debug translation port.
+        if (xl_req_valid && xl_req_ready)
+            xl_req_valid <= 1'b0;
+        if (xl_resp_valid && xl_busy_reg) begin
+            xl_busy_reg <= 1'b0;
+            xl_done_reg <= 1'b1;
+            xl_fault_reg <= xl_resp_fault;
+            xl_code_reg <= xl_resp_code;
+            xl_result_reg <= xl_resp_addr;
+            xl_system_reg <= xl_resp_system;
+            xl_hit_reg <= xl_resp_hit;
+            xl_dummy_reg <= xl_resp_dummy;
+        end
+
+        // Register writes.
+        if (wr_ok) begin
+            case (reg_wr_addr)
+                GMC_REG_SCRATCH:       scratch_reg <= merge(scratch_reg, GMC_REG_SCRATCH_WMASK);
+                GMC_REG_IRQ_MASK:      irq_mask_reg <= merge(irq_mask_reg, GMC_REG_IRQ_MASK_WMASK);
+                GMC_REG_IRQ_ACK:       irq_status_reg <= irq_status_reg & ~(wdata & GMC_REG_IRQ_ACK_WMASK);
+                GMC_REG_APF_CLEAR: begin
+                    apf_valid_reg <= 1'b0;
+                    apf_write_reg <= 1'b0;
+                    apf_overflow_reg <= 1'b0;
+                    apf_kind_reg <= 2'd0;
+                    apf_addr_reg <= 32'd0;
+                    apf_count_reg <= 32'd0;
+                end
+                GMC_REG_PT_BASE:       pt_base_reg <= merge(pt_base_reg, GMC_REG_PT_BASE_WMASK);
+                GMC_REG_DUMMY_PAGE_LO: dummy_lo_reg <= merge(dummy_lo_reg, GMC_REG_DUMMY_PAGE_LO_WMASK);
+                GMC_REG_DUMMY_PAGE_HI: dummy_hi_reg <= merge(dummy_hi_reg, GMC_REG_DUMMY_PAGE_HI_WMASK);
+                GMC_REG_TLB_INV_PAGE: begin
+                    inv_page_valid <= 1'b1;
+                    inv_page <= wdata;
+                end
+                GMC_REG_TLB_INV_ALL:   inv_all <= 1'b1;
+                GMC_REG_XLATE_ADDR:    xl_addr_reg <= merge(xl_addr_reg, GMC_REG_XLATE_ADDR_WMASK);
+                GMC_REG_XLATE_CTRL: begin
+                    if (wdata[GMC_XLATE_CTRL_GO_LSB] && !xl_busy_reg) begin
+                        xl_busy_reg <= 1'b1;
+                        xl_done_reg <= 1'b0;
+                        xl_req_valid <= 1'b1;
+                        xl_req_write <= wdata[GMC_XLATE_CTRL_WRITE_LSB];
+                    end
+                end
+                GMC_REG_CNT_CLEAR: begin
+                    cnt_hit_reg <= {CW{1'b0}};
+                    cnt_miss_reg <= {CW{1'b0}};
+                    cnt_dummy_reg <= {CW{1'b0}};
+                    cnt_ap_rd_reg <= {CW{1'b0}};
+                    cnt_ap_wr_reg <= {CW{1'b0}};
+                end
+                default: begin
+                    for (i = 0; i < PROT_RANGES; i = i + 1) begin
+                        if ({16'd0, reg_wr_addr} == {16'd0, GMC_REG_PROT_BASE} + i * {16'd0, GMC_REG_PROT_BASE_STRIDE})
+                            prot_base_reg[i] <= merge(prot_base_reg[i], GMC_REG_PROT_BASE_WMASK);
+                        if ({16'd0, reg_wr_addr} == {16'd0, GMC_REG_PROT_LIMIT} + i * {16'd0, GMC_REG_PROT_LIMIT_STRIDE})
+                            prot_limit_reg[i] <= merge(prot_limit_reg[i], GMC_REG_PROT_LIMIT_WMASK);
+                    end
+                end
+            endcase
+        end
+
+        // Aperture fault log: the first fault since APF_CLEAR is kept.
+        if (apf_rd_valid || apf_wr_valid) begin
+            if (!apf_valid_reg) begin
+                apf_valid_reg <= 1'b1;
+                apf_write_reg <= !apf_rd_valid;
+                apf_kind_reg <= apf_rd_valid ? apf_rd_kind : apf_wr_kind;
+                apf_addr_reg <= apf_rd_valid ? apf_rd_addr : apf_wr_addr;
+                apf_overflow_reg <= apf_rd_valid && apf_wr_valid;
+            end else begin
+                apf_overflow_reg <= 1'b1;
+            end
+            apf_count_reg <= apf_count_reg + {31'd0, apf_rd_valid} + {31'd0, apf_wr_valid};
+        end
+
+        // Interrupt sources: a new event wins over an acknowledge in the same cycle.
+        if (apf_rd_valid || apf_wr_valid)
+            irq_status_reg[GMC_IRQ_APERTURE_FAULT_LSB] <= 1'b1;
+        if (xl_resp_valid && xl_busy_reg)
+            irq_status_reg[GMC_IRQ_XLATE_DONE_LSB] <= 1'b1;
+
+        if (rst) begin
+            scratch_reg <= GMC_REG_SCRATCH_RESET;
+            irq_status_reg <= GMC_REG_IRQ_STATUS_RESET;
+            irq_mask_reg <= GMC_REG_IRQ_MASK_RESET;
+            cycle_reg <= 64'd0;
+            apf_valid_reg <= 1'b0;
+            apf_write_reg <= 1'b0;
+            apf_overflow_reg <= 1'b0;
+            apf_kind_reg <= 2'd0;
+            apf_addr_reg <= 32'd0;
+            apf_count_reg <= 32'd0;
+            for (i = 0; i < PROT_RANGES; i = i + 1) begin
+                prot_base_reg[i] <= GMC_REG_PROT_BASE_RESET;
+                prot_limit_reg[i] <= GMC_REG_PROT_LIMIT_RESET;
+            end
+            pt_base_reg <= PT_BASE_RESET;
+            dummy_lo_reg <= GMC_REG_DUMMY_PAGE_LO_RESET;
+            dummy_hi_reg <= GMC_REG_DUMMY_PAGE_HI_RESET;
+            inv_all <= 1'b0;
+            inv_page_valid <= 1'b0;
+            inv_page <= 32'd0;
+            xl_addr_reg <= GMC_REG_XLATE_ADDR_RESET;
+            xl_req_valid <= 1'b0;
+            xl_req_write <= 1'b0;
+            xl_busy_reg <= 1'b0;
+            xl_done_reg <= 1'b0;
+            xl_fault_reg <= 1'b0;
+            xl_hit_reg <= 1'b0;
+            xl_dummy_reg <= 1'b0;
+            xl_system_reg <= 1'b0;
+            xl_code_reg <= 4'd0;
+            xl_result_reg <= 48'd0;
+            cnt_hit_reg <= {CW{1'b0}};
+            cnt_miss_reg <= {CW{1'b0}};
+            cnt_dummy_reg <= {CW{1'b0}};
+            cnt_ap_rd_reg <= {CW{1'b0}};
+            cnt_ap_wr_reg <= {CW{1'b0}};
+            snap_sel_reg <= SN_NONE;
+            snap_hi_reg <= 32'd0;
+        end
+    end
+
+endmodule
+
+`resetall

@@ -1,0 +1,365 @@
+// gmc: top level of the GPU memory controller: registers, VRAM, CPU aperture, GART.
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+// Ports as in DESIGN.md 3.1: an AXI4-Lite register slave (BAR0), an AXI4
+// aperture slave (BAR1), an AXI4 master toward system memory (the DMA
+// engine's port; idle until the engine is built), and a level IRQ.
+// Segment descriptors are parameters. The default layout has three
+// segments: 1 CPU-visible VRAM, 2 banked VRAM that the CPU cannot see,
+// 3 the GART aperture. The top of VRAM holds the page table.
+module gmc_top #(
+    // Bytes of local VRAM (power of two).
+    parameter integer VRAM_BYTES = 8 * 1024 * 1024,
+    // 1 for a single-ported VRAM (iCE40 SPRAM).
+    parameter integer VRAM_SINGLE_PORT = 0,
+    // GART TLB entries.
+    parameter integer TLB_ENTRIES = 16,
+    // GPU address and page count of the GART aperture.
+    parameter [31:0]  APERTURE_BASE = 32'h8000_0000,
+    parameter integer APERTURE_PAGES = 4096,
+    // Bytes of VRAM visible through BAR1, from VRAM address 0.
+    parameter integer CPU_WINDOW_BYTES = 2 * 1024 * 1024,
+    // Protected-range register pairs.
+    parameter integer PROT_RANGES = 4,
+    // Width of the performance counters (32..64).
+    parameter integer COUNTER_WIDTH = 64,
+    // VRAM reserved at the top for the page table (reset value of PT_BASE).
+    parameter integer PT_RESERVE_BYTES = 64 * 1024,
+    parameter [31:0]  PT_BASE_RESET = VRAM_BYTES - PT_RESERVE_BYTES,
+    // AXI ID widths of the aperture slave and the DMA master.
+    parameter integer S_ID_WIDTH = 4,
+    parameter integer M_ID_WIDTH = 4,
+    // Segment descriptors (DXGK_SEGMENTFLAGS layout for the flags).
+    parameter integer SEG_COUNT = 3,
+    parameter [63:0]  SEG1_BASE = 64'd0,
+    parameter [63:0]  SEG1_SIZE = {32'd0, CPU_WINDOW_BYTES[31:0]},
+    parameter [31:0]  SEG1_FLAGS = 32'h0000_0084,   // CpuVisible, PreservedDuringStandby
+    parameter [63:0]  SEG1_CPU_OFFSET = 64'd0,
+    parameter [7:0]   SEG1_BANKS = 8'd0,
+    parameter [63:0]  SEG2_BASE = {32'd0, CPU_WINDOW_BYTES[31:0]},
+    parameter [63:0]  SEG2_SIZE = {32'd0, PT_BASE_RESET - CPU_WINDOW_BYTES[31:0]},
+    parameter [31:0]  SEG2_FLAGS = 32'h0000_0088,   // UseBanking, PreservedDuringStandby
+    parameter [63:0]  SEG2_CPU_OFFSET = 64'd0,
+    parameter [7:0]   SEG2_BANKS = 8'd4,
+    parameter [63:0]  SEG3_BASE = {32'd0, APERTURE_BASE},
+    parameter [63:0]  SEG3_SIZE = APERTURE_PAGES * 4096,
+    parameter [31:0]  SEG3_FLAGS = 32'h0000_0191,   // Aperture, CacheCoherent, Preserved (standby, hibernate)
+    parameter [63:0]  SEG3_CPU_OFFSET = 64'd0,
+    parameter [7:0]   SEG3_BANKS = 8'd0,
+    parameter [63:0]  SEG4_BASE = 64'd0,
+    parameter [63:0]  SEG4_SIZE = 64'd0,
+    parameter [31:0]  SEG4_FLAGS = 32'd0,
+    parameter [63:0]  SEG4_CPU_OFFSET = 64'd0,
+    parameter [7:0]   SEG4_BANKS = 8'd0
+) (
+    input  wire                  clk,
+    input  wire                  rst,
+
+    // ---------------------------------------------- AXI4-Lite registers (BAR0)
+    input  wire [15:0]           s_axil_awaddr,
+    input  wire [2:0]            s_axil_awprot,
+    input  wire                  s_axil_awvalid,
+    output wire                  s_axil_awready,
+    input  wire [31:0]           s_axil_wdata,
+    input  wire [3:0]            s_axil_wstrb,
+    input  wire                  s_axil_wvalid,
+    output wire                  s_axil_wready,
+    output wire [1:0]            s_axil_bresp,
+    output wire                  s_axil_bvalid,
+    input  wire                  s_axil_bready,
+    input  wire [15:0]           s_axil_araddr,
+    input  wire [2:0]            s_axil_arprot,
+    input  wire                  s_axil_arvalid,
+    output wire                  s_axil_arready,
+    output wire [31:0]           s_axil_rdata,
+    output wire [1:0]            s_axil_rresp,
+    output wire                  s_axil_rvalid,
+    input  wire                  s_axil_rready,
+
+    // ------------------------------------------------ AXI4 CPU aperture (BAR1)
+    input  wire [S_ID_WIDTH-1:0] s_axi_awid,
+    input  wire [31:0]           s_axi_awaddr,
+    input  wire [7:0]            s_axi_awlen,
+    input  wire [2:0]            s_axi_awsize,
+    input  wire [1:0]            s_axi_awburst,
+    input  wire                  s_axi_awlock,
+    input  wire [3:0]            s_axi_awcache,
+    input  wire [2:0]            s_axi_awprot,
+    input  wire                  s_axi_awvalid,
+    output wire                  s_axi_awready,
+    input  wire [63:0]           s_axi_wdata,
+    input  wire [7:0]            s_axi_wstrb,
+    input  wire                  s_axi_wlast,
+    input  wire                  s_axi_wvalid,
+    output wire                  s_axi_wready,
+    output wire [S_ID_WIDTH-1:0] s_axi_bid,
+    output wire [1:0]            s_axi_bresp,
+    output wire                  s_axi_bvalid,
+    input  wire                  s_axi_bready,
+    input  wire [S_ID_WIDTH-1:0] s_axi_arid,
+    input  wire [31:0]           s_axi_araddr,
+    input  wire [7:0]            s_axi_arlen,
+    input  wire [2:0]            s_axi_arsize,
+    input  wire [1:0]            s_axi_arburst,
+    input  wire                  s_axi_arlock,
+    input  wire [3:0]            s_axi_arcache,
+    input  wire [2:0]            s_axi_arprot,
+    input  wire                  s_axi_arvalid,
+    output wire                  s_axi_arready,
+    output wire [S_ID_WIDTH-1:0] s_axi_rid,
+    output wire [63:0]           s_axi_rdata,
+    output wire [1:0]            s_axi_rresp,
+    output wire                  s_axi_rlast,
+    output wire                  s_axi_rvalid,
+    input  wire                  s_axi_rready,
+
+    // ------------------------------------- AXI4 master to system memory (DMA)
+    output wire [M_ID_WIDTH-1:0] m_axi_awid,
+    output wire [47:0]           m_axi_awaddr,
+    output wire [7:0]            m_axi_awlen,
+    output wire [2:0]            m_axi_awsize,
+    output wire [1:0]            m_axi_awburst,
+    output wire                  m_axi_awlock,
+    output wire [3:0]            m_axi_awcache,
+    output wire [2:0]            m_axi_awprot,
+    output wire                  m_axi_awvalid,
+    input  wire                  m_axi_awready,
+    output wire [63:0]           m_axi_wdata,
+    output wire [7:0]            m_axi_wstrb,
+    output wire                  m_axi_wlast,
+    output wire                  m_axi_wvalid,
+    input  wire                  m_axi_wready,
+    input  wire [M_ID_WIDTH-1:0] m_axi_bid,
+    input  wire [1:0]            m_axi_bresp,
+    input  wire                  m_axi_bvalid,
+    output wire                  m_axi_bready,
+    output wire [M_ID_WIDTH-1:0] m_axi_arid,
+    output wire [47:0]           m_axi_araddr,
+    output wire [7:0]            m_axi_arlen,
+    output wire [2:0]            m_axi_arsize,
+    output wire [1:0]            m_axi_arburst,
+    output wire                  m_axi_arlock,
+    output wire [3:0]            m_axi_arcache,
+    output wire [2:0]            m_axi_arprot,
+    output wire                  m_axi_arvalid,
+    input  wire                  m_axi_arready,
+    input  wire [M_ID_WIDTH-1:0] m_axi_rid,
+    input  wire [63:0]           m_axi_rdata,
+    input  wire [1:0]            m_axi_rresp,
+    input  wire                  m_axi_rlast,
+    input  wire                  m_axi_rvalid,
+    output wire                  m_axi_rready,
+
+    output wire                  irq
+);
+
+    localparam integer VRAM_AW = $clog2(VRAM_BYTES / 8);
+
+    initial begin
+        if (PT_BASE_RESET % 4096 != 0 || PT_BASE_RESET + APERTURE_PAGES * 8 > VRAM_BYTES)
+            $error("gmc_top: the page table does not fit at PT_BASE_RESET (instance %m)");
+        if (CPU_WINDOW_BYTES > VRAM_BYTES)
+            $error("gmc_top: CPU window larger than VRAM (instance %m)");
+    end
+
+    // The DMA master is idle until the paging engine is built: it never
+    // issues a request and accepts any response.
+    assign m_axi_awid = {M_ID_WIDTH{1'b0}};
+    assign m_axi_awaddr = 48'd0;
+    assign m_axi_awlen = 8'd0;
+    assign m_axi_awsize = 3'd3;
+    assign m_axi_awburst = 2'd1;
+    assign m_axi_awlock = 1'b0;
+    assign m_axi_awcache = 4'b0011;
+    assign m_axi_awprot = 3'b000;
+    assign m_axi_awvalid = 1'b0;
+    assign m_axi_wdata = 64'd0;
+    assign m_axi_wstrb = 8'd0;
+    assign m_axi_wlast = 1'b0;
+    assign m_axi_wvalid = 1'b0;
+    assign m_axi_bready = 1'b1;
+    assign m_axi_arid = {M_ID_WIDTH{1'b0}};
+    assign m_axi_araddr = 48'd0;
+    assign m_axi_arlen = 8'd0;
+    assign m_axi_arsize = 3'd3;
+    assign m_axi_arburst = 2'd1;
+    assign m_axi_arlock = 1'b0;
+    assign m_axi_arcache = 4'b0011;
+    assign m_axi_arprot = 3'b000;
+    assign m_axi_arvalid = 1'b0;
+    assign m_axi_rready = 1'b1;
+
+    // Inputs this design does not use: protection and cache attributes are
+    // accepted and ignored, WLAST is implied by the burst length.
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire unused = &{1'b0, s_axil_awprot, s_axil_arprot, s_axi_awlock, s_axi_awcache,
+                    s_axi_awprot, s_axi_wlast, s_axi_arlock, s_axi_arcache, s_axi_arprot,
+                    m_axi_awready, m_axi_wready, m_axi_bid, m_axi_bresp, m_axi_bvalid,
+                    m_axi_arready, m_axi_rid, m_axi_rdata, m_axi_rresp, m_axi_rlast,
+                    m_axi_rvalid};
+    /* verilator lint_on UNUSEDSIGNAL */
+
+    // ------------------------------------------------------------ registers
+
+    wire        reg_wr_en, reg_rd_en;
+    wire [15:0] reg_wr_addr, reg_rd_addr;
+    wire [31:0] reg_wr_data, reg_rd_data;
+    wire [3:0]  reg_wr_strb;
+    wire [1:0]  reg_wr_resp, reg_rd_resp;
+
+    gmc_axil_regif #(
+        .ADDR_WIDTH(16)
+    ) u_regif (
+        .clk(clk), .rst(rst),
+        .s_axil_awaddr(s_axil_awaddr), .s_axil_awvalid(s_axil_awvalid), .s_axil_awready(s_axil_awready),
+        .s_axil_wdata(s_axil_wdata), .s_axil_wstrb(s_axil_wstrb), .s_axil_wvalid(s_axil_wvalid),
+        .s_axil_wready(s_axil_wready), .s_axil_bresp(s_axil_bresp), .s_axil_bvalid(s_axil_bvalid),
+        .s_axil_bready(s_axil_bready), .s_axil_araddr(s_axil_araddr), .s_axil_arvalid(s_axil_arvalid),
+        .s_axil_arready(s_axil_arready), .s_axil_rdata(s_axil_rdata), .s_axil_rresp(s_axil_rresp),
+        .s_axil_rvalid(s_axil_rvalid), .s_axil_rready(s_axil_rready),
+        .reg_wr_en(reg_wr_en), .reg_wr_addr(reg_wr_addr), .reg_wr_data(reg_wr_data),
+        .reg_wr_strb(reg_wr_strb), .reg_wr_resp(reg_wr_resp),
+        .reg_rd_en(reg_rd_en), .reg_rd_addr(reg_rd_addr), .reg_rd_data(reg_rd_data),
+        .reg_rd_resp(reg_rd_resp)
+    );
+
+    wire                      apf_rd_valid, apf_wr_valid;
+    wire [1:0]                apf_rd_kind, apf_wr_kind;
+    wire [31:0]               apf_rd_addr, apf_wr_addr;
+    wire [3:0]                ap_rd_bytes, ap_wr_bytes;
+    wire [32*PROT_RANGES-1:0] prot_base, prot_limit;
+    wire [31:0]               pt_base;
+    wire [47:12]              dummy_page;
+    wire                      inv_all, inv_page_valid;
+    wire [31:0]               inv_page;
+    wire                      xl_req_valid, xl_req_ready, xl_req_write;
+    wire [31:0]               xl_req_addr;
+    wire                      xl_resp_valid, xl_resp_fault, xl_resp_system, xl_resp_hit, xl_resp_dummy;
+    wire [3:0]                xl_resp_code;
+    wire [47:0]               xl_resp_addr;
+    wire                      tlb_hit, tlb_miss, tlb_dummy;
+
+    gmc_regs #(
+        .VRAM_BYTES(VRAM_BYTES), .TLB_ENTRIES(TLB_ENTRIES), .APERTURE_BASE(APERTURE_BASE),
+        .APERTURE_PAGES(APERTURE_PAGES), .CPU_WINDOW_BYTES(CPU_WINDOW_BYTES),
+        .PROT_RANGES(PROT_RANGES), .COUNTER_WIDTH(COUNTER_WIDTH), .PT_BASE_RESET(PT_BASE_RESET),
+        .SEG_COUNT(SEG_COUNT),
+        .SEG1_BASE(SEG1_BASE), .SEG1_SIZE(SEG1_SIZE), .SEG1_FLAGS(SEG1_FLAGS),
+        .SEG1_CPU_OFFSET(SEG1_CPU_OFFSET), .SEG1_BANKS(SEG1_BANKS),
+        .SEG2_BASE(SEG2_BASE), .SEG2_SIZE(SEG2_SIZE), .SEG2_FLAGS(SEG2_FLAGS),
+        .SEG2_CPU_OFFSET(SEG2_CPU_OFFSET), .SEG2_BANKS(SEG2_BANKS),
+        .SEG3_BASE(SEG3_BASE), .SEG3_SIZE(SEG3_SIZE), .SEG3_FLAGS(SEG3_FLAGS),
+        .SEG3_CPU_OFFSET(SEG3_CPU_OFFSET), .SEG3_BANKS(SEG3_BANKS),
+        .SEG4_BASE(SEG4_BASE), .SEG4_SIZE(SEG4_SIZE), .SEG4_FLAGS(SEG4_FLAGS),
+        .SEG4_CPU_OFFSET(SEG4_CPU_OFFSET), .SEG4_BANKS(SEG4_BANKS)
+    ) u_regs (
+        .clk(clk), .rst(rst),
+        .reg_wr_en(reg_wr_en), .reg_wr_addr(reg_wr_addr), .reg_wr_data(reg_wr_data),
+        .reg_wr_strb(reg_wr_strb), .reg_wr_resp(reg_wr_resp),
+        .reg_rd_en(reg_rd_en), .reg_rd_addr(reg_rd_addr), .reg_rd_data(reg_rd_data),
+        .reg_rd_resp(reg_rd_resp),
+        .irq(irq),
+        .apf_rd_valid(apf_rd_valid), .apf_rd_kind(apf_rd_kind), .apf_rd_addr(apf_rd_addr),
+        .apf_wr_valid(apf_wr_valid), .apf_wr_kind(apf_wr_kind), .apf_wr_addr(apf_wr_addr),
+        .ap_rd_bytes(ap_rd_bytes), .ap_wr_bytes(ap_wr_bytes),
+        .prot_base(prot_base), .prot_limit(prot_limit), .pt_base(pt_base), .dummy_page(dummy_page),
+        .inv_all(inv_all), .inv_page_valid(inv_page_valid), .inv_page(inv_page),
+        .xl_req_valid(xl_req_valid), .xl_req_ready(xl_req_ready), .xl_req_addr(xl_req_addr),
+        .xl_req_write(xl_req_write), .xl_resp_valid(xl_resp_valid), .xl_resp_fault(xl_resp_fault),
+        .xl_resp_code(xl_resp_code), .xl_resp_addr(xl_resp_addr), .xl_resp_system(xl_resp_system),
+        .xl_resp_hit(xl_resp_hit), .xl_resp_dummy(xl_resp_dummy),
+        .tlb_hit(tlb_hit), .tlb_miss(tlb_miss), .tlb_dummy(tlb_dummy)
+    );
+
+    // ----------------------------------------------------------------- VRAM
+
+    wire               g_rd_req, g_rd_gnt, g_rd_valid;
+    wire [VRAM_AW-1:0] g_rd_addr;
+    wire               a_rd_req, a_rd_gnt, a_rd_valid, a_wr_req, a_wr_gnt;
+    wire [VRAM_AW-1:0] a_rd_addr, a_wr_addr;
+    wire [63:0]        a_wr_data;
+    wire [7:0]         a_wr_strb;
+    wire               d_rd_gnt, d_rd_valid, d_wr_gnt;
+    wire               m_rd_en, m_wr_en;
+    wire [VRAM_AW-1:0] m_rd_addr, m_wr_addr;
+    wire [63:0]        m_wr_data, vram_rd_data;
+    wire [7:0]         m_wr_strb;
+
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire unused_dma = &{1'b0, d_rd_gnt, d_rd_valid, d_wr_gnt};
+    /* verilator lint_on UNUSEDSIGNAL */
+
+    gmc_vram_arb #(
+        .AW(VRAM_AW), .SINGLE_PORT(VRAM_SINGLE_PORT)
+    ) u_arb (
+        .clk(clk), .rst(rst),
+        .g_rd_req(g_rd_req), .g_rd_addr(g_rd_addr), .g_rd_gnt(g_rd_gnt), .g_rd_valid(g_rd_valid),
+        .a_rd_req(a_rd_req), .a_rd_addr(a_rd_addr), .a_rd_gnt(a_rd_gnt), .a_rd_valid(a_rd_valid),
+        .a_wr_req(a_wr_req), .a_wr_addr(a_wr_addr), .a_wr_data(a_wr_data), .a_wr_strb(a_wr_strb),
+        .a_wr_gnt(a_wr_gnt),
+        .d_rd_req(1'b0), .d_rd_addr({VRAM_AW{1'b0}}), .d_rd_gnt(d_rd_gnt), .d_rd_valid(d_rd_valid),
+        .d_wr_req(1'b0), .d_wr_addr({VRAM_AW{1'b0}}), .d_wr_data(64'd0), .d_wr_strb(8'd0),
+        .d_wr_gnt(d_wr_gnt),
+        .m_rd_en(m_rd_en), .m_rd_addr(m_rd_addr), .m_wr_en(m_wr_en), .m_wr_addr(m_wr_addr),
+        .m_wr_data(m_wr_data), .m_wr_strb(m_wr_strb)
+    );
+
+    gmc_vram #(
+        .BYTES(VRAM_BYTES), .SINGLE_PORT(VRAM_SINGLE_PORT)
+    ) u_vram (
+        .clk(clk),
+        .rd_en(m_rd_en), .rd_addr(m_rd_addr), .rd_data(vram_rd_data),
+        .wr_en(m_wr_en), .wr_addr(m_wr_addr), .wr_data(m_wr_data), .wr_strb(m_wr_strb)
+    );
+
+    // ------------------------------------------------------------- aperture
+
+    gmc_aperture #(
+        .WINDOW_BYTES(CPU_WINDOW_BYTES), .WINDOW_VRAM_BASE(32'd0), .PROT_RANGES(PROT_RANGES),
+        .ID_WIDTH(S_ID_WIDTH), .VRAM_AW(VRAM_AW)
+    ) u_aperture (
+        .clk(clk), .rst(rst),
+        .s_axi_awid(s_axi_awid), .s_axi_awaddr(s_axi_awaddr), .s_axi_awlen(s_axi_awlen),
+        .s_axi_awsize(s_axi_awsize), .s_axi_awburst(s_axi_awburst), .s_axi_awvalid(s_axi_awvalid),
+        .s_axi_awready(s_axi_awready), .s_axi_wdata(s_axi_wdata), .s_axi_wstrb(s_axi_wstrb),
+        .s_axi_wvalid(s_axi_wvalid), .s_axi_wready(s_axi_wready), .s_axi_bid(s_axi_bid),
+        .s_axi_bresp(s_axi_bresp), .s_axi_bvalid(s_axi_bvalid), .s_axi_bready(s_axi_bready),
+        .s_axi_arid(s_axi_arid), .s_axi_araddr(s_axi_araddr), .s_axi_arlen(s_axi_arlen),
+        .s_axi_arsize(s_axi_arsize), .s_axi_arburst(s_axi_arburst), .s_axi_arvalid(s_axi_arvalid),
+        .s_axi_arready(s_axi_arready), .s_axi_rid(s_axi_rid), .s_axi_rdata(s_axi_rdata),
+        .s_axi_rresp(s_axi_rresp), .s_axi_rlast(s_axi_rlast), .s_axi_rvalid(s_axi_rvalid),
+        .s_axi_rready(s_axi_rready),
+        .prot_base(prot_base), .prot_limit(prot_limit),
+        .vr_req(a_rd_req), .vr_addr(a_rd_addr), .vr_gnt(a_rd_gnt), .vr_valid(a_rd_valid),
+        .vr_data(vram_rd_data),
+        .vw_req(a_wr_req), .vw_addr(a_wr_addr), .vw_data(a_wr_data), .vw_strb(a_wr_strb),
+        .vw_gnt(a_wr_gnt),
+        .flt_rd_valid(apf_rd_valid), .flt_rd_kind(apf_rd_kind), .flt_rd_addr(apf_rd_addr),
+        .flt_wr_valid(apf_wr_valid), .flt_wr_kind(apf_wr_kind), .flt_wr_addr(apf_wr_addr),
+        .cnt_rd_bytes(ap_rd_bytes), .cnt_wr_bytes(ap_wr_bytes)
+    );
+
+    // ----------------------------------------------------------------- GART
+
+    gmc_gart #(
+        .TLB_ENTRIES(TLB_ENTRIES), .APERTURE_BASE(APERTURE_BASE), .APERTURE_PAGES(APERTURE_PAGES),
+        .VRAM_AW(VRAM_AW)
+    ) u_gart (
+        .clk(clk), .rst(rst),
+        .req_valid(xl_req_valid), .req_ready(xl_req_ready), .req_addr(xl_req_addr),
+        .req_write(xl_req_write),
+        .resp_valid(xl_resp_valid), .resp_fault(xl_resp_fault), .resp_code(xl_resp_code),
+        .resp_addr(xl_resp_addr), .resp_system(xl_resp_system), .resp_hit(xl_resp_hit),
+        .resp_dummy(xl_resp_dummy),
+        .pt_base(pt_base), .dummy_page(dummy_page),
+        .inv_all(inv_all), .inv_page_valid(inv_page_valid), .inv_page(inv_page),
+        .vr_req(g_rd_req), .vr_addr(g_rd_addr), .vr_gnt(g_rd_gnt), .vr_valid(g_rd_valid),
+        .vr_data(vram_rd_data),
+        .cnt_hit(tlb_hit), .cnt_miss(tlb_miss), .cnt_dummy(tlb_dummy)
+    );
+
+endmodule
+
+`resetall

@@ -1,0 +1,823 @@
+// gmc_sim: an extern "C" shim over the Verilated gmc_top (see gmc_sim.h).
+//
+// One clock cycle is: clk low, eval (combinational outputs settle on the
+// inputs the drivers set), sample every handshake (valid && ready) and the
+// payloads the model drives, clk high, eval (the rising edge). The drivers
+// and the host-memory model then react to what was sampled and set the
+// inputs for the next cycle. Each handle owns its VerilatedContext, so
+// handles are independent. C++ is confined to this file.
+
+#include "gmc_sim.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "Vgmc_top.h"
+#include "Vgmc_top___024root.h"
+#include "verilated.h"
+#include "verilated_fst_c.h"
+
+namespace {
+
+constexpr uint32_t kDefaultLatency = 100;
+constexpr uint32_t kDefaultTimeout = 100000;
+constexpr uint64_t kHalfPeriodPs = 5000;  // waveform time: 10 ns per cycle
+constexpr size_t kMaxOutstanding = 16;     // host-memory requests per direction
+constexpr int kRespOkay = 0, kRespSlverr = 2, kRespDecerr = 3;
+
+struct Region {
+    uint64_t bus;
+    uint8_t *ptr;
+    uint64_t len;
+};
+
+struct Inject {
+    uint64_t bus, len;
+    int kind;
+};
+
+// One burst of the controller's AXI4 master.
+struct HostBurst {
+    uint32_t id;
+    uint64_t addr;  // address of the next beat
+    uint32_t len;   // beats - 1
+    uint32_t size;
+    uint32_t burst;
+    uint32_t beat;  // next beat index
+    uint64_t ready_at;
+    bool hang;
+    int resp;       // write: worst response so far
+};
+
+struct BResp {
+    uint32_t id;
+    int resp;
+    uint64_t ready_at;
+    bool hang;
+};
+
+// What the last cycle sampled just before its rising edge.
+struct Sampled {
+    bool l_aw, l_w, l_b, l_ar, l_r;   // AXI4-Lite handshakes
+    uint32_t l_rdata;
+    int l_rresp, l_bresp;
+    bool a_aw, a_w, a_b, a_ar, a_r;   // aperture handshakes
+    uint64_t a_rdata;
+    int a_rresp, a_bresp;
+    bool a_rlast;
+    bool m_aw, m_w, m_b, m_ar, m_r;   // master handshakes
+};
+
+uint64_t beat_addr_next(uint64_t addr, uint32_t len, uint32_t size, uint32_t burst)
+{
+    const uint64_t bytes = 1ull << size;
+    const uint64_t nxt = (addr & ~(bytes - 1)) + bytes;
+    if (burst == 0) return addr;
+    if (burst == 2) {
+        const uint64_t span = bytes * (len + 1ull);
+        const uint64_t base = addr & ~(span - 1);
+        return nxt == base + span ? base : nxt;
+    }
+    return nxt;
+}
+
+}  // namespace
+
+struct gmc_sim {
+    VerilatedContext *ctx = nullptr;
+    Vgmc_top *top = nullptr;
+    VerilatedFstC *tfp = nullptr;
+    uint64_t trace_start = 0, trace_end = 0;
+    gmc_sim_config cfg{};
+    uint64_t cycles = 0;
+    Sampled s{};
+    std::vector<Region> regions;
+    std::vector<Inject> injects;
+    std::deque<HostBurst> rd_q;  // accepted reads, in order
+    std::deque<HostBurst> wr_q;  // accepted writes waiting for data
+    std::deque<BResp> b_q;
+    gmc_sim_irq_fn irq_fn = nullptr;
+    void *irq_user = nullptr;
+    int irq_level = 0;
+    gmc_sim_stats st{};
+};
+
+namespace {
+
+const Region *find_region(const gmc_sim *sim, uint64_t addr, uint64_t n)
+{
+    for (const Region &r : sim->regions)
+        if (addr >= r.bus && addr - r.bus < r.len && n <= r.len - (addr - r.bus)) return &r;
+    return nullptr;
+}
+
+// Injected behaviour for [addr, addr + n): 0 none, else the kind.
+int find_inject(const gmc_sim *sim, uint64_t addr, uint64_t n)
+{
+    int kind = 0;
+    for (const Inject &in : sim->injects)
+        if (addr < in.bus + in.len && in.bus < addr + n) kind = in.kind > kind ? in.kind : kind;
+    return kind;
+}
+
+bool burst_hangs(const gmc_sim *sim, uint64_t addr, uint32_t len, uint32_t size, uint32_t burst)
+{
+    for (uint32_t i = 0; i <= len; i++) {
+        if (find_inject(sim, addr, 1ull << size) == GMC_SIM_INJECT_HANG) return true;
+        addr = beat_addr_next(addr, len, size, burst);
+    }
+    return false;
+}
+
+void trace_dump(gmc_sim *sim, uint64_t t)
+{
+    if (sim->tfp && sim->cycles >= sim->trace_start) sim->tfp->dump(t);
+}
+
+void trace_finish(gmc_sim *sim)
+{
+    if (sim->tfp) {
+        sim->tfp->close();
+        delete sim->tfp;
+        sim->tfp = nullptr;
+    }
+}
+
+// Drive the master-side outputs of the host-memory model for the next cycle.
+void host_drive(gmc_sim *sim)
+{
+    Vgmc_top *t = sim->top;
+    t->m_axi_arready = sim->rd_q.size() < kMaxOutstanding;
+    t->m_axi_awready = sim->wr_q.size() < kMaxOutstanding;
+    t->m_axi_wready = !sim->wr_q.empty();
+
+    t->m_axi_rvalid = 0;
+    if (!sim->rd_q.empty()) {
+        const HostBurst &h = sim->rd_q.front();
+        if (!h.hang && h.ready_at <= sim->cycles) {
+            const uint64_t bytes = 1ull << h.size;
+            const uint64_t lane0 = h.addr & ~(bytes - 1);
+            int resp = kRespOkay;
+            uint64_t data = 0;
+            const int inj = find_inject(sim, lane0, bytes);
+            if (inj == GMC_SIM_INJECT_SLVERR || inj == GMC_SIM_INJECT_DECERR) {
+                resp = inj;
+            } else if (const Region *r = find_region(sim, h.addr & ~7ull, 8)) {
+                std::memcpy(&data, r->ptr + ((h.addr & ~7ull) - r->bus), 8);
+            } else if (const Region *r2 = find_region(sim, lane0, bytes)) {
+                // A narrow beat at the edge of a region: fill only its lanes.
+                std::memcpy(reinterpret_cast<uint8_t *>(&data) + (lane0 & 7),
+                            r2->ptr + (lane0 - r2->bus), bytes);
+            } else {
+                resp = kRespDecerr;
+            }
+            t->m_axi_rvalid = 1;
+            t->m_axi_rid = h.id;
+            t->m_axi_rdata = data;
+            t->m_axi_rresp = resp;
+            t->m_axi_rlast = h.beat == h.len;
+        }
+    }
+
+    t->m_axi_bvalid = 0;
+    if (!sim->b_q.empty()) {
+        const BResp &b = sim->b_q.front();
+        if (!b.hang && b.ready_at <= sim->cycles) {
+            t->m_axi_bvalid = 1;
+            t->m_axi_bid = b.id;
+            t->m_axi_bresp = b.resp;
+        }
+    }
+}
+
+// React to the master handshakes sampled in the cycle that just ended.
+void host_update(gmc_sim *sim, const HostBurst &ar, const HostBurst &aw, uint64_t wdata,
+                 unsigned wstrb, bool wlast)
+{
+    const Sampled &s = sim->s;
+    if (s.m_r) {
+        HostBurst &h = sim->rd_q.front();
+        sim->st.host_read_beats++;
+        if (sim->top->m_axi_rresp != kRespOkay) sim->st.host_errors++;
+        if (h.beat == h.len) {
+            sim->rd_q.pop_front();
+        } else {
+            h.beat++;
+            h.addr = beat_addr_next(h.addr, h.len, h.size, h.burst);
+        }
+    }
+    if (s.m_ar) sim->rd_q.push_back(ar);
+    if (s.m_aw) sim->wr_q.push_back(aw);
+    if (s.m_w) {
+        HostBurst &h = sim->wr_q.front();
+        const uint64_t bytes = 1ull << h.size;
+        const uint64_t lane0 = h.addr & ~(bytes - 1);
+        const int inj = find_inject(sim, lane0, bytes);
+        sim->st.host_write_beats++;
+        if (inj == GMC_SIM_INJECT_SLVERR || inj == GMC_SIM_INJECT_DECERR) {
+            h.resp = h.resp > inj ? h.resp : inj;
+        } else if (inj == GMC_SIM_INJECT_HANG) {
+            h.hang = true;
+        } else {
+            const uint64_t word = h.addr & ~7ull;
+            for (unsigned i = 0; i < 8; i++) {
+                if (!(wstrb >> i & 1)) continue;
+                const Region *r = find_region(sim, word + i, 1);
+                if (r)
+                    r->ptr[word + i - r->bus] = static_cast<uint8_t>(wdata >> (8 * i));
+                else
+                    h.resp = kRespDecerr;
+            }
+        }
+        if (h.beat == h.len || wlast) {
+            if (h.resp != kRespOkay) sim->st.host_errors++;
+            sim->b_q.push_back(BResp{h.id, h.resp, sim->cycles + sim->cfg.host_latency, h.hang});
+            sim->wr_q.pop_front();
+        } else {
+            h.beat++;
+            h.addr = beat_addr_next(h.addr, h.len, h.size, h.burst);
+        }
+    }
+    if (s.m_b) sim->b_q.pop_front();
+    host_drive(sim);
+}
+
+void cycle(gmc_sim *sim)
+{
+    Vgmc_top *t = sim->top;
+    Sampled &s = sim->s;
+
+    t->clk = 0;
+    t->eval();
+    trace_dump(sim, sim->cycles * 2 * kHalfPeriodPs + kHalfPeriodPs);
+
+    s.l_aw = t->s_axil_awvalid && t->s_axil_awready;
+    s.l_w = t->s_axil_wvalid && t->s_axil_wready;
+    s.l_b = t->s_axil_bvalid && t->s_axil_bready;
+    s.l_ar = t->s_axil_arvalid && t->s_axil_arready;
+    s.l_r = t->s_axil_rvalid && t->s_axil_rready;
+    s.l_rdata = t->s_axil_rdata;
+    s.l_rresp = t->s_axil_rresp;
+    s.l_bresp = t->s_axil_bresp;
+    s.a_aw = t->s_axi_awvalid && t->s_axi_awready;
+    s.a_w = t->s_axi_wvalid && t->s_axi_wready;
+    s.a_b = t->s_axi_bvalid && t->s_axi_bready;
+    s.a_ar = t->s_axi_arvalid && t->s_axi_arready;
+    s.a_r = t->s_axi_rvalid && t->s_axi_rready;
+    s.a_rdata = t->s_axi_rdata;
+    s.a_rresp = t->s_axi_rresp;
+    s.a_rlast = t->s_axi_rlast;
+    s.a_bresp = t->s_axi_bresp;
+    s.m_aw = t->m_axi_awvalid && t->m_axi_awready;
+    s.m_w = t->m_axi_wvalid && t->m_axi_wready;
+    s.m_b = t->m_axi_bvalid && t->m_axi_bready;
+    s.m_ar = t->m_axi_arvalid && t->m_axi_arready;
+    s.m_r = t->m_axi_rvalid && t->m_axi_rready;
+
+    const bool master_busy = s.m_aw || s.m_w || s.m_b || s.m_ar || s.m_r;
+    HostBurst ar{}, aw{};
+    uint64_t wdata = 0;
+    unsigned wstrb = 0;
+    bool wlast = false;
+    if (s.m_ar) {
+        ar = HostBurst{t->m_axi_arid, t->m_axi_araddr, t->m_axi_arlen, t->m_axi_arsize,
+                       t->m_axi_arburst, 0, sim->cycles + sim->cfg.host_latency, false, 0};
+        ar.hang = burst_hangs(sim, ar.addr, ar.len, ar.size, ar.burst);
+    }
+    if (s.m_aw)
+        aw = HostBurst{t->m_axi_awid, t->m_axi_awaddr, t->m_axi_awlen, t->m_axi_awsize,
+                       t->m_axi_awburst, 0, 0, false, kRespOkay};
+    if (s.m_w) {
+        wdata = t->m_axi_wdata;
+        wstrb = t->m_axi_wstrb;
+        wlast = t->m_axi_wlast;
+    }
+
+    t->clk = 1;
+    t->eval();
+    sim->cycles++;
+    sim->st.cycles = sim->cycles;
+    trace_dump(sim, sim->cycles * 2 * kHalfPeriodPs);
+    if (sim->tfp && sim->trace_end && sim->cycles >= sim->trace_end) trace_finish(sim);
+
+    // Responses become visible once their latency has passed, so the model
+    // is re-driven every cycle while anything is queued.
+    if (master_busy || !sim->rd_q.empty() || !sim->b_q.empty())
+        host_update(sim, ar, aw, wdata, wstrb, wlast);
+
+    const int level = t->irq ? 1 : 0;
+    if (level != sim->irq_level) {
+        sim->irq_level = level;
+        if (sim->irq_fn) sim->irq_fn(sim->irq_user, level, sim->cycles);
+    }
+}
+
+int resp_status(int resp)
+{
+    return resp == kRespSlverr ? GMC_SIM_ESLVERR : resp == kRespDecerr ? GMC_SIM_EDECERR : GMC_SIM_OK;
+}
+
+void idle_inputs(Vgmc_top *t)
+{
+    t->s_axil_awvalid = 0;
+    t->s_axil_wvalid = 0;
+    t->s_axil_bready = 0;
+    t->s_axil_arvalid = 0;
+    t->s_axil_rready = 0;
+    t->s_axi_awvalid = 0;
+    t->s_axi_wvalid = 0;
+    t->s_axi_bready = 0;
+    t->s_axi_arvalid = 0;
+    t->s_axi_rready = 0;
+}
+
+void apply_straps(gmc_sim *sim)
+{
+    if (!sim->cfg.strap_segments) return;
+    Vgmc_top___024root *r = sim->top->rootp;
+    r->gmc_top__DOT__u_regs__DOT__strap_seg_count = sim->cfg.seg_count;
+    for (unsigned i = 0; i < GMC_SIM_MAX_SEGMENTS; i++) {
+        const gmc_sim_segment &g = sim->cfg.seg[i];
+        r->gmc_top__DOT__u_regs__DOT__strap_seg_base[i] = g.base;
+        r->gmc_top__DOT__u_regs__DOT__strap_seg_size[i] = g.size;
+        r->gmc_top__DOT__u_regs__DOT__strap_seg_flags[i] = g.flags;
+        r->gmc_top__DOT__u_regs__DOT__strap_seg_cpu[i] = g.cpu_offset;
+        r->gmc_top__DOT__u_regs__DOT__strap_seg_banks[i] = g.banks;
+    }
+}
+
+constexpr uint64_t kVramWords =
+    sizeof(Vgmc_top___024root::gmc_top__DOT__u_vram__DOT__mem) / sizeof(QData);
+
+int burst_args_ok(const struct gmc_sim_burst *b)
+{
+    return b && b->size <= 7 && b->burst <= 3;
+}
+
+// Split [off, off + len) into INCR bursts of 8-byte beats: at most 256
+// beats, never across 4 KiB. Calls fn(first_byte, bytes, word_addr, beats).
+template <typename F>
+int split_bursts(uint64_t off, size_t len, F fn)
+{
+    while (len) {
+        const uint64_t word = off & ~7ull;
+        const uint64_t page_end = (off & ~4095ull) + 4096;
+        const uint64_t max_end = word + 256 * 8;
+        uint64_t end = off + len;
+        if (end > page_end) end = page_end;
+        if (end > max_end) end = max_end;
+        const unsigned beats = static_cast<unsigned>(((end + 7) & ~7ull) - word) / 8;
+        const int st = fn(off, static_cast<size_t>(end - off), word, beats);
+        if (st) return st;
+        len -= static_cast<size_t>(end - off);
+        off = end;
+    }
+    return GMC_SIM_OK;
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------ API
+
+extern "C" {
+
+const char *gmc_sim_status_name(int status)
+{
+    switch (status) {
+    case GMC_SIM_OK: return "GMC_SIM_OK";
+    case GMC_SIM_EINVAL: return "GMC_SIM_EINVAL";
+    case GMC_SIM_ENOMEM: return "GMC_SIM_ENOMEM";
+    case GMC_SIM_ESLVERR: return "GMC_SIM_ESLVERR";
+    case GMC_SIM_EDECERR: return "GMC_SIM_EDECERR";
+    case GMC_SIM_ETIMEOUT: return "GMC_SIM_ETIMEOUT";
+    case GMC_SIM_EOVERLAP: return "GMC_SIM_EOVERLAP";
+    case GMC_SIM_ENOENT: return "GMC_SIM_ENOENT";
+    case GMC_SIM_EIO: return "GMC_SIM_EIO";
+    case GMC_SIM_EBUSY: return "GMC_SIM_EBUSY";
+    default: return "GMC_SIM_UNKNOWN";
+    }
+}
+
+const char *gmc_sim_strerror(int status)
+{
+    switch (status) {
+    case GMC_SIM_OK: return "success";
+    case GMC_SIM_EINVAL: return "invalid argument";
+    case GMC_SIM_ENOMEM: return "out of host memory";
+    case GMC_SIM_ESLVERR: return "bus slave error (SLVERR)";
+    case GMC_SIM_EDECERR: return "bus decode error (DECERR)";
+    case GMC_SIM_ETIMEOUT: return "bus did not answer in time";
+    case GMC_SIM_EOVERLAP: return "host region overlaps an existing one";
+    case GMC_SIM_ENOENT: return "no host region at that address";
+    case GMC_SIM_EIO: return "waveform file could not be opened";
+    case GMC_SIM_EBUSY: return "a waveform is already open";
+    default: return "unknown gmc_sim status";
+    }
+}
+
+void gmc_sim_config_default(struct gmc_sim_config *cfg)
+{
+    if (!cfg) return;
+    std::memset(cfg, 0, sizeof *cfg);
+    cfg->host_latency = kDefaultLatency;
+    cfg->bus_timeout = kDefaultTimeout;
+}
+
+int gmc_sim_create(const struct gmc_sim_config *cfg, gmc_sim **out)
+{
+    if (!out) return GMC_SIM_EINVAL;
+    *out = nullptr;
+    gmc_sim_config c;
+    gmc_sim_config_default(&c);
+    if (cfg) c = *cfg;
+    if (c.bus_timeout == 0) return GMC_SIM_EINVAL;
+    if (c.strap_segments && c.seg_count > GMC_SIM_MAX_SEGMENTS) return GMC_SIM_EINVAL;
+
+    gmc_sim *sim = new (std::nothrow) gmc_sim;
+    if (!sim) return GMC_SIM_ENOMEM;
+    sim->cfg = c;
+    sim->ctx = new (std::nothrow) VerilatedContext;
+    if (!sim->ctx) {
+        delete sim;
+        return GMC_SIM_ENOMEM;
+    }
+    sim->ctx->traceEverOn(true);
+    sim->ctx->fatalOnError(false);
+    sim->top = new (std::nothrow) Vgmc_top{sim->ctx, "gmc_top"};
+    if (!sim->top) {
+        delete sim->ctx;
+        delete sim;
+        return GMC_SIM_ENOMEM;
+    }
+    idle_inputs(sim->top);
+    sim->top->clk = 0;
+    sim->top->rst = 1;
+    sim->top->eval();  // runs the initial blocks, which load the straps' defaults
+    apply_straps(sim);
+    host_drive(sim);
+    gmc_sim_reset(sim, 8);
+    *out = sim;
+    return GMC_SIM_OK;
+}
+
+void gmc_sim_destroy(gmc_sim *sim)
+{
+    if (!sim) return;
+    trace_finish(sim);
+    sim->top->final();
+    delete sim->top;
+    delete sim->ctx;
+    delete sim;
+}
+
+int gmc_sim_reset(gmc_sim *sim, uint32_t cycles)
+{
+    if (!sim || cycles == 0) return GMC_SIM_EINVAL;
+    idle_inputs(sim->top);
+    sim->rd_q.clear();
+    sim->wr_q.clear();
+    sim->b_q.clear();
+    host_drive(sim);
+    sim->top->rst = 1;
+    for (uint32_t i = 0; i < cycles; i++) cycle(sim);
+    sim->top->rst = 0;
+    return GMC_SIM_OK;
+}
+
+int gmc_sim_step(gmc_sim *sim, uint64_t n)
+{
+    if (!sim) return GMC_SIM_EINVAL;
+    for (uint64_t i = 0; i < n; i++) cycle(sim);
+    return GMC_SIM_OK;
+}
+
+uint64_t gmc_sim_cycles(const gmc_sim *sim)
+{
+    return sim ? sim->cycles : 0;
+}
+
+int gmc_sim_reg_read(gmc_sim *sim, uint32_t off, uint32_t *val)
+{
+    if (val) *val = 0;
+    if (!sim || !val || off > 0xFFFF || (off & 3)) return GMC_SIM_EINVAL;
+    Vgmc_top *t = sim->top;
+    t->s_axil_araddr = off;
+    t->s_axil_arvalid = 1;
+    t->s_axil_rready = 1;
+    for (uint32_t n = 0; n < sim->cfg.bus_timeout; n++) {
+        cycle(sim);
+        if (sim->s.l_ar) t->s_axil_arvalid = 0;
+        if (sim->s.l_r) {
+            t->s_axil_rready = 0;
+            sim->st.reg_reads++;
+            const int st = resp_status(sim->s.l_rresp);
+            if (st == GMC_SIM_OK) *val = sim->s.l_rdata;
+            return st;
+        }
+    }
+    t->s_axil_arvalid = 0;
+    t->s_axil_rready = 0;
+    return GMC_SIM_ETIMEOUT;
+}
+
+int gmc_sim_reg_write_strb(gmc_sim *sim, uint32_t off, uint32_t val, unsigned strb)
+{
+    if (!sim || off > 0xFFFF || (off & 3) || strb > 0xF) return GMC_SIM_EINVAL;
+    Vgmc_top *t = sim->top;
+    t->s_axil_awaddr = off;
+    t->s_axil_awvalid = 1;
+    t->s_axil_wdata = val;
+    t->s_axil_wstrb = strb;
+    t->s_axil_wvalid = 1;
+    t->s_axil_bready = 1;
+    for (uint32_t n = 0; n < sim->cfg.bus_timeout; n++) {
+        cycle(sim);
+        if (sim->s.l_aw) t->s_axil_awvalid = 0;
+        if (sim->s.l_w) t->s_axil_wvalid = 0;
+        if (sim->s.l_b) {
+            t->s_axil_bready = 0;
+            sim->st.reg_writes++;
+            return resp_status(sim->s.l_bresp);
+        }
+    }
+    idle_inputs(t);
+    return GMC_SIM_ETIMEOUT;
+}
+
+int gmc_sim_reg_write(gmc_sim *sim, uint32_t off, uint32_t val)
+{
+    return gmc_sim_reg_write_strb(sim, off, val, 0xF);
+}
+
+int gmc_sim_reg_read64(gmc_sim *sim, uint32_t lo_off, uint64_t *val)
+{
+    if (val) *val = 0;
+    if (!val || lo_off > 0xFFFF - 4) return GMC_SIM_EINVAL;
+    uint32_t lo, hi;
+    int st = gmc_sim_reg_read(sim, lo_off, &lo);
+    if (st) return st;
+    st = gmc_sim_reg_read(sim, lo_off + 4, &hi);
+    if (st) return st;
+    *val = (uint64_t)hi << 32 | lo;
+    return GMC_SIM_OK;
+}
+
+int gmc_sim_aperture_burst_read(gmc_sim *sim, const struct gmc_sim_burst *b, uint64_t *data,
+                                uint8_t *resp)
+{
+    if (!sim || !burst_args_ok(b) || !data || !resp) return GMC_SIM_EINVAL;
+    const unsigned beats = b->len + 1u;
+    std::memset(data, 0, beats * sizeof *data);
+    std::memset(resp, 0, beats);
+    Vgmc_top *t = sim->top;
+    t->s_axi_arid = b->id;
+    t->s_axi_araddr = b->addr;
+    t->s_axi_arlen = b->len;
+    t->s_axi_arsize = b->size;
+    t->s_axi_arburst = b->burst;
+    t->s_axi_arlock = 0;
+    t->s_axi_arcache = 0;
+    t->s_axi_arprot = 0;
+    t->s_axi_arvalid = 1;
+    t->s_axi_rready = 1;
+    unsigned got = 0;
+    for (uint32_t n = 0; n < sim->cfg.bus_timeout; n++) {
+        cycle(sim);
+        if (sim->s.a_ar) t->s_axi_arvalid = 0;
+        if (sim->s.a_r) {
+            data[got] = sim->s.a_rdata;
+            resp[got] = static_cast<uint8_t>(sim->s.a_rresp);
+            got++;
+            const bool last = sim->s.a_rlast;
+            if (last || got == beats) {
+                t->s_axi_rready = 0;
+                sim->st.aperture_read_bursts++;
+                // rlast on exactly the final beat is part of the protocol.
+                return (last && got == beats) ? GMC_SIM_OK : GMC_SIM_EINVAL;
+            }
+        }
+    }
+    t->s_axi_arvalid = 0;
+    t->s_axi_rready = 0;
+    return GMC_SIM_ETIMEOUT;
+}
+
+int gmc_sim_aperture_burst_write(gmc_sim *sim, const struct gmc_sim_burst *b, const uint64_t *data,
+                                 const uint8_t *strb, uint8_t *bresp)
+{
+    if (bresp) *bresp = 0;
+    if (!sim || !burst_args_ok(b) || !data || !strb || !bresp) return GMC_SIM_EINVAL;
+    const unsigned beats = b->len + 1u;
+    Vgmc_top *t = sim->top;
+    t->s_axi_awid = b->id;
+    t->s_axi_awaddr = b->addr;
+    t->s_axi_awlen = b->len;
+    t->s_axi_awsize = b->size;
+    t->s_axi_awburst = b->burst;
+    t->s_axi_awlock = 0;
+    t->s_axi_awcache = 0;
+    t->s_axi_awprot = 0;
+    t->s_axi_awvalid = 1;
+    unsigned sent = 0;
+    t->s_axi_wdata = data[0];
+    t->s_axi_wstrb = strb[0];
+    t->s_axi_wlast = beats == 1;
+    t->s_axi_wvalid = 1;
+    t->s_axi_bready = 1;
+    for (uint32_t n = 0; n < sim->cfg.bus_timeout; n++) {
+        cycle(sim);
+        if (sim->s.a_aw) t->s_axi_awvalid = 0;
+        if (sim->s.a_w) {
+            sent++;
+            if (sent == beats) {
+                t->s_axi_wvalid = 0;
+            } else {
+                t->s_axi_wdata = data[sent];
+                t->s_axi_wstrb = strb[sent];
+                t->s_axi_wlast = sent + 1 == beats;
+            }
+        }
+        if (sim->s.a_b) {
+            t->s_axi_bready = 0;
+            t->s_axi_wvalid = 0;
+            sim->st.aperture_write_bursts++;
+            *bresp = static_cast<uint8_t>(sim->s.a_bresp);
+            // The response may only follow the last data beat.
+            return sent == beats ? GMC_SIM_OK : GMC_SIM_EINVAL;
+        }
+    }
+    idle_inputs(t);
+    return GMC_SIM_ETIMEOUT;
+}
+
+int gmc_sim_aperture_read(gmc_sim *sim, uint64_t off, void *buf, size_t len)
+{
+    if (!sim || (!buf && len) || off > UINT32_MAX || len > (uint64_t)UINT32_MAX + 1 - off)
+        return GMC_SIM_EINVAL;
+    uint8_t *out = static_cast<uint8_t *>(buf);
+    const uint64_t start = off;
+    const int st = split_bursts(off, len, [&](uint64_t a, size_t n, uint64_t word, unsigned beats) {
+        uint64_t data[256];
+        uint8_t resp[256];
+        const gmc_sim_burst b{static_cast<uint32_t>(word), static_cast<uint8_t>(beats - 1), 3, 1, 0};
+        int s = gmc_sim_aperture_burst_read(sim, &b, data, resp);
+        if (s) return s;
+        for (unsigned i = 0; i < beats; i++)
+            if (resp[i]) return resp_status(resp[i]);
+        std::memcpy(out + (a - start), reinterpret_cast<uint8_t *>(data) + (a - word), n);
+        return static_cast<int>(GMC_SIM_OK);
+    });
+    if (st) {
+        // Zero what was not read, as documented: callers never see stale bytes.
+        std::memset(out, 0, len);
+    }
+    return st;
+}
+
+int gmc_sim_aperture_write(gmc_sim *sim, uint64_t off, const void *buf, size_t len)
+{
+    if (!sim || (!buf && len) || off > UINT32_MAX || len > (uint64_t)UINT32_MAX + 1 - off)
+        return GMC_SIM_EINVAL;
+    const uint8_t *in = static_cast<const uint8_t *>(buf);
+    const uint64_t start = off;
+    return split_bursts(off, len, [&](uint64_t a, size_t n, uint64_t word, unsigned beats) {
+        uint64_t data[256] = {0};
+        uint8_t strb[256];
+        std::memcpy(reinterpret_cast<uint8_t *>(data) + (a - word), in + (a - start), n);
+        for (unsigned i = 0; i < beats; i++) {
+            const uint64_t lo = word + 8ull * i, hi = lo + 8;
+            unsigned m = 0;
+            for (unsigned k = 0; k < 8; k++)
+                if (lo + k >= a && lo + k < a + n && lo + k < hi) m |= 1u << k;
+            strb[i] = static_cast<uint8_t>(m);
+        }
+        const gmc_sim_burst b{static_cast<uint32_t>(word), static_cast<uint8_t>(beats - 1), 3, 1, 0};
+        uint8_t bresp = 0;
+        int s = gmc_sim_aperture_burst_write(sim, &b, data, strb, &bresp);
+        return s ? s : resp_status(bresp);
+    });
+}
+
+int gmc_sim_host_map(gmc_sim *sim, uint64_t bus, void *ptr, size_t len)
+{
+    if (!sim || !ptr || len == 0 || bus + len < bus || bus + len > (1ull << 48)) return GMC_SIM_EINVAL;
+    for (const Region &r : sim->regions)
+        if (bus < r.bus + r.len && r.bus < bus + len) return GMC_SIM_EOVERLAP;
+    try {
+        sim->regions.push_back(Region{bus, static_cast<uint8_t *>(ptr), len});
+    } catch (const std::bad_alloc &) {
+        return GMC_SIM_ENOMEM;
+    }
+    return GMC_SIM_OK;
+}
+
+int gmc_sim_host_unmap(gmc_sim *sim, uint64_t bus)
+{
+    if (!sim) return GMC_SIM_EINVAL;
+    for (size_t i = 0; i < sim->regions.size(); i++)
+        if (sim->regions[i].bus == bus) {
+            sim->regions.erase(sim->regions.begin() + static_cast<long>(i));
+            return GMC_SIM_OK;
+        }
+    return GMC_SIM_ENOENT;
+}
+
+int gmc_sim_set_host_latency(gmc_sim *sim, uint32_t cycles)
+{
+    if (!sim) return GMC_SIM_EINVAL;
+    sim->cfg.host_latency = cycles;
+    return GMC_SIM_OK;
+}
+
+int gmc_sim_host_inject(gmc_sim *sim, uint64_t bus, uint64_t len, int kind)
+{
+    if (!sim || len == 0 || bus + len < bus) return GMC_SIM_EINVAL;
+    if (kind != GMC_SIM_INJECT_SLVERR && kind != GMC_SIM_INJECT_DECERR && kind != GMC_SIM_INJECT_HANG)
+        return GMC_SIM_EINVAL;
+    try {
+        sim->injects.push_back(Inject{bus, len, kind});
+    } catch (const std::bad_alloc &) {
+        return GMC_SIM_ENOMEM;
+    }
+    return GMC_SIM_OK;
+}
+
+void gmc_sim_host_inject_clear(gmc_sim *sim)
+{
+    if (sim) sim->injects.clear();
+}
+
+int gmc_sim_irq(const gmc_sim *sim)
+{
+    return sim ? (sim->top->irq ? 1 : 0) : 0;
+}
+
+void gmc_sim_set_irq_callback(gmc_sim *sim, gmc_sim_irq_fn fn, void *user)
+{
+    if (!sim) return;
+    sim->irq_fn = fn;
+    sim->irq_user = user;
+}
+
+int gmc_sim_trace_open(gmc_sim *sim, const char *path, uint64_t start, uint64_t end)
+{
+    if (!sim || !path || !*path || (end && end <= start)) return GMC_SIM_EINVAL;
+    if (sim->tfp) return GMC_SIM_EBUSY;
+    if (end && end <= sim->cycles) return GMC_SIM_EINVAL;
+    // Verilator's FST writer does not report a failed open; probe the path.
+    FILE *probe = std::fopen(path, "wb");
+    if (!probe) return GMC_SIM_EIO;
+    std::fclose(probe);
+    VerilatedFstC *tfp = new (std::nothrow) VerilatedFstC;
+    if (!tfp) return GMC_SIM_ENOMEM;
+    sim->top->trace(tfp, 99);
+    tfp->open(path);
+    if (!tfp->isOpen()) {
+        delete tfp;
+        return GMC_SIM_EIO;
+    }
+    sim->tfp = tfp;
+    sim->trace_start = start;
+    sim->trace_end = end;
+    return GMC_SIM_OK;
+}
+
+int gmc_sim_trace_close(gmc_sim *sim)
+{
+    if (!sim) return GMC_SIM_EINVAL;
+    if (!sim->tfp) return GMC_SIM_ENOENT;
+    trace_finish(sim);
+    return GMC_SIM_OK;
+}
+
+int gmc_sim_vram_peek(const gmc_sim *sim, uint64_t addr, void *buf, size_t len)
+{
+    if (!sim || (!buf && len) || addr > kVramWords * 8 || len > kVramWords * 8 - addr)
+        return GMC_SIM_EINVAL;
+    const auto &mem = sim->top->rootp->gmc_top__DOT__u_vram__DOT__mem;
+    uint8_t *out = static_cast<uint8_t *>(buf);
+    for (size_t i = 0; i < len; i++) {
+        const uint64_t a = addr + i;
+        out[i] = static_cast<uint8_t>(mem[a >> 3] >> (8 * (a & 7)));
+    }
+    return GMC_SIM_OK;
+}
+
+uint64_t gmc_sim_vram_size(const gmc_sim *sim)
+{
+    return sim ? kVramWords * 8 : 0;
+}
+
+int gmc_sim_get_stats(const gmc_sim *sim, struct gmc_sim_stats *out)
+{
+    if (out) std::memset(out, 0, sizeof *out);
+    if (!sim || !out) return GMC_SIM_EINVAL;
+    *out = sim->st;
+    return GMC_SIM_OK;
+}
+
+}  // extern "C"

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Make sure the Debian packages a make target needs are installed.
+#   tools/deps.sh test|run|bench|lint|all
+# Missing packages are installed with apt-get (through sudo when not root).
+# When that is impossible, print the exact command to run and fail.
+set -u
+set_name=${1:-all}
+base="make gcc g++ python3 pkg-config zlib1g-dev verilator iverilog libcmocka-dev"
+case "$set_name" in
+  test|run|lint) pkgs="$base" ;;
+  bench|firmware|all) pkgs="$base yosys nextpnr-ice40 fpga-icestorm openfpgaloader" ;;
+  *) echo "deps.sh: unknown set '$set_name' (test|run|lint|bench|firmware|all)" >&2; exit 2 ;;
+esac
+missing=""
+for p in $pkgs; do
+  st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)
+  case "$st" in *" installed") ;; *) missing="$missing $p" ;; esac
+done
+[ -z "$missing" ] && exit 0
+cmd="apt-get install -y --no-install-recommends$missing"
+echo "deps: installing$missing" >&2
+if [ "$(id -u)" -eq 0 ]; then
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive $cmd -qq) >&2 && exit 0
+elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+  (sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive $cmd -qq) >&2 && exit 0
+fi
+echo "deps: could not install the packages. Run this, then try again:" >&2
+echo "  sudo apt-get update && sudo $cmd" >&2
+exit 1
