@@ -27,6 +27,15 @@ DESTDIR   ?=
 VARIANTS := rel asan
 OPT_rel  := -O2
 OPT_asan := -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+# Verilator's generated model and run-time library are third-party code:
+# they get AddressSanitizer but not UBSan (the FST writer Verilator bundles
+# does unaligned stores and shifts negative values). Our own code, the sim
+# shim included, gets both.
+VOPT_rel  := $(OPT_rel)
+VOPT_asan := -O1 -fsanitize=address -fno-omit-frame-pointer
+# Verilator's makefile appends its own -Os; these replace it.
+VMAKE_rel  := OPT_FAST=-O2 OPT_GLOBAL=-O2 OPT_SLOW=-O1
+VMAKE_asan := OPT_FAST=-O1 OPT_GLOBAL=-O1 OPT_SLOW=-O1
 
 WARN     := -Wall -Wextra -Werror
 CFLAGS_C := -std=c11 $(WARN) -g -Iinclude -Isim -Ihost/src -Itests/common -MMD -MP -D_POSIX_C_SOURCE=200809L
@@ -51,7 +60,6 @@ HOST_TESTS:= $(sort $(wildcard tests/host/test_*.c))
 
 .PHONY: all run test bench lint gen check-gen clean deps-test deps-bench install firmware
 .DELETE_ON_ERROR:
-.SECONDARY:
 
 all: $(BUILD)/rel/lib/libgmc_sim.a $(BUILD)/rel/lib/libgmc_sim.so $(BUILD)/rel/bin/gmc-sim-tour
 
@@ -62,11 +70,14 @@ deps-bench:
 
 # ------------------------------------------------------------ generation
 
+GENERATORS := $(sort $(wildcard tools/gen_*.py))
+GEN_TESTS  := $(sort $(wildcard tests/gen/test_*.py))
+
 gen:
-	$(PYTHON) tools/gen_spec.py write
+	@for g in $(GENERATORS); do echo "$(PYTHON) $$g write"; $(PYTHON) $$g write || exit 1; done
 
 check-gen:
-	@$(PYTHON) tools/gen_spec.py check && echo "generated views: up to date"
+	@for g in $(GENERATORS); do $(PYTHON) $$g check || exit 1; done; echo "generated views: up to date"
 
 # ------------------------------------------------------------------ lint
 
@@ -74,18 +85,18 @@ lint: deps-test
 	$(VERILATOR) --lint-only -Wall -Irtl --top-module $(TOP) $(RTL)
 	$(VERILATOR) --lint-only -Wall -Irtl --top-module $(TOP) +define+GMC_SIM_STRAPS $(RTL)
 	@mkdir -p $(BUILD)/lint
-	$(IVERILOG) -g2005 -Wall -Irtl -s $(TOP) -o $(BUILD)/lint/gmc_top.vvp $(RTL)
+	$(IVERILOG) -g2005 -Wall -Wno-sensitivity-entire-array -Irtl -s $(TOP) -o $(BUILD)/lint/gmc_top.vvp $(RTL)
 	@echo "lint: clean"
 
 # ------------------------------------------------------------ sim library
 
 # Verilate and compile the model (one run per variant).
-$(BUILD)/%/vobj/V$(TOP)__ALL.a: $(RTL) $(RTL_INC) | deps-test
+$(BUILD)/%/vobj/V$(TOP)__ALL.a: $(RTL) $(RTL_INC) Makefile | deps-test
 	@rm -rf $(BUILD)/$*/vobj; mkdir -p $(BUILD)/$*
-	$(VERILATOR) $(VFLAGS) -Mdir $(BUILD)/$*/vobj --build -j 2 \
-	  -CFLAGS "-fPIC $(OPT_$*) -std=c++17" $(RTL) >$(BUILD)/$*.verilator.log 2>&1 \
+	$(VERILATOR) $(VFLAGS) -Mdir $(BUILD)/$*/vobj --build -j 2 -MAKEFLAGS "$(VMAKE_$*)" \
+	  -CFLAGS "-fPIC $(VOPT_$*) -std=c++17" $(RTL) >$(BUILD)/$*.verilator.log 2>&1 \
 	  || { cat $(BUILD)/$*.verilator.log; exit 1; }
-	$(MAKE) -s -C $(BUILD)/$*/vobj -f V$(TOP).mk $(VLT_RUNTIME:%=%.o) >>$(BUILD)/$*.verilator.log 2>&1 \
+	$(MAKE) -s -C $(BUILD)/$*/vobj -f V$(TOP).mk $(VMAKE_$*) $(VLT_RUNTIME:%=%.o) >>$(BUILD)/$*.verilator.log 2>&1 \
 	  || { cat $(BUILD)/$*.verilator.log; exit 1; }
 	cd $(BUILD)/$*/vobj && $(AR) rcs libverilated.a $(VLT_RUNTIME:%=%.o)
 
@@ -110,6 +121,9 @@ SIM_LIBS = -lz -pthread -lstdc++ -lm
 # ------------------------------------------------------------ host library
 
 define VARIANT_RULES
+# Named here so make never treats them as disposable intermediates.
+$(BUILD)/$(1)/lib/libgmc_sim.a $(BUILD)/$(1)/lib/libgmc_sim.so: $(BUILD)/$(1)/obj/gmc_sim.o $(BUILD)/$(1)/vobj/V$(TOP)__ALL.a
+
 $(BUILD)/$(1)/obj/host/%.o: host/src/%.c
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS_C) $(OPT_$(1)) -fPIC -c $$< -o $$@
@@ -161,15 +175,29 @@ $(BUILD)/xcheck/ok: spec/gmc.toml tools/gen_spec.py include/gmc_regs.h rtl/gmc_r
 	@echo "C and Verilog views agree on $$(wc -l < $(@D)/c.txt) constants"
 	@touch $@
 
-test: deps-test check-gen lint $(BUILD)/xcheck/ok $(TEST_BINS_rel) $(TEST_BINS_asan) tests/gen/test_gen_spec.py
-	$(PYTHON) tests/gen/test_gen_spec.py
+test: deps-test check-gen lint $(BUILD)/xcheck/ok $(TEST_BINS_rel) $(TEST_BINS_asan)
+	@for t in $(GEN_TESTS); do $(PYTHON) $$t || exit 1; done
 	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  tools/run_tests.sh $(TEST_BINS_rel) $(TEST_BINS_asan)
 
 # ------------------------------------------------------------------ bench
 
-bench: deps-bench
-	@echo "bench: not built yet"
+$(BUILD)/rel/bin/bench-sim: bench/bench_sim.c $(BUILD)/rel/lib/libgmc_sim.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_C) -O2 $< -o $@ $(BUILD)/rel/lib/libgmc_sim.a $(SIM_LIBS)
+
+$(BUILD)/rel/bin/bench-alloc: bench/bench_alloc.c host/src/gmc_range.c host/src/gmc_range.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_C) -O2 bench/bench_alloc.c host/src/gmc_range.c -o $@
+
+$(BUILD)/bench/tb_bench.vvp: bench/tb_bench.v $(RTL) $(RTL_INC)
+	@mkdir -p $(@D)
+	$(IVERILOG) -g2005 -Irtl -s tb_bench -o $@ bench/tb_bench.v $(RTL)
+
+BENCH_DEPS := $(BUILD)/rel/bin/bench-sim $(BUILD)/rel/bin/bench-alloc $(BUILD)/bench/tb_bench.vvp
+
+bench: deps-bench $(BENCH_DEPS)
+	$(PYTHON) bench/run_bench.py $(BUILD) --skip-fpga
 
 # ---------------------------------------------------------------- install
 

@@ -85,8 +85,8 @@ module gmc_aperture #(
     output reg  [31:0]             flt_wr_addr,
 
     // Byte counts moved this cycle, for the performance counters.
-    output reg  [3:0]              cnt_rd_bytes,
-    output reg  [3:0]              cnt_wr_bytes
+    output wire [3:0]              cnt_rd_bytes,
+    output wire [3:0]              cnt_wr_bytes
 );
 
     `include "gmc_regs.vh"
@@ -117,7 +117,7 @@ module gmc_aperture #(
         integer      k;
         begin
             bytes = 34'd1 << size;
-            span  = bytes * ({26'd0, len} + 34'd1);
+            span  = ({26'd0, len} + 34'd1) << size;
             lo = {2'b00, addr};
             hi = 34'd0;
             verdict = 2'd0;
@@ -161,7 +161,7 @@ module gmc_aperture #(
         reg   [31:0] bytes, span, base, nxt;
         begin
             bytes = 32'd1 << size;
-            span  = bytes * ({24'd0, len} + 32'd1);
+            span  = ({24'd0, len} + 32'd1) << size;
             nxt   = (addr & ~(bytes - 32'd1)) + bytes;
             if (burst == BURST_FIXED) begin
                 next_addr = addr;
@@ -237,6 +237,9 @@ module gmc_aperture #(
     assign s_axi_rlast  = (r_sent_reg == {1'b0, r_len_reg});
     assign s_axi_rid    = r_id_reg;
     wire r_pop = s_axi_rvalid && s_axi_rready;
+    // Counted in the cycle the beat is handed over, so a register read
+    // that follows the burst sees it.
+    assign cnt_rd_bytes = (r_pop && !r_err_reg) ? (4'd1 << r_size_reg) : 4'd0;
 
     // Room for one more read: what is held, plus what arrives now, minus what leaves.
     wire [2:0] r_occ = {1'b0, r_cnt_reg} + {2'b00, r_inflight_reg};
@@ -246,7 +249,6 @@ module gmc_aperture #(
 
     always @(posedge clk) begin
         flt_rd_valid <= 1'b0;
-        cnt_rd_bytes <= 4'd0;
 
         if (ar_take) begin
             r_busy_reg <= 1'b1;
@@ -278,10 +280,7 @@ module gmc_aperture #(
         end
         if (r_pop) begin
             r_sent_reg <= r_sent_reg + 9'd1;
-            if (!r_err_reg) begin
-                r_rp_reg <= !r_rp_reg;
-                cnt_rd_bytes <= 4'd1 << r_size_reg;
-            end
+            if (!r_err_reg) r_rp_reg <= !r_rp_reg;
             if (s_axi_rlast) r_busy_reg <= 1'b0;
         end
         r_cnt_reg <= r_cnt_reg + {1'b0, vr_valid} - {1'b0, r_pop && !r_err_reg};
@@ -294,7 +293,6 @@ module gmc_aperture #(
             r_rp_reg <= 1'b0;
             r_cnt_reg <= 2'd0;
             flt_rd_valid <= 1'b0;
-            cnt_rd_bytes <= 4'd0;
         end
     end
 
@@ -322,10 +320,10 @@ module gmc_aperture #(
     assign s_axi_wready = w_data_phase && (w_err_reg || vw_gnt);
     wire w_take = s_axi_wvalid && s_axi_wready;
     wire w_final = (w_beat_reg == {1'b0, w_len_reg});
+    assign cnt_wr_bytes = (w_take && !w_err_reg) ? popcount8(w_strb_eff) : 4'd0;
 
     always @(posedge clk) begin
         flt_wr_valid <= 1'b0;
-        cnt_wr_bytes <= 4'd0;
 
         if (aw_take) begin
             w_busy_reg <= 1'b1;
@@ -349,7 +347,6 @@ module gmc_aperture #(
         if (w_take) begin
             w_beat_reg <= w_beat_reg + 9'd1;
             w_addr_reg <= next_addr(w_addr_reg, w_len_reg, w_size_reg, w_burst_reg);
-            if (!w_err_reg) cnt_wr_bytes <= popcount8(w_strb_eff);
             if (w_final) begin
                 w_resp_pending_reg <= 1'b1;
                 s_axi_bvalid <= 1'b1;
@@ -368,7 +365,6 @@ module gmc_aperture #(
             w_resp_pending_reg <= 1'b0;
             s_axi_bvalid <= 1'b0;
             flt_wr_valid <= 1'b0;
-            cnt_wr_bytes <= 4'd0;
         end
     end
 

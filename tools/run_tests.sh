@@ -8,12 +8,11 @@ logdir=${TEST_LOGDIR:-build/test-logs}
 mkdir -p "$logdir"
 pass=0; fail=0; bad_bins=""
 for bin in "$@"; do
-  name=$(basename "$bin")
-  [ "${bin%/*}" != "$bin" ] && name=$(basename "$(dirname "$bin")")_$name
+  name=$(printf '%s' "$bin" | sed -e 's|^.*build/||' -e 's|/tests/|/|' -e 's|/|_|g')
   log="$logdir/$name.log"
   "$bin" >"$log" 2>&1; rc=$?
-  p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test(s)\./\1/p' "$log" | awk '{s+=$1} END {print s+0}')
-  f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test(s), listed below:/\1/p' "$log" | awk '{s+=$1} END {print s+0}')
+  p=$(grep -o '\[  PASSED  \] [0-9]* test(s)' "$log" | awk '{s+=$4} END {print s+0}')
+  f=$(grep -o '\[  FAILED  \] [0-9]* test(s), listed below' "$log" | awk '{s+=$4} END {print s+0}')
   if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi   # crashed or a non-cmocka check failed
   if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then p=1; fi    # a plain check program that exited 0
   pass=$((pass + p)); fail=$((fail + f))

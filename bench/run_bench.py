@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""Run every benchmark and write build/bench/results.json, a flat JSON
+object of name -> number. Ratios compare against baselines measured in the
+same run. Usage: run_bench.py BUILD_DIR [--skip-fpga]"""
+import json
+import os
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def run_json(cmd):
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def icarus_rate(vvp):
+    """Simulated cycles per second of the Icarus testbench, from two run
+    lengths so that elaboration and start-up cancel out."""
+    def one(rounds):
+        t0 = time.monotonic()
+        out = subprocess.run(["vvp", "-n", vvp, f"+rounds={rounds}"], check=True,
+                             capture_output=True, text=True).stdout
+        dt = time.monotonic() - t0
+        words = out.split()
+        if words[-2] != "errors" or words[-1] != "0":
+            raise RuntimeError(f"icarus bench reported errors: {out!r}")
+        return int(words[words.index("cycles") + 1]), dt
+    c1, t1 = one(100)
+    c2, t2 = one(1100)
+    return (c2 - c1) / (t2 - t1), c2 - c1
+
+
+def main():
+    build = sys.argv[1]
+    skip_fpga = "--skip-fpga" in sys.argv
+    res = {}
+    sim = run_json([os.path.join(build, "rel/bin/bench-sim"), "300000"])
+    res.update(sim)
+    rate, cycles = icarus_rate(os.path.join(build, "bench/tb_bench.vvp"))
+    res["icarus_cycles_per_s"] = round(rate)
+    res["icarus_bench_cycles"] = cycles
+    res["sim_vs_icarus"] = round(sim["sim_cycles_per_s"] / rate, 1)
+    res.update(run_json([os.path.join(build, "rel/bin/bench-alloc")]))
+    if not skip_fpga:
+        res.update(run_json([sys.executable, os.path.join(ROOT, "tools/fpga_report.py"),
+                             os.path.join(build, "fw")]))
+    os.makedirs(os.path.join(build, "bench"), exist_ok=True)
+    path = os.path.join(build, "bench", "results.json")
+    with open(path, "w") as f:
+        json.dump(res, f, indent=2, sort_keys=True)
+        f.write("\n")
+    print(json.dumps(res, indent=2, sort_keys=True))
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,50 @@
+/* Helpers shared by the RTL tests: each asserts through cmocka, so a bus
+ * error where none is expected fails the calling test with its location. */
+#ifndef GMC_TEST_H
+#define GMC_TEST_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "gmc_regs.h"
+#include "gmc_sim.h"
+
+/* The default hardware configuration (gmc_top's parameter defaults), as
+ * docs/hardware.md states it. */
+#define T_VRAM_BYTES (8u << 20)
+#define T_WINDOW_BYTES (2u << 20)
+#define T_TLB_ENTRIES 16u
+#define T_APERTURE_BASE 0x80000000u
+#define T_APERTURE_PAGES 4096u
+#define T_PT_BASE_RESET (T_VRAM_BYTES - 0x10000u)
+
+gmc_sim *t_sim_new(void);
+gmc_sim *t_sim_new_cfg(const struct gmc_sim_config *cfg);
+
+#define t_rd(s, off) t_rd_at((s), (off), __FILE__, __LINE__)
+#define t_wr(s, off, v) t_wr_at((s), (off), (v), __FILE__, __LINE__)
+#define t_rd64(s, off) t_rd64_at((s), (off), __FILE__, __LINE__)
+uint32_t t_rd_at(gmc_sim *s, uint32_t off, const char *file, int line);
+void t_wr_at(gmc_sim *s, uint32_t off, uint32_t v, const char *file, int line);
+uint64_t t_rd64_at(gmc_sim *s, uint32_t off, const char *file, int line);
+
+/* A debug-port translation: XLATE_STATUS and the result address. */
+struct t_xlate {
+    uint32_t status;
+    uint64_t addr;
+};
+struct t_xlate t_translate(gmc_sim *s, uint32_t gpu_addr, int write);
+#define T_XL_CODE(st) (((st) & GMC_XLATE_STATUS_CODE_MASK) >> GMC_XLATE_STATUS_CODE_LSB)
+
+/* FNV-1a over VRAM bytes [addr, addr + len), read through the backdoor. */
+uint64_t t_vram_hash(gmc_sim *s, uint64_t addr, uint64_t len);
+
+/* Deterministic pseudo-random numbers (xorshift64*). */
+uint64_t t_rand(uint64_t *state);
+void t_fill_random(void *buf, size_t len, uint64_t *state);
+
+#endif
