@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""Tests of tools/gen_host.py: the committed files are fresh, and `check`
+really fails when one of them, or the spec, changes.
+
+Each case runs the generator as a program, in the repository or in a
+scratch copy of spec/, tools/, include/ and the generated files.
+Prints "N passed, M failed"; exits 1 when anything failed.
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.dont_write_bytecode = True  # leave no __pycache__ in tools/
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import gen_host  # noqa: E402  (for the list of generated files only)
+
+OUTPUTS = sorted(gen_host.OUTPUTS)
+results = []
+
+
+def run(root, *args):
+    p = subprocess.run([sys.executable, os.path.join(root, "tools", "gen_host.py"), *args],
+                       capture_output=True, text=True, cwd=root)
+    return p.returncode, p.stderr
+
+
+def stale_paths(stderr):
+    return sorted(line.split(" is stale")[0] for line in stderr.splitlines() if " is stale" in line)
+
+
+def case(name, ok, detail=""):
+    results.append(ok)
+    print(f"  {'ok  ' if ok else 'FAIL'} {name}" + (f": {detail}" if not ok and detail else ""))
+
+
+def scratch():
+    d = tempfile.mkdtemp(prefix="gmc_gen_host_")
+    for sub in ("spec", "tools", "include"):
+        shutil.copytree(os.path.join(ROOT, sub), os.path.join(d, sub))
+    for rel in OUTPUTS:
+        src = os.path.join(ROOT, rel)
+        dst = os.path.join(d, rel)
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        if not os.path.exists(dst):
+            shutil.copyfile(src, dst)
+    return d
+
+
+def edit(path, old, new):
+    with open(path) as f:
+        text = f.read()
+    if old not in text:
+        raise AssertionError(f"{old!r} not in {path}")
+    with open(path, "w") as f:
+        f.write(text.replace(old, new, 1))
+
+
+def test_repo_fresh():
+    rc, err = run(ROOT, "check")
+    case("repository: generated files are up to date", rc == 0, err.strip())
+
+
+def test_each_output_detected(d):
+    for rel in OUTPUTS:
+        path = os.path.join(d, rel)
+        with open(path) as f:
+            good = f.read()
+        with open(path, "a") as f:
+            f.write("\n/* edited by hand */\n")
+        rc, err = run(d, "check")
+        case(f"hand edit of {rel} is reported stale", rc == 1 and stale_paths(err) == [rel], err.strip())
+        with open(path, "w") as f:
+            f.write(good)
+
+
+def test_missing_and_write(d):
+    rel = "tests/host/rules_cases.h"
+    os.remove(os.path.join(d, rel))
+    rc, err = run(d, "check")
+    case("a missing generated file is reported stale", rc == 1 and stale_paths(err) == [rel], err.strip())
+    rc, err = run(d, "write")
+    case("write regenerates it", rc == 0 and os.path.exists(os.path.join(d, rel)), err.strip())
+    rc, err = run(d, "check")
+    case("check passes after write", rc == 0, err.strip())
+    with open(os.path.join(d, rel)) as a, open(os.path.join(ROOT, rel)) as b:
+        case("write reproduces the committed file byte for byte", a.read() == b.read())
+
+
+def test_spec_edits(d):
+    rules = os.path.join(d, "spec", "rules.toml")
+    status = os.path.join(d, "spec", "status.toml")
+    with open(rules) as f:
+        rules_good = f.read()
+    with open(status) as f:
+        status_good = f.read()
+
+    edit(rules, 'statement = "0 is an invalid initial allocation priority."',
+         'statement = "Priority 0 is invalid."')
+    rc, err = run(d, "check")
+    want = sorted(["docs/rules.md", "host/src/gmc_rules_gen.c", "host/src/gmc_status_gen.c"])
+    case("a changed statement makes exactly its views stale", rc == 1 and stale_paths(err) == want,
+         f"{stale_paths(err)}")
+    with open(rules, "w") as f:
+        f.write(rules_good)
+
+    edit(rules, 'fail = { priority = 0 }', 'fail = { priority = 1 }')
+    rc, err = run(d, "check")
+    case("a changed case makes only the case file stale",
+         rc == 1 and stale_paths(err) == ["tests/host/rules_cases.h"], f"{stale_paths(err)}")
+    with open(rules, "w") as f:
+        f.write(rules_good)
+
+    edit(status, 'name = "GMC_E_BUSY"\ncode = -7', 'name = "GMC_E_BUSY"\ncode = -70')
+    rc, err = run(d, "check")
+    case("a changed status code makes the header stale",
+         rc == 1 and "include/gmc_status.h" in stale_paths(err), f"{stale_paths(err)}")
+    with open(status, "w") as f:
+        f.write(status_good)
+
+    rc, err = run(d, "check")
+    case("restored spec is fresh again", rc == 0, err.strip())
+
+
+def test_bad_specs(d):
+    rules = os.path.join(d, "spec", "rules.toml")
+    status = os.path.join(d, "spec", "status.toml")
+    bad = [
+        ("duplicate rule id", rules,
+         'id = "ALLOC_PRIORITY_NONZERO"', 'id = "ALLOC_SIZE_VALID"', "used twice"),
+        ("duplicate rule code", rules, "code = -1113", "code = -1112", "used twice"),
+        ("code outside its seed's block", rules, "code = -1113", "code = -1213", "block"),
+        ("rule status clashing with a general one", rules,
+         'status = "GMC_E_RULE_PRIORITY_ZERO"', 'status = "GMC_E_BUSY"', "GMC_E_RULE_"),
+        ("unknown flag name", rules,
+         'when = ["flags.PERMANENT_SYS_MEM"]', 'when = ["flags.PERMANENT_SYSMEM"]', "no macro"),
+        ("unknown flag word", rules,
+         'when = ["flags.PERMANENT_SYS_MEM"]', 'when = ["dxgk.PERMANENT_SYS_MEM"]', "unknown flag word"),
+        ("row without a failing case", rules, "fail = { priority = 0 }\n", "\n", "fail is missing"),
+        ("segment row naming an allocation flag", rules,
+         'then = ["seg.RESERVED_SYS_MEM"]', 'then = ["flags.CPU_VISIBLE"]', "seg.* flags only"),
+        ("case with an unknown field", rules,
+         "fail = { priority = 0 }", "fail = { prio = 0 }", "unknown case fields"),
+        ("case naming an undefined layout", rules,
+         'fail = { pitch = 0, layout = "pitch2" }', 'fail = { pitch = 0, layout = "nope" }', "not defined"),
+        ("custom row without a predicate", rules,
+         'check = "priority_nonzero"\n', "", "check"),
+        ("unknown seed", rules,
+         'seed = "004_cc4bdaa586ec47c0.txt"\nscope = "alloc"\nstatement = "Flags.Reserved',
+         'seed = "005.txt"\nscope = "alloc"\nstatement = "Flags.Reserved', "not a [[seed]]"),
+        ("duplicate general status code", status, "code = -8", "code = -7", "used twice"),
+        ("GMC_OK not zero", status, 'name = "GMC_OK"\ncode = 0', 'name = "GMC_OK"\ncode = 1', "GMC_OK"),
+        ("TOML syntax error", status, 'name = "GMC_OK"', 'name = "GMC_OK', ""),
+    ]
+    for name, path, old, new, needle in bad:
+        with open(path) as f:
+            good = f.read()
+        edit(path, old, new)
+        rc, err = run(d, "check")
+        ok = rc == 1 and err.startswith("spec:") and needle in err and "Traceback" not in err
+        case(f"refused: {name}", ok, err.strip())
+        with open(path, "w") as f:
+            f.write(good)
+    rc, err = run(d, "frobnicate")
+    case("unknown mode prints usage and exits 2", rc == 2 and "gen_host.py write" in err)
+
+
+def main():
+    print("gen_host:")
+    test_repo_fresh()
+    d = scratch()
+    try:
+        rc, err = run(d, "check")
+        case("scratch copy starts fresh", rc == 0, err.strip())
+        test_each_output_detected(d)
+        test_missing_and_write(d)
+        test_spec_edits(d)
+        test_bad_specs(d)
+    finally:
+        shutil.rmtree(d)
+    passed = sum(results)
+    failed = len(results) - passed
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
