@@ -175,10 +175,13 @@ $(BUILD)/xcheck/ok: spec/gmc.toml tools/gen_spec.py include/gmc_regs.h rtl/gmc_r
 	@echo "C and Verilog views agree on $$(wc -l < $(@D)/c.txt) constants"
 	@touch $@
 
-test: deps-test check-gen lint $(BUILD)/xcheck/ok $(TEST_BINS_rel) $(TEST_BINS_asan)
-	@for t in $(GEN_TESTS); do $(PYTHON) $$t || exit 1; done
-	ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  tools/run_tests.sh $(TEST_BINS_rel) $(TEST_BINS_asan)
+# Script tests print their own "name: N passed, M failed" line.
+SCRIPT_TESTS := $(GEN_TESTS) tests/install/test_install.sh
+
+test: deps-test check-gen lint $(BUILD)/xcheck/ok $(TEST_BINS_rel) $(TEST_BINS_asan) \
+      $(BUILD)/rel/lib/libgmc_sim.so
+	@BUILD=$(BUILD) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  tools/run_tests.sh $(SCRIPT_TESTS) $(TEST_BINS_rel) $(TEST_BINS_asan)
 
 # ------------------------------------------------------------------ bench
 

@@ -8,11 +8,17 @@ logdir=${TEST_LOGDIR:-build/test-logs}
 mkdir -p "$logdir"
 pass=0; fail=0; bad_bins=""
 for bin in "$@"; do
-  name=$(printf '%s' "$bin" | sed -e 's|^.*build/||' -e 's|/tests/|/|' -e 's|/|_|g')
+  name=$(printf '%s' "$bin" | sed -e 's|^.*build/||' -e 's|^tests/||' -e 's|/tests/|/|' -e 's|/|_|g')
   log="$logdir/$name.log"
   "$bin" >"$log" 2>&1; rc=$?
   p=$(grep -o '\[  PASSED  \] [0-9]* test(s)' "$log" | awk '{s+=$4} END {print s+0}')
   f=$(grep -o '\[  FAILED  \] [0-9]* test(s), listed below' "$log" | awk '{s+=$4} END {print s+0}')
+  # A plain test program reports its own "name: N passed, M failed" line.
+  plain=$(grep -E '^[A-Za-z_]+: [0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
+  if [ -n "$plain" ] && [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then
+    p=$(printf '%s' "$plain" | sed -E 's/^[^:]*: ([0-9]+) passed.*/\1/')
+    f=$(printf '%s' "$plain" | sed -E 's/.* ([0-9]+) failed.*/\1/')
+  fi
   if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi   # crashed or a non-cmocka check failed
   if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then p=1; fi    # a plain check program that exited 0
   pass=$((pass + p)); fail=$((fail + f))

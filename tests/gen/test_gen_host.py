@@ -4,7 +4,7 @@ really fails when one of them, or the spec, changes.
 
 Each case runs the generator as a program, in the repository or in a
 scratch copy of spec/, tools/, include/ and the generated files.
-Prints "N passed, M failed"; exits 1 when anything failed.
+Prints "gen_host: N passed, M failed"; exits 1 when anything failed.
 """
 import os
 import shutil
@@ -182,7 +182,7 @@ def main():
         shutil.rmtree(d)
     passed = sum(results)
     failed = len(results) - passed
-    print(f"{passed} passed, {failed} failed")
+    print(f"gen_host: {passed} passed, {failed} failed")
     return 1 if failed else 0
 
 

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# make install into a staging DESTDIR, then build tests/install/consumer.c
+# outside the tree against it: with pkg-config (shared) and statically.
+set -u
+build=${1:-${BUILD:-build}}
+stage=$(mktemp -d)
+out=$(mktemp -d)
+trap 'rm -rf "$stage" "$out"' EXIT
+pass=0; fail=0
+check() { if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $*"; fi; }
+expect='id 474d4300 segments 3
+segment 1 base 0 size 200000 flags 84
+segment 2 base 200000 size 5f0000 flags 88
+segment 3 base 80000000 size 1000000 flags 191
+aperture through BAR1'
+
+make -s install BUILD="$build" PREFIX=/opt/gmc DESTDIR="$stage" >"$out/install.log" 2>&1
+check test -f "$stage/opt/gmc/include/gmc/gmc_sim.h"
+check test -f "$stage/opt/gmc/lib/pkgconfig/gmc_sim.pc"
+export PKG_CONFIG_SYSROOT_DIR="$stage" PKG_CONFIG_PATH="$stage/opt/gmc/lib/pkgconfig"
+cp tests/install/consumer.c "$out/"
+(cd "$out" && cc -std=c11 -Wall -Werror consumer.c $(pkg-config --cflags --libs gmc_sim) -o shared) >>"$out/install.log" 2>&1
+check test -x "$out/shared"
+check test "$(LD_LIBRARY_PATH="$stage/opt/gmc/lib" "$out/shared" 2>&1)" = "$expect"
+(cd "$out" && cc -std=c11 -Wall -Werror consumer.c $(pkg-config --cflags gmc_sim) \
+   "$stage/opt/gmc/lib/libgmc_sim.a" $(pkg-config --libs-only-l --static gmc_sim | sed 's/-lgmc_sim//') \
+   -o static) >>"$out/install.log" 2>&1
+check test -x "$out/static"
+check test "$("$out/static" 2>&1)" = "$expect"
+[ "$fail" -eq 0 ] || cat "$out/install.log"
+echo "install: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
