@@ -58,7 +58,7 @@ COMMON_SRC:= $(sort $(wildcard tests/common/*.c))
 RTL_TESTS := $(sort $(wildcard tests/rtl/test_*.c))
 HOST_TESTS:= $(sort $(wildcard tests/host/test_*.c))
 
-.PHONY: all run test bench lint gen check-gen clean deps-test deps-bench install firmware
+.PHONY: all run test bench lint gen check-gen clean deps-test deps-bench install
 .DELETE_ON_ERROR:
 
 all: $(BUILD)/rel/lib/libgmc_sim.a $(BUILD)/rel/lib/libgmc_sim.so $(BUILD)/rel/bin/gmc-sim-tour
@@ -86,6 +86,11 @@ lint: deps-test
 	$(VERILATOR) --lint-only -Wall -Irtl --top-module $(TOP) +define+GMC_SIM_STRAPS $(RTL)
 	@mkdir -p $(BUILD)/lint
 	$(IVERILOG) -g2005 -Wall -Wno-sensitivity-entire-array -Irtl -s $(TOP) -o $(BUILD)/lint/gmc_top.vvp $(RTL)
+	@for b in $(FW_BOARDS); do \
+	  echo "$(VERILATOR) --lint-only -Wall ... --top-module gmc_board_$$b"; \
+	  $(VERILATOR) --lint-only -Wall -Irtl --top-module gmc_board_$$b $(RTL) $(FW_COMMON) \
+	    firmware/$$b/gmc_board_$$b.v || exit 1; \
+	done
 	@echo "lint: clean"
 
 # ------------------------------------------------------------ sim library
@@ -176,10 +181,11 @@ $(BUILD)/xcheck/ok: spec/gmc.toml tools/gen_spec.py include/gmc_regs.h rtl/gmc_r
 	@touch $@
 
 # Script tests print their own "name: N passed, M failed" line.
-SCRIPT_TESTS := $(GEN_TESTS) tests/install/test_install.sh
+# The bridge testbench is a vvp script (#! /usr/bin/vvp).
+SCRIPT_TESTS = $(GEN_TESTS) tests/install/test_install.sh tests/formal/test_formal.sh $(BUILD)/fw/tb/tb_fw_bridge.vvp
 
 test: deps-test check-gen lint $(BUILD)/xcheck/ok $(TEST_BINS_rel) $(TEST_BINS_asan) \
-      $(BUILD)/rel/lib/libgmc_sim.so
+      $(BUILD)/rel/lib/libgmc_sim.so $(BUILD)/fw/tb/tb_fw_bridge.vvp
 	@BUILD=$(BUILD) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  tools/run_tests.sh $(SCRIPT_TESTS) $(TEST_BINS_rel) $(TEST_BINS_asan)
 
@@ -199,8 +205,85 @@ $(BUILD)/bench/tb_bench.vvp: bench/tb_bench.v $(RTL) $(RTL_INC)
 
 BENCH_DEPS := $(BUILD)/rel/bin/bench-sim $(BUILD)/rel/bin/bench-alloc $(BUILD)/bench/tb_bench.vvp
 
-bench: deps-bench $(BENCH_DEPS)
-	$(PYTHON) bench/run_bench.py $(BUILD) --skip-fpga
+bench: deps-bench $(BENCH_DEPS) $(FW_BOARDS:%=$(BUILD)/fw/%/gmc.bin)
+	$(PYTHON) bench/run_bench.py $(BUILD) $(FW_BOARDS:%=$(BUILD)/fw/%/report.json)
+
+# --------------------------------------------------------------- firmware
+# iCE40 bitstreams (DESIGN.md 6, docs/boards.md). Per board, build/fw/<board>/
+# holds yosys.log, gmc.json, nextpnr.log, report.json (utilisation and
+# timing), gmc.asc and gmc.bin.
+#   make firmware              every board, plus build/fw/report.json
+#   make firmware-icebreaker   one board (or firmware-hx8k)
+#   make flash [BOARD=hx8k]    write the board's SPI flash (needs the board)
+#   make test-fw-gate          the bridge testbench on the synthesised UP5K netlist
+
+BOARD          ?= icebreaker
+FW_BOARDS      := icebreaker hx8k
+FW_FREQ        ?= 12
+OPENFPGALOADER ?= openFPGALoader
+FW_COMMON      := $(sort $(wildcard firmware/common/*.v))
+
+FW_SYNTH_icebreaker   := -spram -dsp
+FW_PNR_icebreaker     := --up5k --package sg48
+FW_SYNTH_hx8k         :=
+FW_PNR_hx8k           := --hx8k --package ct256
+
+.PHONY: firmware flash test-fw test-fw-gate $(FW_BOARDS:%=firmware-%)
+
+firmware: $(FW_BOARDS:%=$(BUILD)/fw/%/gmc.bin)
+	$(PYTHON) tools/fpga_report.py $(FW_BOARDS:%=$(BUILD)/fw/%/report.json) > $(BUILD)/fw/report.json
+	@cat $(BUILD)/fw/report.json
+
+define FW_BOARD_RULES
+$$(BUILD)/fw/$(1)/gmc.json: firmware/$(1)/gmc_board_$(1).v $$(FW_COMMON) $$(RTL) $$(RTL_INC)
+	@mkdir -p $$(@D)
+	$$(YOSYS) -q -l $$(@D)/yosys.log -p 'read_verilog -Irtl $$(RTL) $$(FW_COMMON) $$<; synth_ice40 $(FW_SYNTH_$(1)) -top gmc_board_$(1) -json $$@'
+
+# nextpnr fails when timing misses FW_FREQ; the log and report stay for reading.
+$$(BUILD)/fw/$(1)/gmc.asc: $$(BUILD)/fw/$(1)/gmc.json firmware/$(1)/$(1).pcf
+	$$(NEXTPNR) $(FW_PNR_$(1)) --freq $$(FW_FREQ) --json $$< --pcf firmware/$(1)/$(1).pcf --asc $$@ \
+	  --report $$(@D)/report.json -l $$(@D)/nextpnr.log -q
+
+$$(BUILD)/fw/$(1)/gmc.bin: $$(BUILD)/fw/$(1)/gmc.asc
+	$$(ICEPACK) $$< $$@
+
+firmware-$(1): $$(BUILD)/fw/$(1)/gmc.bin
+endef
+$(foreach b,$(FW_BOARDS),$(eval $(call FW_BOARD_RULES,$(b))))
+
+# openFPGALoader 0.10 has no icebreaker entry: ice40_generic is the FT2232H
+# + SPI flash wiring both boards use. It exits at once when no FTDI device
+# answers; the timeout guards against a device that stops mid-write.
+flash: $(BUILD)/fw/$(BOARD)/gmc.bin
+	@timeout 10 $(OPENFPGALOADER) -b ice40_generic --detect >/dev/null 2>&1 || \
+	  { echo "flash: no $(BOARD) board found (openFPGALoader -b ice40_generic --detect failed):" \
+	         "plug it in and check USB permissions" >&2; exit 1; }
+	timeout 300 $(OPENFPGALOADER) -b ice40_generic -f $<
+
+$(BUILD)/fw/tb/tb_fw_bridge.vvp: tests/fw/tb_fw_bridge.v $(FW_COMMON) firmware/icebreaker/gmc_board_icebreaker.v $(RTL) $(RTL_INC)
+	@mkdir -p $(@D)
+	$(IVERILOG) -g2005 -Wall -Wno-sensitivity-entire-array -Irtl -s tb_fw_bridge -o $@ \
+	  $< firmware/icebreaker/gmc_board_icebreaker.v $(FW_COMMON) $(RTL)
+
+test-fw: $(BUILD)/fw/tb/tb_fw_bridge.vvp
+	$(VVP) -n $<
+
+# Gate level: the iCEBreaker top synthesised with the testbench's parameters,
+# simulated with yosys's iCE40 cell models (SB_SPRAM256KA included).
+# (yosys-config is not always installed: the cell library sits beside the binary.)
+YOSYS_ICE40_SIM ?= $(dir $(shell command -v $(YOSYS)))../share/yosys/ice40/cells_sim.v
+FW_BRIDGE_SRC := $(filter-out firmware/common/gmc_fpga_core.v,$(FW_COMMON))
+
+$(BUILD)/fw/gate/gmc_board_icebreaker_syn.v: firmware/icebreaker/gmc_board_icebreaker.v $(FW_COMMON) $(RTL) $(RTL_INC)
+	@mkdir -p $(@D)
+	$(YOSYS) -q -l $(@D)/yosys.log -p 'read_verilog -Irtl $(RTL) $(FW_COMMON) $<; chparam -set TIMEOUT_LOG2 10 -set POR_LOG2 4 -set ACT_LOG2 4 gmc_board_icebreaker; synth_ice40 -spram -dsp -top gmc_board_icebreaker; write_verilog -noattr $@'
+
+$(BUILD)/fw/gate/tb_fw_bridge.vvp: tests/fw/tb_fw_bridge.v $(BUILD)/fw/gate/gmc_board_icebreaker_syn.v $(FW_BRIDGE_SRC)
+	$(IVERILOG) -g2005 -Wno-timescale -DGMC_GATE_SIM -DNO_ICE40_DEFAULT_ASSIGNMENTS -s tb_fw_bridge -o $@ \
+	  $^ $(YOSYS_ICE40_SIM)
+
+test-fw-gate: $(BUILD)/fw/gate/tb_fw_bridge.vvp
+	$(VVP) -n $<
 
 # ---------------------------------------------------------------- install
 

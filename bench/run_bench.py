@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Run every benchmark and write build/bench/results.json, a flat JSON
 object of name -> number. Ratios compare against baselines measured in the
-same run. Usage: run_bench.py BUILD_DIR [--skip-fpga]"""
+same run. Usage: run_bench.py BUILD_DIR [NEXTPNR_REPORT.json ...]"""
 import json
 import os
 import subprocess
@@ -35,7 +35,7 @@ def icarus_rate(vvp):
 
 def main():
     build = sys.argv[1]
-    skip_fpga = "--skip-fpga" in sys.argv
+    reports = sys.argv[2:]
     res = {}
     sim = run_json([os.path.join(build, "rel/bin/bench-sim"), "300000"])
     res.update(sim)
@@ -44,9 +44,11 @@ def main():
     res["icarus_bench_cycles"] = cycles
     res["sim_vs_icarus"] = round(sim["sim_cycles_per_s"] / rate, 1)
     res.update(run_json([os.path.join(build, "rel/bin/bench-alloc")]))
-    if not skip_fpga:
-        res.update(run_json([sys.executable, os.path.join(ROOT, "tools/fpga_report.py"),
-                             os.path.join(build, "fw")]))
+    if reports:
+        fpga = run_json([sys.executable, os.path.join(ROOT, "tools/fpga_report.py"), *reports])
+        # Numbers only: names of critical-path cells stay in build/fw/report.json.
+        res.update({k: int(v) if isinstance(v, bool) else v for k, v in fpga.items()
+                    if isinstance(v, (int, float))})
     os.makedirs(os.path.join(build, "bench"), exist_ok=True)
     path = os.path.join(build, "bench", "results.json")
     with open(path, "w") as f:

@@ -103,6 +103,63 @@ module gmc_axil_regif #(
         end
     end
 
+`ifdef FORMAL
+    // ---------------------------------------------------------------------
+    // AXI4-Lite slave properties (yosys -formal; tools/formal.sh proves them).
+    // Assumptions describe a legal master; assertions are this slave's duties.
+    reg f_past_valid = 1'b0;
+    always @(posedge clk) f_past_valid <= 1'b1;
+    always @(*) if (!f_past_valid) assume(rst);
+
+    // Requests accepted and responses given since reset.
+    reg [3:0] f_aw, f_w, f_b, f_ar, f_r;
+    always @(posedge clk) begin
+        if (rst) begin
+            f_aw <= 0; f_w <= 0; f_b <= 0; f_ar <= 0; f_r <= 0;
+        end else begin
+            f_aw <= f_aw + (s_axil_awvalid && s_axil_awready);
+            f_w  <= f_w  + (s_axil_wvalid && s_axil_wready);
+            f_b  <= f_b  + (s_axil_bvalid && s_axil_bready);
+            f_ar <= f_ar + (s_axil_arvalid && s_axil_arready);
+            f_r  <= f_r  + (s_axil_rvalid && s_axil_rready);
+        end
+    end
+
+    always @(posedge clk) if (f_past_valid && !$past(rst)) begin
+        // The master holds a request, unchanged, until it is taken.
+        if ($past(s_axil_awvalid && !s_axil_awready))
+            assume(s_axil_awvalid && s_axil_awaddr == $past(s_axil_awaddr));
+        if ($past(s_axil_wvalid && !s_axil_wready))
+            assume(s_axil_wvalid && s_axil_wdata == $past(s_axil_wdata)
+                   && s_axil_wstrb == $past(s_axil_wstrb));
+        if ($past(s_axil_arvalid && !s_axil_arready))
+            assume(s_axil_arvalid && s_axil_araddr == $past(s_axil_araddr));
+        // The slave holds a response, unchanged, until it is taken.
+        if ($past(s_axil_bvalid && !s_axil_bready))
+            assert(s_axil_bvalid && s_axil_bresp == $past(s_axil_bresp));
+        if ($past(s_axil_rvalid && !s_axil_rready))
+            assert(s_axil_rvalid && s_axil_rdata == $past(s_axil_rdata)
+                   && s_axil_rresp == $past(s_axil_rresp));
+    end
+
+    always @(*) if (f_past_valid && !rst) begin
+        // Bounded traffic keeps the counters from wrapping in the proof.
+        assume(f_aw < 4'd12 && f_ar < 4'd12);
+        // One response per request: never a response without a request.
+        assert(f_b <= f_aw && f_b <= f_w && f_r <= f_ar);
+        assert(f_aw - f_b <= 4'd1 + {3'd0, s_axil_bvalid} && f_w - f_b <= 4'd1 + {3'd0, s_axil_bvalid});
+        if (s_axil_bvalid) assert(f_b < f_aw && f_b < f_w);
+        if (s_axil_rvalid) assert(f_r < f_ar);
+        assert(f_ar - f_r == {3'd0, s_axil_rvalid});
+        // Internal state agrees with the counts (closes the induction).
+        assert(f_aw - f_b == {3'd0, aw_full_reg} + {3'd0, s_axil_bvalid});
+        assert(f_w - f_b == {3'd0, w_full_reg} + {3'd0, s_axil_bvalid});
+    end
+    always @(posedge clk) if (f_past_valid && $past(rst)) begin
+        assert(!s_axil_bvalid && !s_axil_rvalid);
+    end
+`endif
+
 endmodule
 
 `resetall

@@ -34,6 +34,9 @@ module gmc_top #(
     // Segment descriptors (DXGK_SEGMENTFLAGS layout for the flags).
     parameter integer SEG_COUNT = 3,
     parameter [63:0]  SEG1_BASE = 64'd0,
+    // A parent passing CPU_WINDOW_BYTES from an integer parameter makes the
+    // 32-bit concatenations below look unsized to Verilator.
+    /* verilator lint_off WIDTHCONCAT */
     parameter [63:0]  SEG1_SIZE = {32'd0, CPU_WINDOW_BYTES[31:0]},
     parameter [31:0]  SEG1_FLAGS = 32'h0000_0084,   // CpuVisible, PreservedDuringStandby
     parameter [63:0]  SEG1_CPU_OFFSET = 64'd0,
@@ -42,6 +45,7 @@ module gmc_top #(
     parameter [63:0]  SEG2_SIZE = {32'd0, PT_BASE_RESET - CPU_WINDOW_BYTES[31:0]},
     parameter [31:0]  SEG2_FLAGS = 32'h0000_0088,   // UseBanking, PreservedDuringStandby
     parameter [63:0]  SEG2_CPU_OFFSET = 64'd0,
+    /* verilator lint_on WIDTHCONCAT */
     parameter [7:0]   SEG2_BANKS = 8'd4,
     parameter [63:0]  SEG3_BASE = {32'd0, APERTURE_BASE},
     parameter [63:0]  SEG3_SIZE = APERTURE_PAGES * 4096,

@@ -5,10 +5,10 @@
 # When that is impossible, print the exact command to run and fail.
 set -u
 set_name=${1:-all}
-base="make gcc g++ python3 pkg-config zlib1g-dev verilator iverilog libcmocka-dev"
+base="make gcc g++ python3 pkg-config zlib1g-dev verilator iverilog libcmocka-dev yosys z3"
 case "$set_name" in
   test|run|lint) pkgs="$base" ;;
-  bench|firmware|all) pkgs="$base yosys nextpnr-ice40 fpga-icestorm openfpgaloader" ;;
+  bench|firmware|all) pkgs="$base nextpnr-ice40 fpga-icestorm openfpgaloader" ;;
   *) echo "deps.sh: unknown set '$set_name' (test|run|lint|bench|firmware|all)" >&2; exit 2 ;;
 esac
 missing=""

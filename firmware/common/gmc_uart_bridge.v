@@ -1,0 +1,725 @@
+// gmc: UART bridge: host packets to gmc_top's register and aperture slaves,
+// gmc_top's DMA master forwarded to the host. docs/uart-bridge.md is the spec.
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+// Three independent engines share one serial link:
+//   command   REG_RD/REG_WR (AXI4-Lite master), AP_RD/AP_WR (one 64-bit
+//             beat on the AXI4 aperture master), PING, DMA_ABORT. One
+//             command at a time; each gets exactly one reply or ERR. The
+//             slave's response is held (RREADY/BREADY low) until its reply
+//             packet has been sent, so the reply needs no copy.
+//   DMA read  an AR burst from gmc_top is sent upstream as DMA_RD_REQ; the
+//             host answers with one DMA_RD_DATA packet per beat, which goes
+//             through a one-beat holding register onto R.
+//   DMA write an AW burst is sent as DMA_WR_REQ, each W beat as DMA_WR_DATA
+//             (W is taken when its packet has gone out); the host answers
+//             DMA_WR_RESP, which becomes B.
+// The receive path never waits on the DMA engines or the transmitter: a
+// packet that cannot be taken is answered with ERR. A host that never
+// answers a DMA request stalls only that DMA engine; DMA_ABORT completes
+// the stalled burst with SLVERR.
+module gmc_uart_bridge #(
+    // Clock cycles per UART bit (clock / baud), at least 4.
+    parameter integer CLKS_PER_BIT = 4,
+    // Inter-byte timeout inside a received frame: 2^TIMEOUT_LOG2 cycles.
+    parameter integer TIMEOUT_LOG2 = 17,
+    // AXI ID widths: aperture master, DMA slave.
+    parameter integer M_ID_WIDTH = 4,
+    parameter integer S_ID_WIDTH = 4
+) (
+    input  wire                  clk,
+    input  wire                  rst,
+
+    // ---------------------------------------------------------- serial link
+    input  wire                  rxd,
+    output wire                  txd,
+
+    // ------------------------------------- AXI4-Lite master to the registers
+    output wire [15:0]           m_axil_awaddr,
+    output wire [2:0]            m_axil_awprot,
+    output wire                  m_axil_awvalid,
+    input  wire                  m_axil_awready,
+    output wire [31:0]           m_axil_wdata,
+    output wire [3:0]            m_axil_wstrb,
+    output wire                  m_axil_wvalid,
+    input  wire                  m_axil_wready,
+    input  wire [1:0]            m_axil_bresp,
+    input  wire                  m_axil_bvalid,
+    output wire                  m_axil_bready,
+    output wire [15:0]           m_axil_araddr,
+    output wire [2:0]            m_axil_arprot,
+    output wire                  m_axil_arvalid,
+    input  wire                  m_axil_arready,
+    input  wire [31:0]           m_axil_rdata,
+    input  wire [1:0]            m_axil_rresp,
+    input  wire                  m_axil_rvalid,
+    output wire                  m_axil_rready,
+
+    // ----------------------------------------- AXI4 master to the aperture
+    output wire [M_ID_WIDTH-1:0] m_axi_awid,
+    output wire [31:0]           m_axi_awaddr,
+    output wire [7:0]            m_axi_awlen,
+    output wire [2:0]            m_axi_awsize,
+    output wire [1:0]            m_axi_awburst,
+    output wire                  m_axi_awlock,
+    output wire [3:0]            m_axi_awcache,
+    output wire [2:0]            m_axi_awprot,
+    output wire                  m_axi_awvalid,
+    input  wire                  m_axi_awready,
+    output wire [63:0]           m_axi_wdata,
+    output wire [7:0]            m_axi_wstrb,
+    output wire                  m_axi_wlast,
+    output wire                  m_axi_wvalid,
+    input  wire                  m_axi_wready,
+    input  wire [M_ID_WIDTH-1:0] m_axi_bid,
+    input  wire [1:0]            m_axi_bresp,
+    input  wire                  m_axi_bvalid,
+    output wire                  m_axi_bready,
+    output wire [M_ID_WIDTH-1:0] m_axi_arid,
+    output wire [31:0]           m_axi_araddr,
+    output wire [7:0]            m_axi_arlen,
+    output wire [2:0]            m_axi_arsize,
+    output wire [1:0]            m_axi_arburst,
+    output wire                  m_axi_arlock,
+    output wire [3:0]            m_axi_arcache,
+    output wire [2:0]            m_axi_arprot,
+    output wire                  m_axi_arvalid,
+    input  wire                  m_axi_arready,
+    input  wire [M_ID_WIDTH-1:0] m_axi_rid,
+    input  wire [63:0]           m_axi_rdata,
+    input  wire [1:0]            m_axi_rresp,
+    input  wire                  m_axi_rlast,
+    input  wire                  m_axi_rvalid,
+    output wire                  m_axi_rready,
+
+    // --------------------------------- AXI4 slave for the DMA master (to host)
+    input  wire [S_ID_WIDTH-1:0] s_axi_awid,
+    input  wire [47:0]           s_axi_awaddr,
+    input  wire [7:0]            s_axi_awlen,
+    input  wire [2:0]            s_axi_awsize,
+    input  wire [1:0]            s_axi_awburst,
+    input  wire                  s_axi_awlock,
+    input  wire [3:0]            s_axi_awcache,
+    input  wire [2:0]            s_axi_awprot,
+    input  wire                  s_axi_awvalid,
+    output wire                  s_axi_awready,
+    input  wire [63:0]           s_axi_wdata,
+    input  wire [7:0]            s_axi_wstrb,
+    input  wire                  s_axi_wlast,
+    input  wire                  s_axi_wvalid,
+    output wire                  s_axi_wready,
+    output wire [S_ID_WIDTH-1:0] s_axi_bid,
+    output wire [1:0]            s_axi_bresp,
+    output wire                  s_axi_bvalid,
+    input  wire                  s_axi_bready,
+    input  wire [S_ID_WIDTH-1:0] s_axi_arid,
+    input  wire [47:0]           s_axi_araddr,
+    input  wire [7:0]            s_axi_arlen,
+    input  wire [2:0]            s_axi_arsize,
+    input  wire [1:0]            s_axi_arburst,
+    input  wire                  s_axi_arlock,
+    input  wire [3:0]            s_axi_arcache,
+    input  wire [2:0]            s_axi_arprot,
+    input  wire                  s_axi_arvalid,
+    output wire                  s_axi_arready,
+    output wire [S_ID_WIDTH-1:0] s_axi_rid,
+    output wire [63:0]           s_axi_rdata,
+    output wire [1:0]            s_axi_rresp,
+    output wire                  s_axi_rlast,
+    output wire                  s_axi_rvalid,
+    input  wire                  s_axi_rready,
+
+    // ------------------------------------------------------------- misc
+    // Interrupt level from gmc_top; changes are reported upstream.
+    input  wire                  irq,
+    // One-cycle pulse per packet received or sent (for an activity LED).
+    output wire                  activity
+);
+
+    // ------------------------------------------------------------ protocol
+
+    localparam integer MAX_LEN = 13;
+    localparam [7:0] VERSION = 8'h01;
+
+    // Opcodes, host to board.
+    localparam [7:0] OP_REG_RD = 8'h01, OP_REG_WR = 8'h02, OP_AP_RD = 8'h03, OP_AP_WR = 8'h04,
+                     OP_PING = 8'h05, OP_DMA_ABORT = 8'h06, OP_DMA_RD_DATA = 8'h10,
+                     OP_DMA_WR_RESP = 8'h11;
+    // Opcodes, board to host (replies are the command opcode | 0x80).
+    localparam [7:0] OP_DMA_RD_REQ = 8'h90, OP_DMA_WR_REQ = 8'h91, OP_DMA_WR_DATA = 8'h92,
+                     OP_IRQ = 8'hA0, OP_ERR = 8'hE0;
+    // ERR codes (1, 2, 4 and 5 come from the packet receiver).
+    localparam [3:0] E_OPCODE = 4'd3, E_BUSY = 4'd6, E_STATE = 4'd7, E_SEQ = 4'd8;
+
+    localparam [1:0] RESP_SLVERR = 2'd2;
+
+    // Command engine.
+    localparam [1:0] C_IDLE = 2'd0, C_ISSUE = 2'd1, C_WAIT = 2'd2, C_REPLY = 2'd3;
+    // DMA read engine.
+    localparam [1:0] R_IDLE = 2'd0, R_REQ = 2'd1, R_DATA = 2'd2;
+    // DMA write engine.
+    localparam [2:0] W_IDLE = 3'd0, W_REQ = 3'd1, W_DATA = 3'd2, W_RESP = 3'd3, W_B = 3'd4;
+    // Transmit sources, in priority order.
+    localparam [2:0] SRC_REPLY = 3'd0, SRC_ERR = 3'd1, SRC_IRQ = 3'd2, SRC_RD_REQ = 3'd3,
+                     SRC_WR_REQ = 3'd4, SRC_WR_DATA = 3'd5;
+
+    initial begin
+        if (M_ID_WIDTH < 1 || M_ID_WIDTH > 8 || S_ID_WIDTH < 1 || S_ID_WIDTH > 8)
+            $error("gmc_uart_bridge: ID widths must be 1..8 (instance %m)");
+    end
+
+    // Payload length of each host-to-board opcode; 4'hF: unknown opcode.
+    function [3:0] req_len;
+        input [7:0] op;
+        begin
+            case (op)
+                OP_REG_RD:      req_len = 4'd2;
+                OP_REG_WR:      req_len = 4'd7;
+                OP_AP_RD:       req_len = 4'd4;
+                OP_AP_WR:       req_len = 4'd13;
+                OP_PING:        req_len = 4'd1;
+                OP_DMA_ABORT:   req_len = 4'd0;
+                OP_DMA_RD_DATA: req_len = 4'd10;
+                OP_DMA_WR_RESP: req_len = 4'd1;
+                default:        req_len = 4'hF;
+            endcase
+        end
+    endfunction
+
+    function [7:0] byte32;
+        input [31:0] v;
+        input [1:0]  i;
+        begin
+            byte32 = v[8*i +: 8];
+        end
+    endfunction
+
+    function [7:0] byte64;
+        input [63:0] v;
+        input [2:0]  i;
+        begin
+            byte64 = v[8*i +: 8];
+        end
+    endfunction
+
+    // ------------------------------------------------------------- receive
+
+    wire [7:0] rx_data;
+    wire       rx_valid, rx_ready, rx_frame_err, rx_overrun;
+
+    gmc_uart_rx #(
+        .CLKS_PER_BIT(CLKS_PER_BIT)
+    ) u_rx (
+        .clk(clk), .rst(rst), .rxd(rxd),
+        .m_data(rx_data), .m_valid(rx_valid), .m_ready(rx_ready),
+        .frame_err(rx_frame_err), .overrun(rx_overrun)
+    );
+
+    wire                 pkt_valid;
+    wire [2:0]           pkt_err;
+    wire [7:0]           pkt_op, pkt_len;
+    wire [8*MAX_LEN-1:0] pkt_buf;
+    reg  [1:0]           cmd_state_reg;
+
+    gmc_bridge_pkt_rx #(
+        .MAX_LEN(MAX_LEN), .TIMEOUT_LOG2(TIMEOUT_LOG2)
+    ) u_pkt_rx (
+        .clk(clk), .rst(rst),
+        .s_data(rx_data), .s_valid(rx_valid), .s_ready(rx_ready), .s_frame_err(rx_frame_err),
+        .hold(cmd_state_reg == C_ISSUE),
+        .pkt_valid(pkt_valid), .pkt_err(pkt_err), .pkt_op(pkt_op), .pkt_len(pkt_len),
+        .pkt_buf(pkt_buf)
+    );
+
+    // Payload fields: with LEN = L, byte i is at pkt_buf[8*(13-L+i)].
+    wire [15:0] f_reg_rd_addr  = pkt_buf[88 +: 16];  // REG_RD      L=2
+    wire [15:0] f_reg_wr_addr  = pkt_buf[48 +: 16];  // REG_WR      L=7
+    wire [31:0] f_reg_wr_data  = pkt_buf[64 +: 32];
+    wire [3:0]  f_reg_wr_strb  = pkt_buf[96 +: 4];
+    wire [31:0] f_ap_rd_addr   = pkt_buf[72 +: 32];  // AP_RD       L=4
+    wire [31:0] f_ap_wr_addr   = pkt_buf[0 +: 32];   // AP_WR       L=13
+    wire [7:0]  f_ap_wr_strb   = pkt_buf[32 +: 8];
+    wire [63:0] f_ap_wr_data   = pkt_buf[40 +: 64];
+    wire [7:0]  f_ping_nonce   = pkt_buf[96 +: 8];   // PING        L=1
+    wire [7:0]  f_rd_beat      = pkt_buf[24 +: 8];   // DMA_RD_DATA L=10
+    wire [1:0]  f_rd_resp      = pkt_buf[32 +: 2];
+    wire [63:0] f_rd_data      = pkt_buf[40 +: 64];
+    wire [1:0]  f_wr_resp      = pkt_buf[96 +: 2];   // DMA_WR_RESP L=1
+
+    // ----------------------------------------------------------- state
+
+    // Command engine.
+    reg  [2:0]  cmd_op_reg;        // low bits of the command opcode
+    reg  [7:0]  cmd_nonce_reg;
+    reg         cmd_aw_done_reg, cmd_w_done_reg;
+
+    // ERR slot: one pending report; later ones are counted as lost.
+    reg         err_valid_reg;
+    reg  [3:0]  err_code_reg;
+    reg  [7:0]  err_op_reg;
+    reg         err_lost_reg, overrun_reg;
+
+    // IRQ level last reported upstream.
+    reg         irq_sent_reg;
+
+    // DMA read engine.
+    reg  [1:0]            rd_state_reg;
+    reg  [S_ID_WIDTH-1:0] rd_id_reg;
+    reg  [7:0]            rd_len_reg;
+    reg  [8:0]            rd_next_reg;    // next beat expected from the host
+    reg                   rd_abort_reg;
+    reg                   r_valid_reg, r_last_reg;
+    reg  [63:0]           r_data_reg;
+    reg  [1:0]            r_resp_reg;
+
+    // DMA write engine.
+    reg  [2:0]            wr_state_reg;
+    reg  [S_ID_WIDTH-1:0] wr_id_reg;
+    reg  [7:0]            wr_len_reg;
+    reg  [7:0]            wr_beat_reg;
+    reg                   wr_abort_reg;
+    reg  [1:0]            b_resp_reg;
+
+    // Transmitter.
+    reg  [2:0]  tx_src_reg;
+    wire        tx_idle, tx_done;
+
+    wire [7:0] status = {3'd0, err_lost_reg, overrun_reg, wr_state_reg != W_IDLE,
+                         rd_state_reg != R_IDLE, irq};
+
+    // --------------------------------------------------- packet dispatch
+
+    wire [3:0] exp_len = req_len(pkt_op);
+    wire       is_cmd  = (pkt_op[7:3] == 5'd0) && (pkt_op[2:0] != 3'd0) && (pkt_op[2:0] != 3'd7);
+
+    reg        h_err, h_cmd, h_rd_load, h_wr_resp;
+    reg  [3:0] h_code;
+
+    always @* begin
+        h_err = 1'b0;
+        h_code = 4'd0;
+        h_cmd = 1'b0;
+        h_rd_load = 1'b0;
+        h_wr_resp = 1'b0;
+        if (pkt_valid) begin
+            if (pkt_err != 3'd0) begin
+                h_err = 1'b1;
+                h_code = {1'b0, pkt_err};
+            end else if (exp_len == 4'hF) begin
+                h_err = 1'b1;
+                h_code = E_OPCODE;
+            end else if (pkt_len != {4'd0, exp_len}) begin
+                h_err = 1'b1;
+                h_code = 4'd2;
+            end else if (is_cmd) begin
+                if (cmd_state_reg != C_IDLE) begin
+                    h_err = 1'b1;
+                    h_code = E_BUSY;
+                end else begin
+                    h_cmd = 1'b1;
+                end
+            end else if (pkt_op == OP_DMA_RD_DATA) begin
+                if (rd_state_reg != R_DATA || rd_abort_reg) begin
+                    h_err = 1'b1;
+                    h_code = E_STATE;
+                end else if ({1'b0, f_rd_beat} != rd_next_reg) begin
+                    h_err = 1'b1;
+                    h_code = E_SEQ;
+                end else if (r_valid_reg) begin
+                    h_err = 1'b1;
+                    h_code = E_BUSY;
+                end else begin
+                    h_rd_load = 1'b1;
+                end
+            end else begin
+                if (wr_state_reg != W_RESP || wr_abort_reg) begin
+                    h_err = 1'b1;
+                    h_code = E_STATE;
+                end else begin
+                    h_wr_resp = 1'b1;
+                end
+            end
+        end
+    end
+
+    // ------------------------------------------------------ command engine
+
+    wire op_reg_rd = (cmd_op_reg == OP_REG_RD[2:0]);
+    wire op_reg_wr = (cmd_op_reg == OP_REG_WR[2:0]);
+    wire op_ap_rd  = (cmd_op_reg == OP_AP_RD[2:0]);
+    wire op_ap_wr  = (cmd_op_reg == OP_AP_WR[2:0]);
+    wire op_ping   = (cmd_op_reg == OP_PING[2:0]);
+    wire issuing   = (cmd_state_reg == C_ISSUE);
+    wire reply_done = tx_done && (tx_src_reg == SRC_REPLY);
+
+    assign m_axil_awaddr  = f_reg_wr_addr;
+    assign m_axil_awprot  = 3'b000;
+    assign m_axil_awvalid = issuing && op_reg_wr && !cmd_aw_done_reg;
+    assign m_axil_wdata   = f_reg_wr_data;
+    assign m_axil_wstrb   = f_reg_wr_strb;
+    assign m_axil_wvalid  = issuing && op_reg_wr && !cmd_w_done_reg;
+    assign m_axil_bready  = reply_done && op_reg_wr;
+    assign m_axil_araddr  = f_reg_rd_addr;
+    assign m_axil_arprot  = 3'b000;
+    assign m_axil_arvalid = issuing && op_reg_rd;
+    assign m_axil_rready  = reply_done && op_reg_rd;
+
+    assign m_axi_awid    = {M_ID_WIDTH{1'b0}};
+    assign m_axi_awaddr  = f_ap_wr_addr;
+    assign m_axi_awlen   = 8'd0;
+    assign m_axi_awsize  = 3'd3;
+    assign m_axi_awburst = 2'd1;
+    assign m_axi_awlock  = 1'b0;
+    assign m_axi_awcache = 4'b0000;
+    assign m_axi_awprot  = 3'b000;
+    assign m_axi_awvalid = issuing && op_ap_wr && !cmd_aw_done_reg;
+    assign m_axi_wdata   = f_ap_wr_data;
+    assign m_axi_wstrb   = f_ap_wr_strb;
+    assign m_axi_wlast   = 1'b1;
+    assign m_axi_wvalid  = issuing && op_ap_wr && !cmd_w_done_reg;
+    assign m_axi_bready  = reply_done && op_ap_wr;
+    assign m_axi_arid    = {M_ID_WIDTH{1'b0}};
+    assign m_axi_araddr  = f_ap_rd_addr;
+    assign m_axi_arlen   = 8'd0;
+    assign m_axi_arsize  = 3'd3;
+    assign m_axi_arburst = 2'd1;
+    assign m_axi_arlock  = 1'b0;
+    assign m_axi_arcache = 4'b0000;
+    assign m_axi_arprot  = 3'b000;
+    assign m_axi_arvalid = issuing && op_ap_rd;
+    assign m_axi_rready  = reply_done && op_ap_rd;
+
+    // Address and data phases of the current command, done by the end of this cycle.
+    wire aw_done = cmd_aw_done_reg || (m_axil_awvalid && m_axil_awready)
+                                   || (m_axi_awvalid && m_axi_awready);
+    wire w_done  = cmd_w_done_reg || (m_axil_wvalid && m_axil_wready)
+                                  || (m_axi_wvalid && m_axi_wready);
+    wire issued  = (op_reg_rd && m_axil_arready) || (op_ap_rd && m_axi_arready)
+                || ((op_reg_wr || op_ap_wr) && aw_done && w_done);
+    wire resp_in = (op_reg_rd && m_axil_rvalid) || (op_reg_wr && m_axil_bvalid)
+                || (op_ap_rd && m_axi_rvalid) || (op_ap_wr && m_axi_bvalid);
+
+    always @(posedge clk) begin
+        case (cmd_state_reg)
+            C_IDLE: begin
+                if (h_cmd) begin
+                    cmd_op_reg <= pkt_op[2:0];
+                    cmd_nonce_reg <= f_ping_nonce;
+                    cmd_aw_done_reg <= 1'b0;
+                    cmd_w_done_reg <= 1'b0;
+                    cmd_state_reg <= (pkt_op == OP_PING || pkt_op == OP_DMA_ABORT) ? C_REPLY : C_ISSUE;
+                end
+            end
+            C_ISSUE: begin
+                cmd_aw_done_reg <= aw_done;
+                cmd_w_done_reg <= w_done;
+                if (issued)
+                    cmd_state_reg <= C_WAIT;
+            end
+            C_WAIT: begin
+                if (resp_in)
+                    cmd_state_reg <= C_REPLY;
+            end
+            default: begin
+                if (reply_done)
+                    cmd_state_reg <= C_IDLE;
+            end
+        endcase
+
+        if (rst)
+            cmd_state_reg <= C_IDLE;
+    end
+
+    // ------------------------------------------------- ERR slot and flags
+
+    wire err_done = tx_done && (tx_src_reg == SRC_ERR);
+
+    always @(posedge clk) begin
+        if (err_done)
+            err_valid_reg <= 1'b0;
+        if (h_err) begin
+            if (!err_valid_reg || err_done) begin
+                err_valid_reg <= 1'b1;
+                err_code_reg <= h_code;
+                err_op_reg <= pkt_op;
+            end else begin
+                err_lost_reg <= 1'b1;
+            end
+        end
+        if (rx_overrun)
+            overrun_reg <= 1'b1;
+        // PING reports the sticky flags and clears them.
+        if (reply_done && op_ping) begin
+            err_lost_reg <= 1'b0;
+            overrun_reg <= 1'b0;
+        end
+
+        if (rst) begin
+            err_valid_reg <= 1'b0;
+            err_lost_reg <= 1'b0;
+            overrun_reg <= 1'b0;
+        end
+    end
+
+    // ----------------------------------------------------- DMA read engine
+
+    wire abort_now = h_cmd && (pkt_op == OP_DMA_ABORT);
+    wire rdreq_done = tx_done && (tx_src_reg == SRC_RD_REQ);
+    // Aborted: the bridge fills the remaining beats itself with SLVERR.
+    wire rd_fill = rd_abort_reg && !r_valid_reg && (rd_next_reg <= {1'b0, rd_len_reg});
+
+    assign s_axi_arready = (rd_state_reg == R_REQ) && rdreq_done;
+    assign s_axi_rid     = rd_id_reg;
+    assign s_axi_rdata   = r_data_reg;
+    assign s_axi_rresp   = r_resp_reg;
+    assign s_axi_rlast   = r_last_reg;
+    assign s_axi_rvalid  = r_valid_reg;
+
+    always @(posedge clk) begin
+        case (rd_state_reg)
+            R_IDLE: begin
+                if (s_axi_arvalid)
+                    rd_state_reg <= R_REQ;
+            end
+            R_REQ: begin
+                if (rdreq_done) begin
+                    rd_id_reg <= s_axi_arid;
+                    rd_len_reg <= s_axi_arlen;
+                    rd_next_reg <= 9'd0;
+                    rd_abort_reg <= 1'b0;
+                    rd_state_reg <= R_DATA;
+                end
+            end
+            default: begin
+                if (s_axi_rvalid && s_axi_rready) begin
+                    r_valid_reg <= 1'b0;
+                    if (r_last_reg)
+                        rd_state_reg <= R_IDLE;
+                end
+                if (h_rd_load || rd_fill) begin
+                    r_valid_reg <= 1'b1;
+                    r_data_reg <= h_rd_load ? f_rd_data : 64'd0;
+                    r_resp_reg <= h_rd_load ? f_rd_resp : RESP_SLVERR;
+                    r_last_reg <= (rd_next_reg[7:0] == rd_len_reg);
+                    rd_next_reg <= rd_next_reg + 9'd1;
+                end
+                if (abort_now)
+                    rd_abort_reg <= 1'b1;
+            end
+        endcase
+
+        if (rst) begin
+            rd_state_reg <= R_IDLE;
+            rd_abort_reg <= 1'b0;
+            r_valid_reg <= 1'b0;
+            rd_next_reg <= 9'd0;
+        end
+    end
+
+    // ---------------------------------------------------- DMA write engine
+
+    wire wrreq_done  = tx_done && (tx_src_reg == SRC_WR_REQ);
+    wire wrdata_done = tx_done && (tx_src_reg == SRC_WR_DATA);
+    wire wr_sending  = !tx_idle && (tx_src_reg == SRC_WR_DATA);
+    // Aborted: remaining beats are taken without being forwarded.
+    wire wr_drain    = (wr_state_reg == W_DATA) && wr_abort_reg && !wr_sending && s_axi_wvalid;
+
+    assign s_axi_awready = (wr_state_reg == W_REQ) && wrreq_done;
+    assign s_axi_wready  = ((wr_state_reg == W_DATA) && wrdata_done) || wr_drain;
+    assign s_axi_bid     = wr_id_reg;
+    assign s_axi_bresp   = b_resp_reg;
+    assign s_axi_bvalid  = (wr_state_reg == W_B);
+
+    always @(posedge clk) begin
+        case (wr_state_reg)
+            W_IDLE: begin
+                if (s_axi_awvalid)
+                    wr_state_reg <= W_REQ;
+            end
+            W_REQ: begin
+                if (wrreq_done) begin
+                    wr_id_reg <= s_axi_awid;
+                    wr_len_reg <= s_axi_awlen;
+                    wr_beat_reg <= 8'd0;
+                    wr_abort_reg <= 1'b0;
+                    wr_state_reg <= W_DATA;
+                end
+            end
+            W_DATA: begin
+                if (s_axi_wready) begin
+                    wr_beat_reg <= wr_beat_reg + 8'd1;
+                    if (wr_beat_reg == wr_len_reg)
+                        wr_state_reg <= W_RESP;
+                end
+                if (abort_now)
+                    wr_abort_reg <= 1'b1;
+            end
+            W_RESP: begin
+                if (wr_abort_reg || abort_now) begin
+                    b_resp_reg <= RESP_SLVERR;
+                    wr_state_reg <= W_B;
+                end else if (h_wr_resp) begin
+                    b_resp_reg <= f_wr_resp;
+                    wr_state_reg <= W_B;
+                end
+            end
+            default: begin
+                if (s_axi_bready)
+                    wr_state_reg <= W_IDLE;
+            end
+        endcase
+
+        if (rst) begin
+            wr_state_reg <= W_IDLE;
+            wr_abort_reg <= 1'b0;
+        end
+    end
+
+    // --------------------------------------------------------- transmit
+
+    wire req_reply  = (cmd_state_reg == C_REPLY);
+    wire req_err    = err_valid_reg;
+    wire req_irq    = (irq != irq_sent_reg);
+    wire req_rdreq  = (rd_state_reg == R_REQ);
+    wire req_wrreq  = (wr_state_reg == W_REQ);
+    wire req_wrdata = (wr_state_reg == W_DATA) && s_axi_wvalid && !wr_abort_reg;
+
+    reg  [2:0] pick_src;
+    reg  [7:0] pick_op;
+    reg  [3:0] pick_len;
+
+    always @* begin
+        pick_src = SRC_REPLY;
+        pick_op = {5'b10000, cmd_op_reg};
+        case (cmd_op_reg)
+            OP_REG_RD[2:0]: pick_len = 4'd5;
+            OP_AP_RD[2:0]:  pick_len = 4'd9;
+            OP_PING[2:0]:   pick_len = 4'd3;
+            default:        pick_len = 4'd1;
+        endcase
+        if (!req_reply) begin
+            if (req_err) begin
+                pick_src = SRC_ERR;
+                pick_op = OP_ERR;
+                pick_len = 4'd4;
+            end else if (req_irq) begin
+                pick_src = SRC_IRQ;
+                pick_op = OP_IRQ;
+                pick_len = 4'd1;
+            end else if (req_rdreq) begin
+                pick_src = SRC_RD_REQ;
+                pick_op = OP_DMA_RD_REQ;
+                pick_len = 4'd10;
+            end else if (req_wrreq) begin
+                pick_src = SRC_WR_REQ;
+                pick_op = OP_DMA_WR_REQ;
+                pick_len = 4'd10;
+            end else begin
+                pick_src = SRC_WR_DATA;
+                pick_op = OP_DMA_WR_DATA;
+                pick_len = 4'd10;
+            end
+        end
+    end
+
+    wire tx_start = tx_idle && (req_reply || req_err || req_irq || req_rdreq || req_wrreq || req_wrdata);
+
+    always @(posedge clk) begin
+        if (tx_start) begin
+            tx_src_reg <= pick_src;
+            if (pick_src == SRC_IRQ)
+                irq_sent_reg <= irq;
+        end
+
+        if (rst)
+            irq_sent_reg <= 1'b0;
+    end
+
+    // Payload bytes of the packet being sent, straight from their sources.
+    wire [3:0] tx_idx;
+    reg  [7:0] tx_byte;
+    wire [3:0] tx_idx_m1 = tx_idx - 4'd1;
+    wire [3:0] tx_idx_m2 = tx_idx - 4'd2;
+
+    always @* begin
+        tx_byte = 8'd0;
+        case (tx_src_reg)
+            SRC_REPLY: begin
+                case (cmd_op_reg)
+                    OP_REG_RD[2:0]: tx_byte = (tx_idx == 4'd0) ? {6'd0, m_axil_rresp}
+                                            : byte32(m_axil_rdata, tx_idx_m1[1:0]);
+                    OP_REG_WR[2:0]: tx_byte = {6'd0, m_axil_bresp};
+                    OP_AP_RD[2:0]:  tx_byte = (tx_idx == 4'd0) ? {6'd0, m_axi_rresp}
+                                            : byte64(m_axi_rdata, tx_idx_m1[2:0]);
+                    OP_AP_WR[2:0]:  tx_byte = {6'd0, m_axi_bresp};
+                    OP_PING[2:0]:   tx_byte = (tx_idx == 4'd0) ? cmd_nonce_reg
+                                            : (tx_idx == 4'd1) ? VERSION : status;
+                    default:        tx_byte = status;
+                endcase
+            end
+            SRC_ERR: begin
+                case (tx_idx[1:0])
+                    2'd0: tx_byte = {4'd0, err_code_reg};
+                    2'd1: tx_byte = err_op_reg;
+                    2'd2: tx_byte = rd_next_reg[7:0];
+                    default: tx_byte = status;
+                endcase
+            end
+            SRC_IRQ: tx_byte = {7'd0, irq_sent_reg};
+            SRC_RD_REQ, SRC_WR_REQ: begin
+                case (tx_idx)
+                    4'd0: tx_byte = (tx_src_reg == SRC_RD_REQ) ? {{(8 - S_ID_WIDTH){1'b0}}, s_axi_arid}
+                                                               : {{(8 - S_ID_WIDTH){1'b0}}, s_axi_awid};
+                    4'd7: tx_byte = (tx_src_reg == SRC_RD_REQ) ? s_axi_arlen : s_axi_awlen;
+                    4'd8: tx_byte = {5'd0, (tx_src_reg == SRC_RD_REQ) ? s_axi_arsize : s_axi_awsize};
+                    4'd9: tx_byte = {6'd0, (tx_src_reg == SRC_RD_REQ) ? s_axi_arburst : s_axi_awburst};
+                    default: tx_byte = byte64((tx_src_reg == SRC_RD_REQ) ? {16'd0, s_axi_araddr}
+                                                                         : {16'd0, s_axi_awaddr},
+                                              tx_idx_m1[2:0]);
+                endcase
+            end
+            default: begin
+                case (tx_idx)
+                    4'd0: tx_byte = wr_beat_reg;
+                    4'd1: tx_byte = s_axi_wstrb;
+                    default: tx_byte = byte64(s_axi_wdata, tx_idx_m2[2:0]);
+                endcase
+            end
+        endcase
+    end
+
+    wire [7:0] tx_data;
+    wire       tx_valid, tx_ready;
+
+    gmc_bridge_pkt_tx #(
+        .LEN_WIDTH(4)
+    ) u_pkt_tx (
+        .clk(clk), .rst(rst),
+        .start_valid(tx_start), .start_ready(tx_idle), .start_op(pick_op), .start_len(pick_len),
+        .byte_idx(tx_idx), .byte_data(tx_byte), .done(tx_done),
+        .m_data(tx_data), .m_valid(tx_valid), .m_ready(tx_ready)
+    );
+
+    gmc_uart_tx #(
+        .CLKS_PER_BIT(CLKS_PER_BIT)
+    ) u_tx (
+        .clk(clk), .rst(rst),
+        .s_data(tx_data), .s_valid(tx_valid), .s_ready(tx_ready),
+        .txd(txd)
+    );
+
+    assign activity = pkt_valid || tx_done;
+
+    // Inputs the bridge does not need: IDs and RLAST of its own single-beat
+    // aperture accesses, WLAST (the burst length decides), attributes.
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire unused = &{1'b0, m_axi_bid, m_axi_rid, m_axi_rlast, s_axi_wlast, s_axi_awlock,
+                    s_axi_awcache, s_axi_awprot, s_axi_arlock, s_axi_arcache, s_axi_arprot,
+                    tx_idx_m1[3], tx_idx_m2[3]};
+    /* verilator lint_on UNUSEDSIGNAL */
+
+endmodule
+
+`resetall
