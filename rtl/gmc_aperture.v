@@ -261,11 +261,12 @@ module gmc_aperture #(
             r_burst_reg <= s_axi_arburst;
             r_issued_reg <= 9'd0;
             r_sent_reg <= 9'd0;
-            if (ar_verdict != 2'd0) begin
-                flt_rd_valid <= 1'b1;
-                flt_rd_kind <= ar_verdict;
-                flt_rd_addr <= s_axi_araddr;
-            end
+            // Kind and address load on every burst (they only matter with
+            // the valid pulse): the verdict then feeds one flop, not the
+            // clock enables of 34, which keeps it off the critical path.
+            flt_rd_valid <= (ar_verdict != 2'd0);
+            flt_rd_kind <= ar_verdict;
+            flt_rd_addr <= s_axi_araddr;
         end
 
         if (vr_req && vr_gnt) begin
@@ -337,11 +338,9 @@ module gmc_aperture #(
             w_size_reg <= s_axi_awsize;
             w_burst_reg <= s_axi_awburst;
             w_beat_reg <= 9'd0;
-            if (aw_verdict != 2'd0) begin
-                flt_wr_valid <= 1'b1;
-                flt_wr_kind <= aw_verdict;
-                flt_wr_addr <= s_axi_awaddr;
-            end
+            flt_wr_valid <= (aw_verdict != 2'd0);
+            flt_wr_kind <= aw_verdict;
+            flt_wr_addr <= s_axi_awaddr;
         end
 
         if (w_take) begin
@@ -367,6 +366,91 @@ module gmc_aperture #(
             flt_wr_valid <= 1'b0;
         end
     end
+
+`ifdef FORMAL
+    // ---------------------------------------------------------------------
+    // AXI4 slave properties (yosys -formal; tools/formal.sh proves them).
+    // Assumptions: a legal master, and a VRAM port whose read data arrives
+    // one cycle after a granted request. Assertions: this slave's duties.
+    reg f_past_valid = 1'b0;
+    always @(posedge clk) f_past_valid <= 1'b1;
+    always @(*) if (!f_past_valid) assume(rst);
+
+    reg                f_r_open, f_w_open;
+    reg [7:0]          f_r_len, f_w_len;
+    reg [8:0]          f_r_beats, f_w_beats;
+    reg [ID_WIDTH-1:0] f_r_id, f_w_id;
+    always @(posedge clk) begin
+        if (s_axi_arvalid && s_axi_arready) begin
+            f_r_open <= 1'b1; f_r_len <= s_axi_arlen; f_r_beats <= 9'd0; f_r_id <= s_axi_arid;
+        end
+        if (s_axi_rvalid && s_axi_rready) begin
+            f_r_beats <= f_r_beats + 9'd1;
+            if (s_axi_rlast) f_r_open <= 1'b0;
+        end
+        if (s_axi_awvalid && s_axi_awready) begin
+            f_w_open <= 1'b1; f_w_len <= s_axi_awlen; f_w_beats <= 9'd0; f_w_id <= s_axi_awid;
+        end
+        if (s_axi_wvalid && s_axi_wready) f_w_beats <= f_w_beats + 9'd1;
+        if (s_axi_bvalid && s_axi_bready) f_w_open <= 1'b0;
+        if (rst) begin
+            f_r_open <= 1'b0;
+            f_w_open <= 1'b0;
+        end
+    end
+
+    always @(posedge clk) if (f_past_valid && !$past(rst) && !rst) begin
+        // Master: requests and write data held unchanged until taken.
+        if ($past(s_axi_arvalid && !s_axi_arready))
+            assume(s_axi_arvalid && s_axi_araddr == $past(s_axi_araddr) && s_axi_arlen == $past(s_axi_arlen)
+                   && s_axi_arsize == $past(s_axi_arsize) && s_axi_arburst == $past(s_axi_arburst)
+                   && s_axi_arid == $past(s_axi_arid));
+        if ($past(s_axi_awvalid && !s_axi_awready))
+            assume(s_axi_awvalid && s_axi_awaddr == $past(s_axi_awaddr) && s_axi_awlen == $past(s_axi_awlen)
+                   && s_axi_awsize == $past(s_axi_awsize) && s_axi_awburst == $past(s_axi_awburst)
+                   && s_axi_awid == $past(s_axi_awid));
+        if ($past(s_axi_wvalid && !s_axi_wready))
+            assume(s_axi_wvalid && s_axi_wdata == $past(s_axi_wdata) && s_axi_wstrb == $past(s_axi_wstrb));
+        // VRAM: data one cycle after a granted read, and only then.
+        assume(vr_valid == $past(vr_req && vr_gnt));
+        // Slave: responses held unchanged until taken.
+        if ($past(s_axi_rvalid && !s_axi_rready))
+            assert(s_axi_rvalid && s_axi_rdata == $past(s_axi_rdata) && s_axi_rresp == $past(s_axi_rresp)
+                   && s_axi_rlast == $past(s_axi_rlast) && s_axi_rid == $past(s_axi_rid));
+        if ($past(s_axi_bvalid && !s_axi_bready))
+            assert(s_axi_bvalid && s_axi_bresp == $past(s_axi_bresp) && s_axi_bid == $past(s_axi_bid));
+    end
+    always @(*) if (f_past_valid && rst) assume(!vr_valid);
+
+    always @(*) if (f_past_valid && !rst) begin
+        // Read data only for an accepted burst, RLAST on exactly its last beat.
+        if (s_axi_rvalid) assert(f_r_open && s_axi_rid == f_r_id
+                                 && s_axi_rlast == (f_r_beats == {1'b0, f_r_len}));
+        assert(!f_r_open || f_r_beats <= {1'b0, f_r_len});
+        // Write data only after its address, never more beats than the burst.
+        if (s_axi_wready) assert(f_w_open && !s_axi_bvalid && f_w_beats <= {1'b0, f_w_len});
+        assert(!f_w_open || f_w_beats <= {1'b0, f_w_len} + 9'd1);
+        // The response follows the last data beat, once.
+        if (s_axi_bvalid) assert(f_w_open && f_w_beats == {1'b0, f_w_len} + 9'd1 && s_axi_bid == f_w_id);
+        // One burst per direction at a time.
+        if (s_axi_arready) assert(!f_r_open);
+        if (s_axi_awready) assert(!f_w_open);
+        // No VRAM traffic for a refused burst or outside a burst.
+        if (vr_req) assert(f_r_open && !r_err_reg);
+        if (vw_req) assert(f_w_open && !w_err_reg && !s_axi_bvalid);
+        // Internal state matches the bus view (closes the induction).
+        assert(r_busy_reg == f_r_open && w_busy_reg == f_w_open);
+        assert(r_sent_reg == f_r_beats && w_beat_reg == f_w_beats);
+        assert(r_len_reg == f_r_len && w_len_reg == f_w_len && r_id_reg == f_r_id);
+        assert(r_cnt_reg <= 2'd2 && {1'b0, r_cnt_reg} + {2'b00, r_inflight_reg} <= 3'd2);
+        assert(r_wp_reg == (r_rp_reg ^ r_cnt_reg[0]));
+        if (r_busy_reg && !r_err_reg)
+            assert(r_issued_reg == r_sent_reg + {7'd0, r_cnt_reg} + {8'd0, r_inflight_reg}
+                   && r_issued_reg <= {1'b0, r_len_reg} + 9'd1);
+        if (!r_busy_reg || r_err_reg) assert(r_cnt_reg == 2'd0 && !r_inflight_reg);
+        assert(s_axi_bvalid == w_resp_pending_reg);
+    end
+`endif
 
 endmodule
 
