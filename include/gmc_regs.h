@@ -89,6 +89,71 @@
 #define GMC_IRQ_XLATE_DONE_LSB 1u
 #define GMC_IRQ_XLATE_DONE_WIDTH 1u
 #define GMC_IRQ_XLATE_DONE_MASK 0x2u
+#define GMC_IRQ_DMA_FENCE_LSB 2u
+#define GMC_IRQ_DMA_FENCE_WIDTH 1u
+#define GMC_IRQ_DMA_FENCE_MASK 0x4u
+#define GMC_IRQ_DMA_FAULT_LSB 3u
+#define GMC_IRQ_DMA_FAULT_WIDTH 1u
+#define GMC_IRQ_DMA_FAULT_MASK 0x8u
+
+/* layout PKT_W0 (64 bits): DMA packet word 0 (every packet is 32 bytes: four little-endian 64-bit words W0..W3). Bits an opcode does not define are reserved and must be 0. */
+#define GMC_PKT_W0_OPCODE_LSB 0u
+#define GMC_PKT_W0_OPCODE_WIDTH 8u
+#define GMC_PKT_W0_OPCODE_MASK 0xFFull
+#define GMC_PKT_W0_FLAGS_LSB 8u
+#define GMC_PKT_W0_FLAGS_WIDTH 8u
+#define GMC_PKT_W0_FLAGS_MASK 0xFF00ull
+#define GMC_PKT_W0_LENGTH_LSB 32u
+#define GMC_PKT_W0_LENGTH_WIDTH 32u
+#define GMC_PKT_W0_LENGTH_MASK 0xFFFFFFFF00000000ull
+
+/* layout PKT_FLAG (8 bits): Flags in PKT_W0.FLAGS, one meaning per bit; a flag an opcode does not take is reserved (docs/dma.md). */
+#define GMC_PKT_FLAG_SRC_MDL_LSB 0u
+#define GMC_PKT_FLAG_SRC_MDL_WIDTH 1u
+#define GMC_PKT_FLAG_SRC_MDL_MASK 0x1u
+#define GMC_PKT_FLAG_DST_MDL_LSB 1u
+#define GMC_PKT_FLAG_DST_MDL_WIDTH 1u
+#define GMC_PKT_FLAG_DST_MDL_MASK 0x2u
+#define GMC_PKT_FLAG_GPU_LSB 2u
+#define GMC_PKT_FLAG_GPU_WIDTH 1u
+#define GMC_PKT_FLAG_GPU_MASK 0x4u
+#define GMC_PKT_FLAG_POISON_LSB 3u
+#define GMC_PKT_FLAG_POISON_WIDTH 1u
+#define GMC_PKT_FLAG_POISON_MASK 0x8u
+#define GMC_PKT_FLAG_WRITE_MEM_LSB 4u
+#define GMC_PKT_FLAG_WRITE_MEM_WIDTH 1u
+#define GMC_PKT_FLAG_WRITE_MEM_MASK 0x10u
+#define GMC_PKT_FLAG_IRQ_LSB 5u
+#define GMC_PKT_FLAG_IRQ_WIDTH 1u
+#define GMC_PKT_FLAG_IRQ_MASK 0x20u
+
+/* layout PKT_MAP_W3 (64 bits): MAP_APERTURE word 3: the first MDL entry and the PTE permission bits. */
+#define GMC_PKT_MAP_W3_MDL_PAGE_LSB 0u
+#define GMC_PKT_MAP_W3_MDL_PAGE_WIDTH 20u
+#define GMC_PKT_MAP_W3_MDL_PAGE_MASK 0xFFFFFull
+#define GMC_PKT_MAP_W3_SNOOPED_LSB 32u
+#define GMC_PKT_MAP_W3_SNOOPED_WIDTH 1u
+#define GMC_PKT_MAP_W3_SNOOPED_MASK 0x100000000ull
+#define GMC_PKT_MAP_W3_READABLE_LSB 33u
+#define GMC_PKT_MAP_W3_READABLE_WIDTH 1u
+#define GMC_PKT_MAP_W3_READABLE_MASK 0x200000000ull
+#define GMC_PKT_MAP_W3_WRITEABLE_LSB 34u
+#define GMC_PKT_MAP_W3_WRITEABLE_WIDTH 1u
+#define GMC_PKT_MAP_W3_WRITEABLE_MASK 0x400000000ull
+
+/* layout PKT_MDL_W3 (64 bits): TRANSFER word 3: where each MDL side starts. Zero for a side that is a GPU address. */
+#define GMC_PKT_MDL_W3_SRC_PAGE_LSB 0u
+#define GMC_PKT_MDL_W3_SRC_PAGE_WIDTH 20u
+#define GMC_PKT_MDL_W3_SRC_PAGE_MASK 0xFFFFFull
+#define GMC_PKT_MDL_W3_SRC_OFFSET_LSB 20u
+#define GMC_PKT_MDL_W3_SRC_OFFSET_WIDTH 12u
+#define GMC_PKT_MDL_W3_SRC_OFFSET_MASK 0xFFF00000ull
+#define GMC_PKT_MDL_W3_DST_PAGE_LSB 32u
+#define GMC_PKT_MDL_W3_DST_PAGE_WIDTH 20u
+#define GMC_PKT_MDL_W3_DST_PAGE_MASK 0xFFFFF00000000ull
+#define GMC_PKT_MDL_W3_DST_OFFSET_LSB 52u
+#define GMC_PKT_MDL_W3_DST_OFFSET_WIDTH 12u
+#define GMC_PKT_MDL_W3_DST_OFFSET_MASK 0xFFF0000000000000ull
 
 /* enum APF_KIND: Why the CPU aperture refused an access. */
 #define GMC_APF_KIND_NONE 0u /* No fault logged. */
@@ -108,6 +173,33 @@
 #define GMC_AXI_RESP_EXOKAY 1u /* Exclusive access success (never returned). */
 #define GMC_AXI_RESP_SLVERR 2u /* Slave error: refused (read-only register, protected range). */
 #define GMC_AXI_RESP_DECERR 3u /* Decode error: nothing at this address. */
+
+/* enum DMA_OP: DMA packet opcodes (PKT_W0.OPCODE). 0 is not an opcode, so zeroed memory faults. */
+#define GMC_DMA_OP_NOP 1u /* Nothing. */
+#define GMC_DMA_OP_TRANSFER 2u /* Copy LENGTH bytes from W1 to W2; each side a GPU address or an MDL. */
+#define GMC_DMA_OP_FILL 3u /* Write the 32-bit pattern W3[31:0] over LENGTH bytes of VRAM at GPU address W2. */
+#define GMC_DMA_OP_DISCARD 4u /* Mark LENGTH bytes of VRAM at W2 discarded; POISON overwrites them. */
+#define GMC_DMA_OP_READ_PHYSICAL 5u /* Read LENGTH (1..8) bytes at W1 into DMA_READ_RESULT. */
+#define GMC_DMA_OP_WRITE_PHYSICAL 6u /* Write the low LENGTH (1..8) bytes of W3 at W2. */
+#define GMC_DMA_OP_MAP_APERTURE 7u /* Point LENGTH aperture pages from W2 at the MDL in W1, and invalidate them. */
+#define GMC_DMA_OP_UNMAP_APERTURE 8u /* Point LENGTH aperture pages from W2 at the dummy page, and invalidate them. */
+#define GMC_DMA_OP_FLUSH_TLB 9u /* Invalidate the whole TLB. */
+#define GMC_DMA_OP_FENCE 10u /* Once all earlier work is done: write W3 to memory at W2 (WRITE_MEM), then to DMA_FENCE, then raise the IRQ (IRQ). */
+#define GMC_DMA_OP_INDIRECT 11u /* Execute LENGTH bytes of packets at bus address W1, then return to the ring. */
+
+/* enum DMA_FAULT: Why the DMA engine stopped (DMA_FAULT_CODE.CODE). */
+#define GMC_DMA_FAULT_NONE 0u /* No fault. */
+#define GMC_DMA_FAULT_OPCODE 1u /* Unknown opcode. */
+#define GMC_DMA_FAULT_RESERVED 2u /* A reserved bit or field is set. */
+#define GMC_DMA_FAULT_SIZE 3u /* Zero or illegal size or alignment. */
+#define GMC_DMA_FAULT_RANGE 4u /* A GPU address range outside every segment. */
+#define GMC_DMA_FAULT_FILL_APERTURE 5u /* FILL or DISCARD aimed at the aperture. */
+#define GMC_DMA_FAULT_PTE_INVALID 6u /* An aperture page whose PTE is not VALID or not SYSTEM. */
+#define GMC_DMA_FAULT_PTE_PERM 7u /* An aperture page whose PTE lacks READABLE or WRITEABLE. */
+#define GMC_DMA_FAULT_BUS 8u /* An AXI error response from system memory. */
+#define GMC_DMA_FAULT_PROTECTED 9u /* A read of a protected VRAM range toward system memory or the aperture. */
+#define GMC_DMA_FAULT_TIMEOUT 10u /* The bus did not answer within DMA_WATCHDOG cycles. */
+#define GMC_DMA_FAULT_NESTED 11u /* INDIRECT inside an indirect buffer. */
 
 /* registers: byte offsets in the 64 KiB register space */
 #define GMC_REG_ID 0x0000u /* ro: Identification word, "GMC\0". */
@@ -165,10 +257,10 @@
 #define GMC_REG_IRQ_STATUS_WMASK 0x00000000u
 #define GMC_REG_IRQ_MASK 0x0044u /* rw: 1 enables a source onto the irq line. */
 #define GMC_REG_IRQ_MASK_RESET 0x00000000u
-#define GMC_REG_IRQ_MASK_WMASK 0x00000003u
+#define GMC_REG_IRQ_MASK_WMASK 0x0000000Fu
 #define GMC_REG_IRQ_ACK 0x0048u /* wo: Write 1 to clear a pending source. */
 #define GMC_REG_IRQ_ACK_RESET 0x00000000u
-#define GMC_REG_IRQ_ACK_WMASK 0x00000003u
+#define GMC_REG_IRQ_ACK_WMASK 0x0000000Fu
 #define GMC_REG_CYCLE_LO 0x0050u /* ro: Free-running cycle counter, bits 31:0. Reading it snapshots CYCLE_HI. */
 #define GMC_REG_CYCLE_LO_RESET 0x00000000u
 #define GMC_REG_CYCLE_LO_WMASK 0x00000000u
@@ -318,6 +410,153 @@
 #define GMC_REG_CNT_APERTURE_WR_HI 0x0234u /* ro: Bytes written through the CPU aperture, bits 63:32. */
 #define GMC_REG_CNT_APERTURE_WR_HI_RESET 0x00000000u
 #define GMC_REG_CNT_APERTURE_WR_HI_WMASK 0x00000000u
+#define GMC_REG_DMA_CTRL 0x0300u /* rw: DMA engine control. */
+#define GMC_REG_DMA_CTRL_RESET 0x00000000u
+#define GMC_REG_DMA_CTRL_WMASK 0x00000001u
+#define GMC_DMA_CTRL_ENABLE_LSB 0u
+#define GMC_DMA_CTRL_ENABLE_WIDTH 1u
+#define GMC_DMA_CTRL_ENABLE_MASK 0x1u
+#define GMC_REG_DMA_CMD 0x0304u /* wo: Recovery commands, taken only while the engine is FAULTED (RESET also when not). */
+#define GMC_REG_DMA_CMD_RESET 0x00000000u
+#define GMC_REG_DMA_CMD_WMASK 0x00000003u
+#define GMC_DMA_CMD_SKIP_LSB 0u
+#define GMC_DMA_CMD_SKIP_WIDTH 1u
+#define GMC_DMA_CMD_SKIP_MASK 0x1u
+#define GMC_DMA_CMD_RESET_LSB 1u
+#define GMC_DMA_CMD_RESET_WIDTH 1u
+#define GMC_DMA_CMD_RESET_MASK 0x2u
+#define GMC_REG_DMA_STATUS 0x0308u /* ro: DMA engine state. */
+#define GMC_REG_DMA_STATUS_RESET 0x00000000u
+#define GMC_REG_DMA_STATUS_WMASK 0x00000000u
+#define GMC_DMA_STATUS_STATE_LSB 0u
+#define GMC_DMA_STATUS_STATE_WIDTH 2u
+#define GMC_DMA_STATUS_STATE_MASK 0x3u
+#define GMC_DMA_STATUS_INDIRECT_LSB 2u
+#define GMC_DMA_STATUS_INDIRECT_WIDTH 1u
+#define GMC_DMA_STATUS_INDIRECT_MASK 0x4u
+#define GMC_DMA_STATUS_RD_OUTSTANDING_LSB 8u
+#define GMC_DMA_STATUS_RD_OUTSTANDING_WIDTH 8u
+#define GMC_DMA_STATUS_RD_OUTSTANDING_MASK 0xFF00u
+#define GMC_DMA_STATUS_WR_OUTSTANDING_LSB 16u
+#define GMC_DMA_STATUS_WR_OUTSTANDING_WIDTH 8u
+#define GMC_DMA_STATUS_WR_OUTSTANDING_MASK 0xFF0000u
+#define GMC_REG_DMA_RING_BASE_LO 0x0310u /* rw: Bus address of the command ring, bits 31:12 (4 KiB aligned). */
+#define GMC_REG_DMA_RING_BASE_LO_RESET 0x00000000u
+#define GMC_REG_DMA_RING_BASE_LO_WMASK 0xFFFFF000u
+#define GMC_DMA_RING_BASE_LO_ADDR_LSB 12u
+#define GMC_DMA_RING_BASE_LO_ADDR_WIDTH 20u
+#define GMC_DMA_RING_BASE_LO_ADDR_MASK 0xFFFFF000u
+#define GMC_REG_DMA_RING_BASE_HI 0x0314u /* rw: Bus address of the command ring, bits 47:32. */
+#define GMC_REG_DMA_RING_BASE_HI_RESET 0x00000000u
+#define GMC_REG_DMA_RING_BASE_HI_WMASK 0x0000FFFFu
+#define GMC_DMA_RING_BASE_HI_ADDR_LSB 0u
+#define GMC_DMA_RING_BASE_HI_ADDR_WIDTH 16u
+#define GMC_DMA_RING_BASE_HI_ADDR_MASK 0xFFFFu
+#define GMC_REG_DMA_RING_SIZE 0x0318u /* rw: Ring size: 2^LOG2 bytes, LOG2 in 12..20 (other values read back clamped). */
+#define GMC_REG_DMA_RING_SIZE_RESET 0x0000000Cu
+#define GMC_REG_DMA_RING_SIZE_WMASK 0x0000001Fu
+#define GMC_DMA_RING_SIZE_LOG2_LSB 0u
+#define GMC_DMA_RING_SIZE_LOG2_WIDTH 5u
+#define GMC_DMA_RING_SIZE_LOG2_MASK 0x1Fu
+#define GMC_REG_DMA_RING_HEAD 0x031Cu /* ro: Byte offset of the next packet to complete (the hardware's pointer). */
+#define GMC_REG_DMA_RING_HEAD_RESET 0x00000000u
+#define GMC_REG_DMA_RING_HEAD_WMASK 0x00000000u
+#define GMC_REG_DMA_RING_TAIL 0x0320u /* rw: Byte offset after the last packet written by the host: the doorbell. */
+#define GMC_REG_DMA_RING_TAIL_RESET 0x00000000u
+#define GMC_REG_DMA_RING_TAIL_WMASK 0x000FFFE0u
+#define GMC_DMA_RING_TAIL_OFFSET_LSB 5u
+#define GMC_DMA_RING_TAIL_OFFSET_WIDTH 15u
+#define GMC_DMA_RING_TAIL_OFFSET_MASK 0xFFFE0u
+#define GMC_REG_DMA_FENCE_LO 0x0330u /* ro: Value of the last completed FENCE, bits 31:0. */
+#define GMC_REG_DMA_FENCE_LO_RESET 0x00000000u
+#define GMC_REG_DMA_FENCE_LO_WMASK 0x00000000u
+#define GMC_REG_DMA_FENCE_HI 0x0334u /* ro: Value of the last completed FENCE, bits 63:32. */
+#define GMC_REG_DMA_FENCE_HI_RESET 0x00000000u
+#define GMC_REG_DMA_FENCE_HI_WMASK 0x00000000u
+#define GMC_REG_DMA_FAULT_CODE 0x0340u /* ro: The fault the engine stopped on. */
+#define GMC_REG_DMA_FAULT_CODE_RESET 0x00000000u
+#define GMC_REG_DMA_FAULT_CODE_WMASK 0x00000000u
+#define GMC_DMA_FAULT_CODE_CODE_LSB 0u
+#define GMC_DMA_FAULT_CODE_CODE_WIDTH 8u
+#define GMC_DMA_FAULT_CODE_CODE_MASK 0xFFu
+#define GMC_DMA_FAULT_CODE_INDIRECT_LSB 8u
+#define GMC_DMA_FAULT_CODE_INDIRECT_WIDTH 1u
+#define GMC_DMA_FAULT_CODE_INDIRECT_MASK 0x100u
+#define GMC_REG_DMA_FAULT_PKT_LO 0x0344u /* ro: Bus address of the faulting packet, bits 31:0. */
+#define GMC_REG_DMA_FAULT_PKT_LO_RESET 0x00000000u
+#define GMC_REG_DMA_FAULT_PKT_LO_WMASK 0x00000000u
+#define GMC_REG_DMA_FAULT_PKT_HI 0x0348u /* ro: Bus address of the faulting packet, bits 63:32. */
+#define GMC_REG_DMA_FAULT_PKT_HI_RESET 0x00000000u
+#define GMC_REG_DMA_FAULT_PKT_HI_WMASK 0x00000000u
+#define GMC_REG_DMA_FAULT_ADDR_LO 0x034Cu /* ro: Faulting address (GPU or bus address, see docs/dma.md), bits 31:0. */
+#define GMC_REG_DMA_FAULT_ADDR_LO_RESET 0x00000000u
+#define GMC_REG_DMA_FAULT_ADDR_LO_WMASK 0x00000000u
+#define GMC_REG_DMA_FAULT_ADDR_HI 0x0350u /* ro: Faulting address, bits 63:32. */
+#define GMC_REG_DMA_FAULT_ADDR_HI_RESET 0x00000000u
+#define GMC_REG_DMA_FAULT_ADDR_HI_WMASK 0x00000000u
+#define GMC_REG_DMA_WATCHDOG 0x0354u /* rw: Cycles the engine waits on the bus without progress before a TIMEOUT fault; 0 disables. */
+#define GMC_REG_DMA_WATCHDOG_RESET 0x00100000u
+#define GMC_REG_DMA_WATCHDOG_WMASK 0xFFFFFFFFu
+#define GMC_REG_DMA_READ_RESULT_LO 0x0358u /* ro: Data of the last READ_PHYSICAL, bits 31:0. */
+#define GMC_REG_DMA_READ_RESULT_LO_RESET 0x00000000u
+#define GMC_REG_DMA_READ_RESULT_LO_WMASK 0x00000000u
+#define GMC_REG_DMA_READ_RESULT_HI 0x035Cu /* ro: Data of the last READ_PHYSICAL, bits 63:32. */
+#define GMC_REG_DMA_READ_RESULT_HI_RESET 0x00000000u
+#define GMC_REG_DMA_READ_RESULT_HI_WMASK 0x00000000u
+#define GMC_REG_CNT_DMA_BUSY_LO 0x0240u /* ro: Cycles the engine was not idle, bits 31:0. */
+#define GMC_REG_CNT_DMA_BUSY_LO_RESET 0x00000000u
+#define GMC_REG_CNT_DMA_BUSY_LO_WMASK 0x00000000u
+#define GMC_REG_CNT_DMA_BUSY_HI 0x0244u /* ro: Cycles the engine was not idle, bits 63:32. */
+#define GMC_REG_CNT_DMA_BUSY_HI_RESET 0x00000000u
+#define GMC_REG_CNT_DMA_BUSY_HI_WMASK 0x00000000u
+#define GMC_REG_CNT_DMA_RD_VRAM_LO 0x0248u /* ro: Bytes the engine read from VRAM, bits 31:0. */
+#define GMC_REG_CNT_DMA_RD_VRAM_LO_RESET 0x00000000u
+#define GMC_REG_CNT_DMA_RD_VRAM_LO_WMASK 0x00000000u
+#define GMC_REG_CNT_DMA_RD_VRAM_HI 0x024Cu /* ro: Bytes the engine read from VRAM, bits 63:32. */
+#define GMC_REG_CNT_DMA_RD_VRAM_HI_RESET 0x00000000u
+#define GMC_REG_CNT_DMA_RD_VRAM_HI_WMASK 0x00000000u
+#define GMC_REG_CNT_DMA_WR_VRAM_LO 0x0250u /* ro: Bytes the engine wrote to VRAM, bits 31:0. */
+#define GMC_REG_CNT_DMA_WR_VRAM_LO_RESET 0x00000000u
+#define GMC_REG_CNT_DMA_WR_VRAM_LO_WMASK 0x00000000u
+#define GMC_REG_CNT_DMA_WR_VRAM_HI 0x0254u /* ro: Bytes the engine wrote to VRAM, bits 63:32. */
+#define GMC_REG_CNT_DMA_WR_VRAM_HI_RESET 0x00000000u
+#define GMC_REG_CNT_DMA_WR_VRAM_HI_WMASK 0x00000000u
+#define GMC_REG_CNT_DMA_RD_SYS_LO 0x0258u /* ro: Bytes read from system memory by bus address or MDL, bits 31:0. */
+#define GMC_REG_CNT_DMA_RD_SYS_LO_RESET 0x00000000u
+#define GMC_REG_CNT_DMA_RD_SYS_LO_WMASK 0x00000000u
+#define GMC_REG_CNT_DMA_RD_SYS_HI 0x025Cu /* ro: Bytes read from system memory by bus address or MDL, bits 63:32. */
+#define GMC_REG_CNT_DMA_RD_SYS_HI_RESET 0x00000000u
+#define GMC_REG_CNT_DMA_RD_SYS_HI_WMASK 0x00000000u
+#define GMC_REG_CNT_DMA_WR_SYS_LO 0x0260u /* ro: Bytes written to system memory by bus address or MDL, bits 31:0. */
+#define GMC_REG_CNT_DMA_WR_SYS_LO_RESET 0x00000000u
+#define GMC_REG_CNT_DMA_WR_SYS_LO_WMASK 0x00000000u
+#define GMC_REG_CNT_DMA_WR_SYS_HI 0x0264u /* ro: Bytes written to system memory by bus address or MDL, bits 63:32. */
+#define GMC_REG_CNT_DMA_WR_SYS_HI_RESET 0x00000000u
+#define GMC_REG_CNT_DMA_WR_SYS_HI_WMASK 0x00000000u
+#define GMC_REG_CNT_DMA_RD_APERTURE_LO 0x0268u /* ro: Bytes read through the GART aperture, bits 31:0. */
+#define GMC_REG_CNT_DMA_RD_APERTURE_LO_RESET 0x00000000u
+#define GMC_REG_CNT_DMA_RD_APERTURE_LO_WMASK 0x00000000u
+#define GMC_REG_CNT_DMA_RD_APERTURE_HI 0x026Cu /* ro: Bytes read through the GART aperture, bits 63:32. */
+#define GMC_REG_CNT_DMA_RD_APERTURE_HI_RESET 0x00000000u
+#define GMC_REG_CNT_DMA_RD_APERTURE_HI_WMASK 0x00000000u
+#define GMC_REG_CNT_DMA_WR_APERTURE_LO 0x0270u /* ro: Bytes written through the GART aperture, bits 31:0. */
+#define GMC_REG_CNT_DMA_WR_APERTURE_LO_RESET 0x00000000u
+#define GMC_REG_CNT_DMA_WR_APERTURE_LO_WMASK 0x00000000u
+#define GMC_REG_CNT_DMA_WR_APERTURE_HI 0x0274u /* ro: Bytes written through the GART aperture, bits 63:32. */
+#define GMC_REG_CNT_DMA_WR_APERTURE_HI_RESET 0x00000000u
+#define GMC_REG_CNT_DMA_WR_APERTURE_HI_WMASK 0x00000000u
+#define GMC_REG_CNT_DMA_PACKETS_LO 0x0278u /* ro: Packets completed (an INDIRECT counts once, plus its packets), bits 31:0. */
+#define GMC_REG_CNT_DMA_PACKETS_LO_RESET 0x00000000u
+#define GMC_REG_CNT_DMA_PACKETS_LO_WMASK 0x00000000u
+#define GMC_REG_CNT_DMA_PACKETS_HI 0x027Cu /* ro: Packets completed (an INDIRECT counts once, plus its packets), bits 63:32. */
+#define GMC_REG_CNT_DMA_PACKETS_HI_RESET 0x00000000u
+#define GMC_REG_CNT_DMA_PACKETS_HI_WMASK 0x00000000u
+#define GMC_REG_CNT_DMA_FAULTS_LO 0x0280u /* ro: Faults taken, bits 31:0. */
+#define GMC_REG_CNT_DMA_FAULTS_LO_RESET 0x00000000u
+#define GMC_REG_CNT_DMA_FAULTS_LO_WMASK 0x00000000u
+#define GMC_REG_CNT_DMA_FAULTS_HI 0x0284u /* ro: Faults taken, bits 63:32. */
+#define GMC_REG_CNT_DMA_FAULTS_HI_RESET 0x00000000u
+#define GMC_REG_CNT_DMA_FAULTS_HI_WMASK 0x00000000u
 #define GMC_REG_SEG_BASE_LO 0x0400u /* ro: Segment i+1: GPU address of the first byte, bits 31:0. */
 #define GMC_REG_SEG_BASE_LO_COUNT 4u
 #define GMC_REG_SEG_BASE_LO_STRIDE 0x20u
@@ -376,7 +615,7 @@ struct gmc_reg_info {
     uint32_t wmask;     /* bits a write changes (0 for ro) */
 };
 
-#define GMC_REG_TABLE_LEN 52u
+#define GMC_REG_TABLE_LEN 88u
 static const struct gmc_reg_info gmc_reg_table[GMC_REG_TABLE_LEN] = {
     { "ID", 0x0000u, 1u, 0x4u, GMC_REG_RO, 0, 0x474D4300u, 0x00000000u },
     { "VERSION", 0x0004u, 1u, 0x4u, GMC_REG_RO, 0, 0x00010000u, 0x00000000u },
@@ -390,8 +629,8 @@ static const struct gmc_reg_info gmc_reg_table[GMC_REG_TABLE_LEN] = {
     { "CPU_WINDOW_SIZE", 0x0024u, 1u, 0x4u, GMC_REG_RO, 1, 0x00000000u, 0x00000000u },
     { "SCRATCH", 0x0028u, 1u, 0x4u, GMC_REG_RW, 0, 0x00000000u, 0xFFFFFFFFu },
     { "IRQ_STATUS", 0x0040u, 1u, 0x4u, GMC_REG_RO, 0, 0x00000000u, 0x00000000u },
-    { "IRQ_MASK", 0x0044u, 1u, 0x4u, GMC_REG_RW, 0, 0x00000000u, 0x00000003u },
-    { "IRQ_ACK", 0x0048u, 1u, 0x4u, GMC_REG_WO, 0, 0x00000000u, 0x00000003u },
+    { "IRQ_MASK", 0x0044u, 1u, 0x4u, GMC_REG_RW, 0, 0x00000000u, 0x0000000Fu },
+    { "IRQ_ACK", 0x0048u, 1u, 0x4u, GMC_REG_WO, 0, 0x00000000u, 0x0000000Fu },
     { "CYCLE_LO", 0x0050u, 1u, 0x4u, GMC_REG_RO, 0, 0x00000000u, 0x00000000u },
     { "CYCLE_HI", 0x0054u, 1u, 0x4u, GMC_REG_RO, 0, 0x00000000u, 0x00000000u },
     { "APF_STATUS", 0x0060u, 1u, 0x4u, GMC_REG_RO, 0, 0x00000000u, 0x00000000u },
@@ -422,6 +661,42 @@ static const struct gmc_reg_info gmc_reg_table[GMC_REG_TABLE_LEN] = {
     { "CNT_APERTURE_RD_HI", 0x022Cu, 1u, 0x4u, GMC_REG_RO, 0, 0x00000000u, 0x00000000u },
     { "CNT_APERTURE_WR_LO", 0x0230u, 1u, 0x4u, GMC_REG_RO, 0, 0x00000000u, 0x00000000u },
     { "CNT_APERTURE_WR_HI", 0x0234u, 1u, 0x4u, GMC_REG_RO, 0, 0x00000000u, 0x00000000u },
+    { "DMA_CTRL", 0x0300u, 1u, 0x4u, GMC_REG_RW, 0, 0x00000000u, 0x00000001u },
+    { "DMA_CMD", 0x0304u, 1u, 0x4u, GMC_REG_WO, 0, 0x00000000u, 0x00000003u },
+    { "DMA_STATUS", 0x0308u, 1u, 0x4u, GMC_REG_RO, 0, 0x00000000u, 0x00000000u },
+    { "DMA_RING_BASE_LO", 0x0310u, 1u, 0x4u, GMC_REG_RW, 0, 0x00000000u, 0xFFFFF000u },
+    { "DMA_RING_BASE_HI", 0x0314u, 1u, 0x4u, GMC_REG_RW, 0, 0x00000000u, 0x0000FFFFu },
+    { "DMA_RING_SIZE", 0x0318u, 1u, 0x4u, GMC_REG_RW, 0, 0x0000000Cu, 0x0000001Fu },
+    { "DMA_RING_HEAD", 0x031Cu, 1u, 0x4u, GMC_REG_RO, 0, 0x00000000u, 0x00000000u },
+    { "DMA_RING_TAIL", 0x0320u, 1u, 0x4u, GMC_REG_RW, 0, 0x00000000u, 0x000FFFE0u },
+    { "DMA_FENCE_LO", 0x0330u, 1u, 0x4u, GMC_REG_RO, 0, 0x00000000u, 0x00000000u },
+    { "DMA_FENCE_HI", 0x0334u, 1u, 0x4u, GMC_REG_RO, 0, 0x00000000u, 0x00000000u },
+    { "DMA_FAULT_CODE", 0x0340u, 1u, 0x4u, GMC_REG_RO, 0, 0x00000000u, 0x00000000u },
+    { "DMA_FAULT_PKT_LO", 0x0344u, 1u, 0x4u, GMC_REG_RO, 0, 0x00000000u, 0x00000000u },
+    { "DMA_FAULT_PKT_HI", 0x0348u, 1u, 0x4u, GMC_REG_RO, 0, 0x00000000u, 0x00000000u },
+    { "DMA_FAULT_ADDR_LO", 0x034Cu, 1u, 0x4u, GMC_REG_RO, 0, 0x00000000u, 0x00000000u },
+    { "DMA_FAULT_ADDR_HI", 0x0350u, 1u, 0x4u, GMC_REG_RO, 0, 0x00000000u, 0x00000000u },
+    { "DMA_WATCHDOG", 0x0354u, 1u, 0x4u, GMC_REG_RW, 0, 0x00100000u, 0xFFFFFFFFu },
+    { "DMA_READ_RESULT_LO", 0x0358u, 1u, 0x4u, GMC_REG_RO, 0, 0x00000000u, 0x00000000u },
+    { "DMA_READ_RESULT_HI", 0x035Cu, 1u, 0x4u, GMC_REG_RO, 0, 0x00000000u, 0x00000000u },
+    { "CNT_DMA_BUSY_LO", 0x0240u, 1u, 0x4u, GMC_REG_RO, 0, 0x00000000u, 0x00000000u },
+    { "CNT_DMA_BUSY_HI", 0x0244u, 1u, 0x4u, GMC_REG_RO, 0, 0x00000000u, 0x00000000u },
+    { "CNT_DMA_RD_VRAM_LO", 0x0248u, 1u, 0x4u, GMC_REG_RO, 0, 0x00000000u, 0x00000000u },
+    { "CNT_DMA_RD_VRAM_HI", 0x024Cu, 1u, 0x4u, GMC_REG_RO, 0, 0x00000000u, 0x00000000u },
+    { "CNT_DMA_WR_VRAM_LO", 0x0250u, 1u, 0x4u, GMC_REG_RO, 0, 0x00000000u, 0x00000000u },
+    { "CNT_DMA_WR_VRAM_HI", 0x0254u, 1u, 0x4u, GMC_REG_RO, 0, 0x00000000u, 0x00000000u },
+    { "CNT_DMA_RD_SYS_LO", 0x0258u, 1u, 0x4u, GMC_REG_RO, 0, 0x00000000u, 0x00000000u },
+    { "CNT_DMA_RD_SYS_HI", 0x025Cu, 1u, 0x4u, GMC_REG_RO, 0, 0x00000000u, 0x00000000u },
+    { "CNT_DMA_WR_SYS_LO", 0x0260u, 1u, 0x4u, GMC_REG_RO, 0, 0x00000000u, 0x00000000u },
+    { "CNT_DMA_WR_SYS_HI", 0x0264u, 1u, 0x4u, GMC_REG_RO, 0, 0x00000000u, 0x00000000u },
+    { "CNT_DMA_RD_APERTURE_LO", 0x0268u, 1u, 0x4u, GMC_REG_RO, 0, 0x00000000u, 0x00000000u },
+    { "CNT_DMA_RD_APERTURE_HI", 0x026Cu, 1u, 0x4u, GMC_REG_RO, 0, 0x00000000u, 0x00000000u },
+    { "CNT_DMA_WR_APERTURE_LO", 0x0270u, 1u, 0x4u, GMC_REG_RO, 0, 0x00000000u, 0x00000000u },
+    { "CNT_DMA_WR_APERTURE_HI", 0x0274u, 1u, 0x4u, GMC_REG_RO, 0, 0x00000000u, 0x00000000u },
+    { "CNT_DMA_PACKETS_LO", 0x0278u, 1u, 0x4u, GMC_REG_RO, 0, 0x00000000u, 0x00000000u },
+    { "CNT_DMA_PACKETS_HI", 0x027Cu, 1u, 0x4u, GMC_REG_RO, 0, 0x00000000u, 0x00000000u },
+    { "CNT_DMA_FAULTS_LO", 0x0280u, 1u, 0x4u, GMC_REG_RO, 0, 0x00000000u, 0x00000000u },
+    { "CNT_DMA_FAULTS_HI", 0x0284u, 1u, 0x4u, GMC_REG_RO, 0, 0x00000000u, 0x00000000u },
     { "SEG_BASE_LO", 0x0400u, 4u, 0x20u, GMC_REG_RO, 1, 0x00000000u, 0x00000000u },
     { "SEG_BASE_HI", 0x0404u, 4u, 0x20u, GMC_REG_RO, 1, 0x00000000u, 0x00000000u },
     { "SEG_SIZE_LO", 0x0408u, 4u, 0x20u, GMC_REG_RO, 1, 0x00000000u, 0x00000000u },

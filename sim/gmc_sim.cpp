@@ -51,6 +51,7 @@ struct HostBurst {
     uint64_t ready_at;
     bool hang;
     int resp;       // write: worst response so far
+    bool beat_started() const { return beat != 0; }
 };
 
 struct BResp {
@@ -58,6 +59,7 @@ struct BResp {
     int resp;
     uint64_t ready_at;
     bool hang;
+    bool beat_started() const { return false; }
 };
 
 // What the last cycle sampled just before its rising edge.
@@ -100,6 +102,8 @@ struct gmc_sim {
     std::deque<HostBurst> rd_q;  // accepted reads, in order
     std::deque<HostBurst> wr_q;  // accepted writes waiting for data
     std::deque<BResp> b_q;
+    long r_sel = -1;             // rd_q entry driven on R this cycle
+    long b_sel = -1;             // b_q entry driven on B this cycle
     gmc_sim_irq_fn irq_fn = nullptr;
     void *irq_user = nullptr;
     int irq_level = 0;
@@ -147,6 +151,24 @@ void trace_finish(gmc_sim *sim)
     }
 }
 
+// The response to drive next: AXI keeps order only among the same ID, so
+// the first ready entry with no older entry of its ID goes. A hung entry
+// blocks only its own ID. A read burst that has started runs to its end.
+template <typename Q, typename Ready>
+long pick(const Q &q, Ready ready)
+{
+    for (size_t i = 0; i < q.size(); i++) {
+        if (q[i].beat_started()) return static_cast<long>(i);
+    }
+    for (size_t i = 0; i < q.size(); i++) {
+        bool older_same_id = false;
+        for (size_t k = 0; k < i; k++)
+            if (q[k].id == q[i].id) older_same_id = true;
+        if (!older_same_id && !q[i].hang && ready(q[i])) return static_cast<long>(i);
+    }
+    return -1;
+}
+
 // Drive the master-side outputs of the host-memory model for the next cycle.
 void host_drive(gmc_sim *sim)
 {
@@ -155,10 +177,12 @@ void host_drive(gmc_sim *sim)
     t->m_axi_awready = sim->wr_q.size() < kMaxOutstanding;
     t->m_axi_wready = !sim->wr_q.empty();
 
+    const uint64_t now = sim->cycles;
     t->m_axi_rvalid = 0;
-    if (!sim->rd_q.empty()) {
-        const HostBurst &h = sim->rd_q.front();
-        if (!h.hang && h.ready_at <= sim->cycles) {
+    sim->r_sel = pick(sim->rd_q, [now](const HostBurst &h) { return h.ready_at <= now; });
+    if (sim->r_sel >= 0) {
+        const HostBurst &h = sim->rd_q[static_cast<size_t>(sim->r_sel)];
+        {
             const uint64_t bytes = 1ull << h.size;
             const uint64_t lane0 = h.addr & ~(bytes - 1);
             int resp = kRespOkay;
@@ -184,13 +208,12 @@ void host_drive(gmc_sim *sim)
     }
 
     t->m_axi_bvalid = 0;
-    if (!sim->b_q.empty()) {
-        const BResp &b = sim->b_q.front();
-        if (!b.hang && b.ready_at <= sim->cycles) {
-            t->m_axi_bvalid = 1;
-            t->m_axi_bid = b.id;
-            t->m_axi_bresp = b.resp;
-        }
+    sim->b_sel = pick(sim->b_q, [now](const BResp &b) { return b.ready_at <= now; });
+    if (sim->b_sel >= 0) {
+        const BResp &b = sim->b_q[static_cast<size_t>(sim->b_sel)];
+        t->m_axi_bvalid = 1;
+        t->m_axi_bid = b.id;
+        t->m_axi_bresp = b.resp;
     }
 }
 
@@ -200,11 +223,11 @@ void host_update(gmc_sim *sim, const HostBurst &ar, const HostBurst &aw, uint64_
 {
     const Sampled &s = sim->s;
     if (s.m_r) {
-        HostBurst &h = sim->rd_q.front();
+        HostBurst &h = sim->rd_q[static_cast<size_t>(sim->r_sel)];
         sim->st.host_read_beats++;
         if (sim->top->m_axi_rresp != kRespOkay) sim->st.host_errors++;
         if (h.beat == h.len) {
-            sim->rd_q.pop_front();
+            sim->rd_q.erase(sim->rd_q.begin() + sim->r_sel);
         } else {
             h.beat++;
             h.addr = beat_addr_next(h.addr, h.len, h.size, h.burst);
@@ -242,7 +265,7 @@ void host_update(gmc_sim *sim, const HostBurst &ar, const HostBurst &aw, uint64_
             h.addr = beat_addr_next(h.addr, h.len, h.size, h.burst);
         }
     }
-    if (s.m_b) sim->b_q.pop_front();
+    if (s.m_b) sim->b_q.erase(sim->b_q.begin() + sim->b_sel);
     host_drive(sim);
 }
 
@@ -481,6 +504,7 @@ int gmc_sim_reset(gmc_sim *sim, uint32_t cycles)
     sim->rd_q.clear();
     sim->wr_q.clear();
     sim->b_q.clear();
+    sim->r_sel = sim->b_sel = -1;
     host_drive(sim);
     sim->top->rst = 1;
     for (uint32_t i = 0; i < cycles; i++) cycle(sim);
