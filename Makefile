@@ -50,7 +50,7 @@ VFLAGS := --cc --top-module $(TOP) -Irtl +define+GMC_SIM_STRAPS \
           --trace-fst -O3 --x-assign fast --x-initial fast -Wall -Wno-fatal \
           --no-timing
 
-SHIM_SRC  := sim/gmc_sim.cpp
+SHIM_SRC  := sim/gmc_sim.cpp sim/gmc_axi_check.cpp
 # Verilator's run-time library, compiled with the model's flags.
 VLT_RUNTIME := verilated verilated_dpi verilated_fst_c verilated_threads
 HOST_SRC  := $(sort $(wildcard host/src/*.c))
@@ -105,20 +105,24 @@ $(BUILD)/%/vobj/V$(TOP)__ALL.a: $(RTL) $(RTL_INC) Makefile | deps-test
 	  || { cat $(BUILD)/$*.verilator.log; exit 1; }
 	cd $(BUILD)/$*/vobj && $(AR) rcs libverilated.a $(VLT_RUNTIME:%=%.o)
 
-$(BUILD)/%/obj/gmc_sim.o: $(SHIM_SRC) sim/gmc_sim.h include/gmc_regs.h $(BUILD)/%/vobj/V$(TOP)__ALL.a
+$(BUILD)/%/obj/gmc_sim.o: sim/gmc_sim.cpp sim/gmc_sim.h sim/gmc_axi_check.h include/gmc_regs.h $(BUILD)/%/vobj/V$(TOP)__ALL.a
 	@mkdir -p $(@D)
 	$(CXX) -std=c++17 $(WARN) -Wno-unused-parameter -fPIC -g $(OPT_$*) -Iinclude -Isim \
 	  -I$(BUILD)/$*/vobj -I$(VLT_ROOT)/include -I$(VLT_ROOT)/include/vltstd -c $< -o $@
 
-$(BUILD)/%/lib/libgmc_sim.a: $(BUILD)/%/obj/gmc_sim.o $(BUILD)/%/vobj/V$(TOP)__ALL.a
+$(BUILD)/%/obj/gmc_axi_check.o: sim/gmc_axi_check.cpp sim/gmc_axi_check.h
+	@mkdir -p $(@D)
+	$(CXX) -std=c++17 $(WARN) -fPIC -g $(OPT_$*) -Isim -c $< -o $@
+
+$(BUILD)/%/lib/libgmc_sim.a: $(BUILD)/%/obj/gmc_sim.o $(BUILD)/%/obj/gmc_axi_check.o $(BUILD)/%/vobj/V$(TOP)__ALL.a
 	@mkdir -p $(@D)
 	@rm -f $@
-	printf 'CREATE %s\nADDMOD %s\nADDLIB %s\nADDLIB %s\nSAVE\nEND\n' $@ $< \
+	printf 'CREATE %s\nADDMOD %s\nADDMOD %s\nADDLIB %s\nADDLIB %s\nSAVE\nEND\n' $@ $< $(BUILD)/$*/obj/gmc_axi_check.o \
 	  $(BUILD)/$*/vobj/V$(TOP)__ALL.a $(BUILD)/$*/vobj/libverilated.a | $(AR) -M
 
-$(BUILD)/%/lib/libgmc_sim.so: $(BUILD)/%/obj/gmc_sim.o $(BUILD)/%/vobj/V$(TOP)__ALL.a
+$(BUILD)/%/lib/libgmc_sim.so: $(BUILD)/%/obj/gmc_sim.o $(BUILD)/%/obj/gmc_axi_check.o $(BUILD)/%/vobj/V$(TOP)__ALL.a
 	@mkdir -p $(@D)
-	$(CXX) -shared $(OPT_$*) -o $@ $< -Wl,--whole-archive $(BUILD)/$*/vobj/V$(TOP)__ALL.a \
+	$(CXX) -shared $(OPT_$*) -o $@ $< $(BUILD)/$*/obj/gmc_axi_check.o -Wl,--whole-archive $(BUILD)/$*/vobj/V$(TOP)__ALL.a \
 	  $(BUILD)/$*/vobj/libverilated.a -Wl,--no-whole-archive -lz -pthread
 
 SIM_LIBS = -lz -pthread -lstdc++ -lm
@@ -127,7 +131,7 @@ SIM_LIBS = -lz -pthread -lstdc++ -lm
 
 define VARIANT_RULES
 # Named here so make never treats them as disposable intermediates.
-$(BUILD)/$(1)/lib/libgmc_sim.a $(BUILD)/$(1)/lib/libgmc_sim.so: $(BUILD)/$(1)/obj/gmc_sim.o $(BUILD)/$(1)/vobj/V$(TOP)__ALL.a
+$(BUILD)/$(1)/lib/libgmc_sim.a $(BUILD)/$(1)/lib/libgmc_sim.so: $(BUILD)/$(1)/obj/gmc_sim.o $(BUILD)/$(1)/obj/gmc_axi_check.o $(BUILD)/$(1)/vobj/V$(TOP)__ALL.a
 
 $(BUILD)/$(1)/obj/host/%.o: host/src/%.c
 	@mkdir -p $$(@D)

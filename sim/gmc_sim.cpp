@@ -8,6 +8,7 @@
 // handles are independent. C++ is confined to this file.
 
 #include "gmc_sim.h"
+#include "gmc_axi_check.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -108,6 +109,7 @@ struct gmc_sim {
     void *irq_user = nullptr;
     int irq_level = 0;
     gmc_sim_stats st{};
+    AxiCheck check;
 };
 
 namespace {
@@ -300,6 +302,34 @@ void cycle(gmc_sim *sim)
     s.m_b = t->m_axi_bvalid && t->m_axi_bready;
     s.m_ar = t->m_axi_arvalid && t->m_axi_arready;
     s.m_r = t->m_axi_rvalid && t->m_axi_rready;
+
+    AxiSample a;
+    a.l_awvalid = t->s_axil_awvalid; a.l_awready = t->s_axil_awready;
+    a.l_wvalid = t->s_axil_wvalid; a.l_wready = t->s_axil_wready;
+    a.l_bvalid = t->s_axil_bvalid; a.l_bready = t->s_axil_bready;
+    a.l_arvalid = t->s_axil_arvalid; a.l_arready = t->s_axil_arready;
+    a.l_rvalid = t->s_axil_rvalid; a.l_rready = t->s_axil_rready;
+    a.l_rdata = t->s_axil_rdata; a.l_bresp = t->s_axil_bresp; a.l_rresp = t->s_axil_rresp;
+    a.a_awvalid = t->s_axi_awvalid; a.a_awready = t->s_axi_awready;
+    a.a_wvalid = t->s_axi_wvalid; a.a_wready = t->s_axi_wready;
+    a.a_bvalid = t->s_axi_bvalid; a.a_bready = t->s_axi_bready;
+    a.a_arvalid = t->s_axi_arvalid; a.a_arready = t->s_axi_arready;
+    a.a_rvalid = t->s_axi_rvalid; a.a_rready = t->s_axi_rready; a.a_rlast = t->s_axi_rlast;
+    a.a_awid = t->s_axi_awid; a.a_arid = t->s_axi_arid; a.a_bid = t->s_axi_bid; a.a_rid = t->s_axi_rid;
+    a.a_awlen = t->s_axi_awlen; a.a_arlen = t->s_axi_arlen; a.a_bresp = t->s_axi_bresp;
+    a.a_rresp = t->s_axi_rresp; a.a_rdata = t->s_axi_rdata;
+    a.m_awvalid = t->m_axi_awvalid; a.m_awready = t->m_axi_awready;
+    a.m_wvalid = t->m_axi_wvalid; a.m_wready = t->m_axi_wready;
+    a.m_bvalid = t->m_axi_bvalid; a.m_bready = t->m_axi_bready;
+    a.m_arvalid = t->m_axi_arvalid; a.m_arready = t->m_axi_arready;
+    a.m_rvalid = t->m_axi_rvalid; a.m_rready = t->m_axi_rready; a.m_wlast = t->m_axi_wlast;
+    a.m_awid = t->m_axi_awid; a.m_arid = t->m_axi_arid;
+    a.m_awaddr = t->m_axi_awaddr; a.m_araddr = t->m_axi_araddr; a.m_wdata = t->m_axi_wdata;
+    a.m_awlen = t->m_axi_awlen; a.m_arlen = t->m_axi_arlen; a.m_awsize = t->m_axi_awsize;
+    a.m_arsize = t->m_axi_arsize; a.m_awburst = t->m_axi_awburst; a.m_arburst = t->m_axi_arburst;
+    a.m_wstrb = t->m_axi_wstrb;
+    a.rst = t->rst;
+    sim->check.edge(a, sim->cycles);
 
     const bool master_busy = s.m_aw || s.m_w || s.m_b || s.m_ar || s.m_r;
     HostBurst ar{}, aw{};
@@ -834,6 +864,14 @@ int gmc_sim_vram_peek(const gmc_sim *sim, uint64_t addr, void *buf, size_t len)
 uint64_t gmc_sim_vram_size(const gmc_sim *sim)
 {
     return sim ? kVramWords * 8 : 0;
+}
+
+uint64_t gmc_sim_protocol_violations(const gmc_sim *sim, char *msg, size_t n)
+{
+    if (msg && n) msg[0] = 0;
+    if (!sim) return 0;
+    if (msg && n) std::snprintf(msg, n, "%s", sim->check.first().c_str());
+    return sim->check.violations();
 }
 
 int gmc_sim_get_stats(const gmc_sim *sim, struct gmc_sim_stats *out)

@@ -158,6 +158,13 @@ int gmc_sim_trace_close(gmc_sim *sim);
 int gmc_sim_vram_peek(const gmc_sim *sim, uint64_t addr, void *buf, size_t len);
 uint64_t gmc_sim_vram_size(const gmc_sim *sim);
 
+/* The model's AXI ports are watched every cycle by a protocol monitor
+ * (valid/ready and payload stability, one response per request, RLAST and
+ * WLAST placement, no 4 KiB crossing, ...; see sim/gmc_axi_check.h).
+ * Returns the number of violations seen since create, and copies the first
+ * one's description into msg (which may be NULL). */
+uint64_t gmc_sim_protocol_violations(const gmc_sim *sim, char *msg, size_t n);
+
 /* Activity seen by the model's drivers. */
 struct gmc_sim_stats {
     uint64_t cycles;

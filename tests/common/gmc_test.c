@@ -17,6 +17,14 @@ gmc_sim *t_sim_new(void)
     return t_sim_new_cfg(NULL);
 }
 
+void t_sim_free(gmc_sim *s)
+{
+    char msg[256];
+    uint64_t n = gmc_sim_protocol_violations(s, msg, sizeof msg);
+    gmc_sim_destroy(s);
+    if (n) fail_msg("%llu AXI protocol violation(s); first: %s", (unsigned long long)n, msg);
+}
+
 uint32_t t_rd_at(gmc_sim *s, uint32_t off, const char *file, int line)
 {
     uint32_t v = 0;

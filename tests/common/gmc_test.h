@@ -24,6 +24,8 @@
 
 gmc_sim *t_sim_new(void);
 gmc_sim *t_sim_new_cfg(const struct gmc_sim_config *cfg);
+/* Fail when the protocol monitor saw any AXI violation, then destroy. */
+void t_sim_free(gmc_sim *s);
 
 #define t_rd(s, off) t_rd_at((s), (off), __FILE__, __LINE__)
 #define t_wr(s, off, v) t_wr_at((s), (off), (v), __FILE__, __LINE__)

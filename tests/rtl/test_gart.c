@@ -24,7 +24,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-    gmc_sim_destroy(*state);
+    t_sim_free(*state);
     return 0;
 }
 

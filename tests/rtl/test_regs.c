@@ -14,7 +14,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-    gmc_sim_destroy(*state);
+    t_sim_free(*state);
     return 0;
 }
 
@@ -235,7 +235,7 @@ static void test_strapped_segments(void **state)
         }
         assert_int_equal(gmc_sim_reset(s, 4), GMC_SIM_OK);
     }
-    gmc_sim_destroy(s);
+    t_sim_free(s);
 
     cfg.seg_count = 5;
     gmc_sim *bad = (gmc_sim *)1;

@@ -35,10 +35,10 @@ static void test_two_instances(void **state)
     assert_int_equal(gmc_sim_cycles(a), ca + 5000);
     assert_int_equal(gmc_sim_cycles(b), cb);
 
-    gmc_sim_destroy(a);
+    t_sim_free(a);
     assert_int_equal(gmc_sim_aperture_read(b, 0x1000, back, 64), GMC_SIM_OK);
     assert_memory_equal(back, db, 64);
-    gmc_sim_destroy(b);
+    t_sim_free(b);
 }
 
 static uint64_t be64(const uint8_t *p)
