@@ -411,8 +411,6 @@ module gmc_aperture #(
                    && s_axi_awid == $past(s_axi_awid));
         if ($past(s_axi_wvalid && !s_axi_wready))
             assume(s_axi_wvalid && s_axi_wdata == $past(s_axi_wdata) && s_axi_wstrb == $past(s_axi_wstrb));
-        // VRAM: data one cycle after a granted read, and only then.
-        assume(vr_valid == $past(vr_req && vr_gnt));
         // Slave: responses held unchanged until taken.
         if ($past(s_axi_rvalid && !s_axi_rready))
             assert(s_axi_rvalid && s_axi_rdata == $past(s_axi_rdata) && s_axi_rresp == $past(s_axi_rresp)
@@ -420,7 +418,11 @@ module gmc_aperture #(
         if ($past(s_axi_bvalid && !s_axi_bready))
             assert(s_axi_bvalid && s_axi_bresp == $past(s_axi_bresp) && s_axi_bid == $past(s_axi_bid));
     end
-    always @(*) if (f_past_valid && rst) assume(!vr_valid);
+    // VRAM: data one cycle after a read granted outside reset, and only
+    // then (the arbiter is reset with this block).
+    reg f_vr_due = 1'b0;
+    always @(posedge clk) f_vr_due <= vr_req && vr_gnt && !rst;
+    always @(*) assume(vr_valid == f_vr_due);
 
     always @(*) if (f_past_valid && !rst) begin
         // Read data only for an accepted burst, RLAST on exactly its last beat.
@@ -440,8 +442,10 @@ module gmc_aperture #(
         if (vw_req) assert(f_w_open && !w_err_reg && !s_axi_bvalid);
         // Internal state matches the bus view (closes the induction).
         assert(r_busy_reg == f_r_open && w_busy_reg == f_w_open);
-        assert(r_sent_reg == f_r_beats && w_beat_reg == f_w_beats);
-        assert(r_len_reg == f_r_len && w_len_reg == f_w_len && r_id_reg == f_r_id);
+        // (burst registers only mean something while a burst is open)
+        if (f_r_open) assert(r_sent_reg == f_r_beats && r_len_reg == f_r_len && r_id_reg == f_r_id);
+        if (f_w_open) assert(w_beat_reg == f_w_beats && w_len_reg == f_w_len);
+        assert(r_inflight_reg == f_vr_due);
         assert(r_cnt_reg <= 2'd2 && {1'b0, r_cnt_reg} + {2'b00, r_inflight_reg} <= 3'd2);
         assert(r_wp_reg == (r_rp_reg ^ r_cnt_reg[0]));
         if (r_busy_reg && !r_err_reg)
@@ -449,6 +453,7 @@ module gmc_aperture #(
                    && r_issued_reg <= {1'b0, r_len_reg} + 9'd1);
         if (!r_busy_reg || r_err_reg) assert(r_cnt_reg == 2'd0 && !r_inflight_reg);
         assert(s_axi_bvalid == w_resp_pending_reg);
+        if (f_w_open && !s_axi_bvalid) assert(f_w_beats <= {1'b0, f_w_len});
     end
 `endif
 

@@ -4,6 +4,10 @@
 #   tools/formal.sh MODULE DEPTH ["chparam -set P V ... MODULE"]
 # Memories are mapped to flip-flops (z3 is slow on array theory); a
 # chparam command can shrink widths that do not change the protocol logic.
+# --unroll: z3 4.8 is pathologically slow expanding the write_smt2
+# define-fun macros (one per wire, applied to the state argument) inside
+# the two-argument transition relation; gmc_aperture never got past
+# step 0. Unrolled, smtbmc hands z3 plain constants per step instead.
 # Prints "formal MODULE: N passed, M failed".
 set -u
 mod=$1; depth=$2; params=${3:-}
@@ -12,12 +16,12 @@ mkdir -p "$out"
 yosys -q -l "$out/yosys.log" -p "read_verilog -formal -DFORMAL -Irtl rtl/$mod.v; $params; prep -top $mod; \
   memory_map; opt -fast; async2sync; dffunmap; write_smt2 -wires $out/$mod.smt2" || { echo "formal $mod: 0 passed, 1 failed"; exit 1; }
 pass=0; fail=0
-if yosys-smtbmc -s z3 --presat -t "$depth" --dump-vcd "$out/bmc.vcd" "$out/$mod.smt2" >"$out/bmc.log" 2>&1; then
+if yosys-smtbmc -s z3 --unroll --presat -t "$depth" --dump-vcd "$out/bmc.vcd" "$out/$mod.smt2" >"$out/bmc.log" 2>&1; then
   pass=$((pass + 1))
 else
   fail=$((fail + 1)); echo "BMC of $mod failed (trace: $out/bmc.vcd):"; tail -5 "$out/bmc.log"
 fi
-if yosys-smtbmc -s z3 -i -t "$depth" --dump-vcd "$out/ind.vcd" "$out/$mod.smt2" >"$out/ind.log" 2>&1; then
+if yosys-smtbmc -s z3 --unroll -i -t "$depth" --dump-vcd "$out/ind.vcd" "$out/$mod.smt2" >"$out/ind.log" 2>&1; then
   pass=$((pass + 1))
 else
   fail=$((fail + 1)); echo "induction of $mod failed (trace: $out/ind.vcd):"; tail -5 "$out/ind.log"
