@@ -521,6 +521,10 @@ void gmc_sim_destroy(gmc_sim *sim)
 {
     if (!sim) return;
     trace_finish(sim);
+    // Verilator 5.006's scope destructors look up the thread's current
+    // context: point it at this model's, or destroying a model while an
+    // older one lives hangs.
+    Verilated::threadContextp(sim->ctx);
     sim->top->final();
     delete sim->top;
     delete sim->ctx;

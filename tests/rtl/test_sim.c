@@ -206,13 +206,26 @@ static void test_reset_keeps_vram(void **state)
     gmc_sim_destroy(s);
 }
 
+/* Models can be destroyed in any order (the newest first here). */
+static void test_destroy_order(void **state)
+{
+    (void)state;
+    gmc_sim *a = t_sim_new(), *b = t_sim_new(), *c = t_sim_new();
+    t_wr(a, GMC_REG_SCRATCH, 1);
+    t_sim_free(c);
+    t_wr(b, GMC_REG_SCRATCH, 2);
+    t_sim_free(b);
+    assert_int_equal(t_rd(a, GMC_REG_SCRATCH), 1);
+    t_sim_free(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_two_instances),  cmocka_unit_test(test_waveform),
         cmocka_unit_test(test_no_waveform),    cmocka_unit_test(test_trace_args),
         cmocka_unit_test(test_host_regions),   cmocka_unit_test(test_lifecycle_args),
-        cmocka_unit_test(test_reset_keeps_vram),
+        cmocka_unit_test(test_reset_keeps_vram), cmocka_unit_test(test_destroy_order),
     };
     return cmocka_run_group_tests_name("sim", tests, NULL, NULL);
 }
