@@ -207,7 +207,12 @@ $(BUILD)/bench/tb_bench.vvp: bench/tb_bench.v $(RTL) $(RTL_INC)
 	@mkdir -p $(@D)
 	$(IVERILOG) -g2005 -Irtl -s tb_bench -o $@ bench/tb_bench.v $(RTL)
 
-BENCH_DEPS := $(BUILD)/rel/bin/bench-sim $(BUILD)/rel/bin/bench-alloc $(BUILD)/bench/tb_bench.vvp
+$(BUILD)/rel/bin/bench-api: bench/bench_api.c $(BUILD)/rel/lib/libgmc.a $(BUILD)/rel/lib/libgmc_sim.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_C) -O2 $< -o $@ $(BUILD)/rel/lib/libgmc.a $(BUILD)/rel/lib/libgmc_sim.a $(SIM_LIBS)
+
+BENCH_DEPS := $(BUILD)/rel/bin/bench-sim $(BUILD)/rel/bin/bench-alloc $(BUILD)/rel/bin/bench-api \
+              $(BUILD)/bench/tb_bench.vvp
 
 bench: deps-bench $(BENCH_DEPS) $(FW_BOARDS:%=$(BUILD)/fw/%/gmc.bin)
 	$(PYTHON) bench/run_bench.py $(BUILD) $(FW_BOARDS:%=$(BUILD)/fw/%/report.json)
@@ -291,12 +296,14 @@ test-fw-gate: $(BUILD)/fw/gate/tb_fw_bridge.vvp
 
 # ---------------------------------------------------------------- install
 
-install: $(BUILD)/rel/lib/libgmc_sim.a $(BUILD)/rel/lib/libgmc_sim.so
+install: $(BUILD)/rel/lib/libgmc_sim.a $(BUILD)/rel/lib/libgmc_sim.so $(BUILD)/rel/lib/libgmc.a
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/gmc $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	install -m 644 $(BUILD)/rel/lib/libgmc_sim.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 $(BUILD)/rel/lib/libgmc_sim.a $(BUILD)/rel/lib/libgmc.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(BUILD)/rel/lib/libgmc_sim.so $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 sim/gmc_sim.h include/gmc_regs.h $(DESTDIR)$(PREFIX)/include/gmc/
+	install -m 644 sim/gmc_sim.h include/gmc_regs.h include/gmc.h include/gmc_alloc.h include/gmc_status.h \
+	  $(DESTDIR)$(PREFIX)/include/gmc/
 	sed -e 's|@PREFIX@|$(PREFIX)|' sim/gmc_sim.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/gmc_sim.pc
+	sed -e 's|@PREFIX@|$(PREFIX)|' host/gmc.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/gmc.pc
 
 clean:
 	rm -rf $(BUILD)

@@ -27,6 +27,16 @@ check test "$(LD_LIBRARY_PATH="$stage/opt/gmc/lib" "$out/shared" 2>&1)" = "$expe
    -o static) >>"$out/install.log" 2>&1
 check test -x "$out/static"
 check test "$("$out/static" 2>&1)" = "$expect"
+# The host library, through pkg-config gmc (which requires gmc_sim). A
+# 0-byte allocation breaks rule ALLOC_SIZE_VALID (spec/rules.toml).
+cp tests/install/consumer_gmc.c "$out/"
+(cd "$out" && cc -std=c11 -Wall -Werror consumer_gmc.c $(pkg-config --cflags gmc) \
+   "$stage/opt/gmc/lib/libgmc.a" "$stage/opt/gmc/lib/libgmc_sim.a" $(pkg-config --libs-only-l --static gmc_sim | sed 's/-lgmc_sim//') \
+   -o gmc_static) >>"$out/install.log" 2>&1
+check test -x "$out/gmc_static"
+check test "$("$out/gmc_static" 2>&1)" = "create: GMC_OK
+bad create: GMC_E_RULE_ALLOC_SIZE_INVALID"
+check test -f "$stage/opt/gmc/lib/pkgconfig/gmc.pc"
 [ "$fail" -eq 0 ] || cat "$out/install.log"
 echo "install: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,0 +1,123 @@
+/*
+ * gmc_backend.c - backend selection, and the pci and uart backends, which
+ * are not available yet.
+ *
+ * Their device strings are parsed and validated in full (gmc_devstr.c),
+ * so a typo is reported as one; a well-formed string then answers
+ * GMC_E_BACKEND_UNAVAILABLE from open. Every other operation is
+ * unreachable without an open context and answers the same.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gmc_backend.h"
+#include "gmc_status.h"
+
+static int stub_open(const struct gmc_devspec *spec, void **ctx)
+{
+    (void)spec;
+    *ctx = NULL;
+    return GMC_E_BACKEND_UNAVAILABLE;
+}
+
+static void stub_close(void *ctx)
+{
+    (void)ctx;
+}
+
+static int stub_read32(void *ctx, uint32_t off, uint32_t *val)
+{
+    (void)ctx;
+    (void)off;
+    *val = 0;
+    return GMC_E_BACKEND_UNAVAILABLE;
+}
+
+static int stub_write32(void *ctx, uint32_t off, uint32_t val)
+{
+    (void)ctx;
+    (void)off;
+    (void)val;
+    return GMC_E_BACKEND_UNAVAILABLE;
+}
+
+static int stub_aperture_read(void *ctx, uint64_t off, void *buf, size_t len)
+{
+    (void)ctx;
+    (void)off;
+    (void)buf;
+    (void)len;
+    return GMC_E_BACKEND_UNAVAILABLE;
+}
+
+static int stub_aperture_write(void *ctx, uint64_t off, const void *buf, size_t len)
+{
+    (void)ctx;
+    (void)off;
+    (void)buf;
+    (void)len;
+    return GMC_E_BACKEND_UNAVAILABLE;
+}
+
+static int stub_host_map(void *ctx, uint64_t bus, void *ptr, size_t len)
+{
+    (void)ctx;
+    (void)bus;
+    (void)ptr;
+    (void)len;
+    return GMC_E_BACKEND_UNAVAILABLE;
+}
+
+static int stub_host_unmap(void *ctx, uint64_t bus)
+{
+    (void)ctx;
+    (void)bus;
+    return GMC_E_BACKEND_UNAVAILABLE;
+}
+
+static int stub_irq(void *ctx)
+{
+    (void)ctx;
+    return GMC_E_BACKEND_UNAVAILABLE;
+}
+
+/* PCIe board through libpciaccess: BAR0 registers, BAR1 aperture, DMA. */
+const struct gmc_backend_ops gmc_backend_pci = {
+    .name = "pci",
+    .open = stub_open,
+    .close = stub_close,
+    .read32 = stub_read32,
+    .write32 = stub_write32,
+    .aperture_read = stub_aperture_read,
+    .aperture_write = stub_aperture_write,
+    .host_map = stub_host_map,
+    .host_unmap = stub_host_unmap,
+    .irq = stub_irq,
+};
+
+/* iCE40 board behind the serial bridge (docs/uart-bridge.md). */
+const struct gmc_backend_ops gmc_backend_uart = {
+    .name = "uart",
+    .open = stub_open,
+    .close = stub_close,
+    .read32 = stub_read32,
+    .write32 = stub_write32,
+    .aperture_read = stub_aperture_read,
+    .aperture_write = stub_aperture_write,
+    .host_map = stub_host_map,
+    .host_unmap = stub_host_unmap,
+    .irq = stub_irq,
+};
+
+const struct gmc_backend_ops *gmc_backend_for(const struct gmc_devspec *spec)
+{
+    switch (spec->kind) {
+    case GMC_DEV_SIM:
+        return &gmc_backend_sim;
+    case GMC_DEV_PCI:
+        return &gmc_backend_pci;
+    case GMC_DEV_UART:
+        return &gmc_backend_uart;
+    }
+    return NULL;
+}

@@ -1,0 +1,48 @@
+/*
+ * gmc_backend.h - run-time backends (private to the host library).
+ *
+ * DOC: Overview
+ *
+ * A backend moves bytes between the driver (gmc_kmd.c) and one kind of
+ * hardware: the Verilated model (sim), a PCIe board (pci) or an iCE40
+ * board behind a serial bridge (uart). Each backend file fills one
+ * struct gmc_backend_ops with designated initialisers, as libpciaccess's
+ * backends fill struct pci_system_methods; the driver calls only through
+ * the table. Every operation returns GMC_OK or a gmc_status code (bus
+ * error responses are GMC_E_BUS, a bus that never answers GMC_E_TIMEOUT).
+ */
+#ifndef GMC_BACKEND_H
+#define GMC_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gmc_devstr.h"
+
+struct gmc_backend_ops {
+    const char *name;
+    /* Start the backend for a parsed device string; *ctx is its state. */
+    int (*open)(const struct gmc_devspec *spec, void **ctx);
+    void (*close)(void *ctx);
+    /* BAR0: 32-bit registers at byte offsets (GMC_REG_*). On error *val = 0. */
+    int (*read32)(void *ctx, uint32_t off, uint32_t *val);
+    int (*write32)(void *ctx, uint32_t off, uint32_t val);
+    /* BAR1: the CPU aperture onto CPU-visible VRAM, any length/alignment.
+     * On a read error the buffer is zeroed. */
+    int (*aperture_read)(void *ctx, uint64_t off, void *buf, size_t len);
+    int (*aperture_write)(void *ctx, uint64_t off, const void *buf, size_t len);
+    /* Host memory the controller's DMA master may reach at bus addresses. */
+    int (*host_map)(void *ctx, uint64_t bus, void *ptr, size_t len);
+    int (*host_unmap)(void *ctx, uint64_t bus);
+    /* The interrupt line: 1 asserted, 0 not, or a negative status. */
+    int (*irq)(void *ctx);
+};
+
+extern const struct gmc_backend_ops gmc_backend_sim;
+extern const struct gmc_backend_ops gmc_backend_pci;
+extern const struct gmc_backend_ops gmc_backend_uart;
+
+/* The table for a parsed device string. */
+const struct gmc_backend_ops *gmc_backend_for(const struct gmc_devspec *spec);
+
+#endif /* GMC_BACKEND_H */

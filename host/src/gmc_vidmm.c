@@ -1,0 +1,464 @@
+/*
+ * gmc_vidmm.c - the device-independent manager: clients, allocations,
+ * sharing, CPU access.
+ *
+ * DOC: Overview
+ *
+ * Every public call here follows one shape: check every argument and
+ * permission, reserve what can fail (handle slots, host memory), place,
+ * and only then change state, so a failed call leaves no trace in the
+ * library. Rules are never decided here: allocation descriptors go through
+ * gmc_rules_check_alloc() (the rule table, spec/rules.toml) with the
+ * segment descriptors the adapter reported. Placement is gmc_place.c;
+ * hardware access goes through the driver's DDI table (gmc_kmd.h).
+ *
+ * Sharing (seed 002, D3DKMT_CREATEALLOCATIONFLAGS; docs/host.md):
+ *   - CreateShared without NtSecuritySharing: a global share handle, made
+ *     at creation; any client of the device that knows it may open it.
+ *   - NtSecuritySharing: no global handle. gmc_alloc_share_nt() makes an
+ *     NT handle for one target client (D3DKMTShareObjects plus the handle
+ *     duplication into that process); it opens in that client only.
+ *   - Without NonSecure only secure clients may open it; NonSecure lets
+ *     secure and non-secure clients open it.
+ *   - RestrictSharedAccess restricts opens to clients of the creator's
+ *     owner (security principal).
+ *   - The creating client may always reopen its own allocation, and is the
+ *     only one that may lock it.
+ *
+ * Cost: create and destroy are O(rules + log n) (placement, handle table
+ * O(1)); lookups O(1). Not thread-safe (see gmc.h).
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gmc.h"
+#include "gmc_handle.h"
+#include "gmc_kmd.h"
+#include "gmc_place.h"
+#include "gmc_range.h"
+#include "gmc_status.h"
+#include "gmc_vidmm.h"
+
+#define PINNED_FLAGS (GMC_ALLOC_OVERLAY | GMC_ALLOC_CAPTURE)
+#define NO_CPU_FLAGS (GMC_ALLOC_PROTECTED | GMC_ALLOC_HARDWARE_PROTECTED)
+
+/* ---------------------------------------------------------------- clients */
+
+int gmc_client_create(gmc_device *dev, const struct gmc_client_desc *desc, gmc_client **out)
+{
+    if (out == NULL)
+        return GMC_E_NULL_POINTER;
+    *out = NULL;
+    if (dev == NULL)
+        return GMC_E_NULL_POINTER;
+    struct gmc_client_desc d = { 0u, 0u };
+    if (desc != NULL)
+        d = *desc;
+    if (d.flags & ~GMC_CLIENT_FLAGS_MASK)
+        return GMC_E_INVALID_ARG;
+    gmc_client *c = calloc(1, sizeof(*c));
+    if (c == NULL)
+        return GMC_E_NO_MEMORY;
+    c->dev = dev;
+    c->serial = dev->next_serial++;
+    c->flags = d.flags;
+    c->owner = d.owner;
+    c->next = dev->clients;
+    if (dev->clients != NULL)
+        dev->clients->prev = c;
+    dev->clients = c;
+    dev->nclients++;
+    *out = c;
+    return GMC_OK;
+}
+
+static void link_ref(gmc_client *c, struct gmc_vref *r)
+{
+    r->client = c;
+    r->prev = NULL;
+    r->next = c->refs;
+    if (c->refs != NULL)
+        c->refs->prev = r;
+    c->refs = r;
+}
+
+static void unlink_ref(struct gmc_vref *r)
+{
+    if (r->prev != NULL)
+        r->prev->next = r->next;
+    else
+        r->client->refs = r->next;
+    if (r->next != NULL)
+        r->next->prev = r->prev;
+}
+
+static void free_alloc(gmc_device *dev, struct gmc_valloc *a)
+{
+    struct gmc_vseg *s = &dev->seg[a->seg];
+    gmc_range_remove(&s->mgr, &a->node);
+    s->used -= a->sz.placed;
+    s->count--;
+    while (a->shares != NULL) {
+        struct gmc_vshare *sh = a->shares;
+        a->shares = sh->next;
+        gmc_htab_remove(&dev->handles, sh->handle);
+        free(sh);
+    }
+    dev->nallocs--;
+    free(a);
+}
+
+static void close_ref(struct gmc_vref *r)
+{
+    gmc_device *dev = r->client->dev;
+    struct gmc_valloc *a = r->alloc;
+    unlink_ref(r);
+    gmc_htab_remove(&dev->handles, r->handle);
+    free(r);
+    if (--a->refs == 0u)
+        free_alloc(dev, a);
+}
+
+void gmc_client_destroy(gmc_client *c)
+{
+    if (c == NULL)
+        return;
+    gmc_device *dev = c->dev;
+    while (c->refs != NULL)
+        close_ref(c->refs);
+    if (c->prev != NULL)
+        c->prev->next = c->next;
+    else
+        dev->clients = c->next;
+    if (c->next != NULL)
+        c->next->prev = c->prev;
+    dev->nclients--;
+    free(c);
+}
+
+void gmc_vidmm_close_clients(gmc_device *dev)
+{
+    while (dev->clients != NULL)
+        gmc_client_destroy(dev->clients);
+}
+
+/* The client's own live handle, or NULL. */
+static struct gmc_vref *ref_of(const gmc_client *c, gmc_handle h)
+{
+    struct gmc_vref *r = gmc_htab_get(&c->dev->handles, h, GMC_HK_ALLOC);
+    return r != NULL && r->client == c ? r : NULL;
+}
+
+/* ------------------------------------------------------------ allocations */
+
+/* What a create needs from the host before it may change anything. */
+struct create_res {
+    struct gmc_valloc *a;
+    struct gmc_vref *r;
+    struct gmc_vshare *s; /* the global share handle, when there is one */
+};
+
+static void release(struct create_res *res)
+{
+    free(res->a);
+    free(res->r);
+    free(res->s);
+}
+
+static int global_shared(const struct gmc_alloc_desc *d)
+{
+    return (d->kmt_flags & GMC_KMT_CREATE_SHARED) && !(d->kmt_flags & GMC_KMT_NT_SECURITY_SHARING);
+}
+
+static int acquire(gmc_device *dev, const struct gmc_alloc_desc *d, struct create_res *res)
+{
+    int shared = global_shared(d);
+    int rc = gmc_htab_reserve(&dev->handles, shared ? 2u : 1u);
+    if (rc != GMC_OK)
+        return rc;
+    res->a = calloc(1, sizeof(*res->a));
+    res->r = calloc(1, sizeof(*res->r));
+    res->s = shared ? calloc(1, sizeof(*res->s)) : NULL;
+    if (res->a == NULL || res->r == NULL || (shared && res->s == NULL)) {
+        release(res);
+        return GMC_E_NO_MEMORY;
+    }
+    return GMC_OK;
+}
+
+/*
+ * Zeroed: fill through BAR1 when the segment is CPU-visible memory. Without
+ * a paging engine, other segments cannot be written yet: the allocation
+ * keeps ZERO_PENDING and the paging path zero-fills it on first page-in.
+ */
+static int zero(gmc_device *dev, struct gmc_valloc *a, const struct gmc_placement *pl)
+{
+    const struct gmc_segment_desc *g = &dev->seg[pl->index].desc;
+    if (!(a->desc.kmt_flags & GMC_KMT_ZEROED))
+        return GMC_OK;
+    if (!gmc_kmd_cpu_reachable(g)) {
+        a->state |= GMC_ALLOC_STATE_ZERO_PENDING;
+        return GMC_OK;
+    }
+    return dev->kmd.ddi->fill(&dev->kmd, g, a->node.start - g->base, pl->sz.placed, 0u);
+}
+
+static void commit(gmc_client *c, struct create_res *res, const struct gmc_placement *pl)
+{
+    gmc_device *dev = c->dev;
+    struct gmc_valloc *a = res->a;
+    struct gmc_vseg *s = &dev->seg[pl->index];
+    a->seg = pl->index;
+    a->sz = pl->sz;
+    a->creator = c->serial;
+    a->owner = c->owner;
+    a->refs = 1u;
+    if ((a->desc.info2_flags & GMC_INFO2_PRIMARY) || (a->desc.flags & PINNED_FLAGS))
+        a->state |= GMC_ALLOC_STATE_PINNED;
+    s->used += pl->sz.placed;
+    s->count++;
+    dev->nallocs++;
+    res->r->alloc = a;
+    res->r->handle = gmc_htab_add(&dev->handles, GMC_HK_ALLOC, res->r);
+    link_ref(c, res->r);
+    if (res->s != NULL) {
+        res->s->alloc = a;
+        res->s->handle = gmc_htab_add(&dev->handles, GMC_HK_SHARE, res->s);
+        a->global = res->s->handle;
+        a->shares = res->s;
+    }
+}
+
+int gmc_alloc_create(gmc_client *c, const struct gmc_alloc_desc *desc, gmc_handle *out)
+{
+    if (out == NULL)
+        return GMC_E_NULL_POINTER;
+    *out = GMC_HANDLE_NONE;
+    if (c == NULL || desc == NULL)
+        return GMC_E_NULL_POINTER;
+    gmc_device *dev = c->dev;
+    int rc = gmc_rules_check_alloc(desc, dev->segdesc, dev->nsegs, NULL);
+    if (rc != GMC_OK)
+        return rc;
+    struct create_res res = { NULL, NULL, NULL };
+    rc = acquire(dev, desc, &res);
+    if (rc != GMC_OK)
+        return rc;
+    res.a->desc = *desc;
+    struct gmc_placement pl;
+    rc = gmc_place(dev->seg, dev->nsegs, desc, &res.a->node, &pl);
+    if (rc != GMC_OK) {
+        release(&res);
+        return rc;
+    }
+    rc = zero(dev, res.a, &pl);
+    if (rc != GMC_OK) {
+        gmc_range_remove(&dev->seg[pl.index].mgr, &res.a->node);
+        release(&res);
+        return rc;
+    }
+    commit(c, &res, &pl);
+    *out = res.r->handle;
+    return GMC_OK;
+}
+
+int gmc_alloc_destroy(gmc_client *c, gmc_handle h)
+{
+    if (c == NULL)
+        return GMC_E_NULL_POINTER;
+    struct gmc_vref *r = ref_of(c, h);
+    if (r == NULL)
+        return GMC_E_BAD_HANDLE;
+    close_ref(r);
+    return GMC_OK;
+}
+
+int gmc_alloc_query(const gmc_client *c, gmc_handle h, struct gmc_alloc_info *out)
+{
+    if (out == NULL)
+        return GMC_E_NULL_POINTER;
+    memset(out, 0, sizeof(*out));
+    if (c == NULL)
+        return GMC_E_NULL_POINTER;
+    const struct gmc_vref *r = ref_of(c, h);
+    if (r == NULL)
+        return GMC_E_BAD_HANDLE;
+    const struct gmc_valloc *a = r->alloc;
+    const struct gmc_segment_desc *g = &c->dev->seg[a->seg].desc;
+    out->size = a->sz.size;
+    out->placed_size = a->sz.placed;
+    out->segment = g->id;
+    out->offset = a->node.start - g->base;
+    out->gpu_address = a->node.start;
+    out->alignment = a->sz.align;
+    out->flags = a->desc.flags;
+    out->kmt_flags = a->desc.kmt_flags;
+    out->info2_flags = a->desc.info2_flags;
+    out->priority = (a->desc.info2_flags & GMC_INFO2_OVERRIDE_PRIORITY) ? a->desc.umd_priority
+                                                                        : a->desc.priority;
+    out->state = a->state;
+    if (a->creator == c->serial)
+        out->state |= GMC_ALLOC_STATE_CREATOR;
+    if (gmc_kmd_cpu_reachable(g))
+        out->state |= GMC_ALLOC_STATE_CPU_REACHABLE;
+    if (a->desc.kmt_flags & GMC_KMT_CREATE_SHARED)
+        out->state |= GMC_ALLOC_STATE_SHARED;
+    out->open_count = a->refs;
+    out->share_handle = a->global;
+    return GMC_OK;
+}
+
+/* ---------------------------------------------------------------- sharing */
+
+int gmc_alloc_share_nt(gmc_client *c, gmc_handle h, const gmc_client *target,
+                       gmc_share_handle *out)
+{
+    if (out == NULL)
+        return GMC_E_NULL_POINTER;
+    *out = GMC_HANDLE_NONE;
+    if (c == NULL || target == NULL)
+        return GMC_E_NULL_POINTER;
+    if (target->dev != c->dev)
+        return GMC_E_INVALID_ARG;
+    struct gmc_vref *r = ref_of(c, h);
+    if (r == NULL)
+        return GMC_E_BAD_HANDLE;
+    struct gmc_valloc *a = r->alloc;
+    if (!(a->desc.kmt_flags & GMC_KMT_NT_SECURITY_SHARING))
+        return GMC_E_NOT_SHARED;
+    int rc = gmc_htab_reserve(&c->dev->handles, 1u);
+    if (rc != GMC_OK)
+        return rc;
+    struct gmc_vshare *s = calloc(1, sizeof(*s));
+    if (s == NULL)
+        return GMC_E_NO_MEMORY;
+    s->alloc = a;
+    s->target = target->serial;
+    s->handle = gmc_htab_add(&c->dev->handles, GMC_HK_SHARE, s);
+    s->next = a->shares;
+    a->shares = s;
+    *out = s->handle;
+    return GMC_OK;
+}
+
+/* NonSecure and RestrictSharedAccess, for a client other than the creator. */
+static int may_open(const gmc_client *c, const struct gmc_valloc *a)
+{
+    uint32_t kmt = a->desc.kmt_flags;
+    if (c->serial == a->creator)
+        return GMC_OK;
+    if (!(kmt & GMC_KMT_NON_SECURE) && (c->flags & GMC_CLIENT_NON_SECURE))
+        return GMC_E_SHARE_NOT_SECURE;
+    if ((kmt & GMC_KMT_RESTRICT_SHARED_ACCESS) && c->owner != a->owner)
+        return GMC_E_SHARE_RESTRICTED;
+    return GMC_OK;
+}
+
+int gmc_alloc_open(gmc_client *c, gmc_share_handle sh, gmc_handle *out)
+{
+    if (out == NULL)
+        return GMC_E_NULL_POINTER;
+    *out = GMC_HANDLE_NONE;
+    if (c == NULL)
+        return GMC_E_NULL_POINTER;
+    gmc_device *dev = c->dev;
+    const struct gmc_vshare *s = gmc_htab_get(&dev->handles, sh, GMC_HK_SHARE);
+    if (s == NULL || (s->target != 0u && s->target != c->serial))
+        return GMC_E_BAD_HANDLE;
+    struct gmc_valloc *a = s->alloc;
+    int rc = may_open(c, a);
+    if (rc == GMC_OK)
+        rc = gmc_htab_reserve(&dev->handles, 1u);
+    if (rc != GMC_OK)
+        return rc;
+    struct gmc_vref *r = calloc(1, sizeof(*r));
+    if (r == NULL)
+        return GMC_E_NO_MEMORY;
+    r->alloc = a;
+    r->handle = gmc_htab_add(&dev->handles, GMC_HK_ALLOC, r);
+    link_ref(c, r);
+    a->refs++;
+    *out = r->handle;
+    return GMC_OK;
+}
+
+/* ------------------------------------------------------------ CPU access */
+
+static int lock_check(const gmc_client *c, const struct gmc_valloc *a, uint32_t lock_flags)
+{
+    if ((lock_flags & ~GMC_LOCK_FLAGS_MASK) || lock_flags == GMC_LOCK_FLAGS_MASK)
+        return GMC_E_INVALID_ARG;
+    if (!(a->desc.flags & GMC_ALLOC_CPU_VISIBLE))
+        return GMC_E_NOT_CPU_VISIBLE;
+    if (a->desc.flags & NO_CPU_FLAGS)
+        return GMC_E_PROTECTED;
+    if ((a->desc.kmt_flags & GMC_KMT_CREATE_SHARED) && c->serial != a->creator)
+        return GMC_E_NOT_CREATOR;
+    if ((a->desc.kmt_flags & GMC_KMT_READ_ONLY) && !(lock_flags & GMC_LOCK_READ_ONLY))
+        return GMC_E_READ_ONLY;
+    return GMC_OK;
+}
+
+int gmc_alloc_can_lock(const gmc_client *c, gmc_handle h, uint32_t lock_flags)
+{
+    if (c == NULL)
+        return GMC_E_NULL_POINTER;
+    const struct gmc_vref *r = ref_of(c, h);
+    if (r == NULL)
+        return GMC_E_BAD_HANDLE;
+    return lock_check(c, r->alloc, lock_flags);
+}
+
+int gmc_alloc_can_write(const gmc_client *c, gmc_handle h)
+{
+    return gmc_alloc_can_lock(c, h, GMC_LOCK_WRITE_ONLY);
+}
+
+/* Permission, bounds and reach of a CPU access; *seg_off is the offset of
+ * allocation byte `off` in its segment. */
+static int access_check(const gmc_client *c, gmc_handle h, uint32_t lock, uint64_t off, size_t len,
+                        const struct gmc_vseg **seg, uint64_t *seg_off)
+{
+    if (c == NULL)
+        return GMC_E_NULL_POINTER;
+    const struct gmc_vref *r = ref_of(c, h);
+    if (r == NULL)
+        return GMC_E_BAD_HANDLE;
+    const struct gmc_valloc *a = r->alloc;
+    int rc = lock_check(c, a, lock);
+    if (rc != GMC_OK)
+        return rc;
+    if (off > a->sz.size || len > a->sz.size - off)
+        return GMC_E_OUT_OF_BOUNDS;
+    *seg = &c->dev->seg[a->seg];
+    if (!gmc_kmd_cpu_reachable(&(*seg)->desc))
+        return GMC_E_NOT_CPU_VISIBLE;
+    *seg_off = a->node.start - (*seg)->desc.base + off;
+    return GMC_OK;
+}
+
+int gmc_alloc_read(const gmc_client *c, gmc_handle h, uint64_t off, void *buf, size_t len)
+{
+    const struct gmc_vseg *s = NULL;
+    uint64_t at = 0;
+    if (buf == NULL && len > 0u)
+        return GMC_E_NULL_POINTER;
+    int rc = access_check(c, h, GMC_LOCK_READ_ONLY, off, len, &s, &at);
+    if (rc == GMC_OK && len > 0u)
+        rc = c->dev->kmd.ddi->cpu_read(&c->dev->kmd, &s->desc, at, buf, len);
+    return rc;
+}
+
+int gmc_alloc_write(const gmc_client *c, gmc_handle h, uint64_t off, const void *buf, size_t len)
+{
+    const struct gmc_vseg *s = NULL;
+    uint64_t at = 0;
+    if (buf == NULL && len > 0u)
+        return GMC_E_NULL_POINTER;
+    int rc = access_check(c, h, GMC_LOCK_WRITE_ONLY, off, len, &s, &at);
+    if (rc == GMC_OK && len > 0u)
+        rc = c->dev->kmd.ddi->cpu_write(&c->dev->kmd, &s->desc, at, buf, len);
+    return rc;
+}
