@@ -211,8 +211,12 @@ $(BUILD)/rel/bin/bench-api: bench/bench_api.c $(BUILD)/rel/lib/libgmc.a $(BUILD)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_C) -O2 $< -o $@ $(BUILD)/rel/lib/libgmc.a $(BUILD)/rel/lib/libgmc_sim.a $(SIM_LIBS)
 
+$(BUILD)/rel/bin/bench-dma: bench/bench_dma.c tests/common/gmc_dma_pkt.c $(BUILD)/rel/lib/libgmc_sim.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_C) -O2 $< tests/common/gmc_dma_pkt.c -o $@ $(BUILD)/rel/lib/libgmc_sim.a $(SIM_LIBS)
+
 BENCH_DEPS := $(BUILD)/rel/bin/bench-sim $(BUILD)/rel/bin/bench-alloc $(BUILD)/rel/bin/bench-api \
-              $(BUILD)/bench/tb_bench.vvp
+              $(BUILD)/rel/bin/bench-dma $(BUILD)/bench/tb_bench.vvp
 
 bench: deps-bench $(BENCH_DEPS) $(FW_BOARDS:%=$(BUILD)/fw/%/gmc.bin)
 	$(PYTHON) bench/run_bench.py $(BUILD) $(FW_BOARDS:%=$(BUILD)/fw/%/report.json)

@@ -45,6 +45,7 @@ def main():
     res["sim_vs_icarus"] = round(sim["sim_cycles_per_s"] / rate, 1)
     res.update(run_json([os.path.join(build, "rel/bin/bench-alloc")]))
     res.update(run_json([os.path.join(build, "rel/bin/bench-api")]))
+    res.update(run_json([os.path.join(build, "rel/bin/bench-dma")]))
     if reports:
         fpga = run_json([sys.executable, os.path.join(ROOT, "tools/fpga_report.py"), *reports])
         # Numbers only: names of critical-path cells stay in build/fw/report.json.

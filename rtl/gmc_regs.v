@@ -15,6 +15,8 @@ module gmc_regs #(
     parameter integer APERTURE_PAGES = 4096,
     parameter integer CPU_WINDOW_BYTES = 2 * 1024 * 1024,
     parameter integer PROT_RANGES = 4,
+    // 1 when the DMA paging engine is present (CAPS.DMA).
+    parameter integer DMA_ENABLE = 1,
     // Width of the CNT_* performance counters, 32..64.
     parameter integer COUNTER_WIDTH = 64,
     parameter [31:0]  PT_BASE_RESET = 32'h007F_0000,
@@ -91,7 +93,37 @@ module gmc_regs #(
     // GART counter pulses.
     input  wire                      tlb_hit,
     input  wire                      tlb_miss,
-    input  wire                      tlb_dummy
+    input  wire                      tlb_dummy,
+
+    // DMA engine configuration and commands (one-cycle pulses).
+    output wire                      dma_enable,
+    output wire [47:12]              dma_ring_base,
+    output wire [4:0]                dma_ring_log2,
+    output wire [19:0]               dma_tail,
+    output wire [31:0]               dma_watchdog,
+    output reg                       dma_cmd_skip,
+    output reg                       dma_cmd_reset,
+
+    // DMA engine state, events and byte counts.
+    input  wire [1:0]                dma_state,
+    input  wire                      dma_indirect,
+    input  wire [7:0]                dma_rd_out,
+    input  wire [7:0]                dma_wr_out,
+    input  wire [19:0]               dma_head,
+    input  wire [63:0]               dma_fence,
+    input  wire [8:0]                dma_fault_code,
+    input  wire [47:0]               dma_fault_pkt,
+    input  wire [47:0]               dma_fault_addr,
+    input  wire [63:0]               dma_read_result,
+    input  wire [1:0]                dma_ev_packets,
+    input  wire                      dma_ev_fault,
+    input  wire                      dma_ev_fence_irq,
+    input  wire [3:0]                dma_rd_vram,
+    input  wire [3:0]                dma_rd_sys,
+    input  wire [3:0]                dma_rd_ap,
+    input  wire [3:0]                dma_wr_vram,
+    input  wire [3:0]                dma_wr_sys,
+    input  wire [3:0]                dma_wr_ap
 );
 
     `include "gmc_regs.vh"
@@ -194,7 +226,13 @@ module gmc_regs #(
     reg [47:0]  xl_result_reg;
     reg [CW-1:0] cnt_hit_reg, cnt_miss_reg, cnt_dummy_reg, cnt_ap_rd_reg, cnt_ap_wr_reg;
     reg [31:0]  snap_hi_reg;
-    reg [2:0]   snap_sel_reg;
+    reg [4:0]   snap_sel_reg;
+    reg         dma_enable_reg;
+    reg [31:0]  dma_base_lo_reg, dma_base_hi_reg, dma_tail_reg, dma_watchdog_reg;
+    reg [4:0]   dma_log2_reg;
+    reg [CW-1:0] cnt_dma_busy_reg, cnt_dma_rd_vram_reg, cnt_dma_wr_vram_reg, cnt_dma_rd_sys_reg,
+                 cnt_dma_wr_sys_reg, cnt_dma_rd_ap_reg, cnt_dma_wr_ap_reg, cnt_dma_pkt_reg,
+                 cnt_dma_fault_reg;
 
     genvar g;
     generate
@@ -207,6 +245,11 @@ module gmc_regs #(
     assign dummy_page = {dummy_hi_reg[15:0], dummy_lo_reg[31:12]};
     assign xl_req_addr = xl_addr_reg;
     assign irq = |(irq_status_reg & irq_mask_reg);
+    assign dma_enable = dma_enable_reg;
+    assign dma_ring_base = {dma_base_hi_reg[15:0], dma_base_lo_reg[31:12]};
+    assign dma_ring_log2 = dma_log2_reg;
+    assign dma_tail = dma_tail_reg[19:0];
+    assign dma_watchdog = dma_watchdog_reg;
 
     function [63:0] ext;
         input [CW-1:0] v;
@@ -221,14 +264,30 @@ module gmc_regs #(
     wire [63:0] cnt_dummy64 = ext(cnt_dummy_reg);
     wire [63:0] cnt_ap_rd64 = ext(cnt_ap_rd_reg);
     wire [63:0] cnt_ap_wr64 = ext(cnt_ap_wr_reg);
+    wire [63:0] cnt_dma_busy64 = ext(cnt_dma_busy_reg);
+    wire [63:0] cnt_dma_rd_vram64 = ext(cnt_dma_rd_vram_reg);
+    wire [63:0] cnt_dma_wr_vram64 = ext(cnt_dma_wr_vram_reg);
+    wire [63:0] cnt_dma_rd_sys64 = ext(cnt_dma_rd_sys_reg);
+    wire [63:0] cnt_dma_wr_sys64 = ext(cnt_dma_wr_sys_reg);
+    wire [63:0] cnt_dma_rd_ap64 = ext(cnt_dma_rd_ap_reg);
+    wire [63:0] cnt_dma_wr_ap64 = ext(cnt_dma_wr_ap_reg);
+    wire [63:0] cnt_dma_pkt64 = ext(cnt_dma_pkt_reg);
+    wire [63:0] cnt_dma_fault64 = ext(cnt_dma_fault_reg);
+    wire [63:0] dma_fault_pkt64 = {16'd0, dma_fault_pkt};
+    wire [63:0] dma_fault_addr64 = {16'd0, dma_fault_addr};
 
     // 64-bit values read as LO/HI pairs; reading LO snapshots HI.
-    localparam [2:0] SN_NONE = 3'd0, SN_CYCLE = 3'd1, SN_HIT = 3'd2, SN_MISS = 3'd3,
-                     SN_DUMMY = 3'd4, SN_AP_RD = 3'd5, SN_AP_WR = 3'd6;
+    localparam [4:0] SN_NONE = 5'd0, SN_CYCLE = 5'd1, SN_HIT = 5'd2, SN_MISS = 5'd3,
+                     SN_DUMMY = 5'd4, SN_AP_RD = 5'd5, SN_AP_WR = 5'd6,
+                     SN_DMA_BUSY = 5'd7, SN_DMA_RD_VRAM = 5'd8, SN_DMA_WR_VRAM = 5'd9,
+                     SN_DMA_RD_SYS = 5'd10, SN_DMA_WR_SYS = 5'd11, SN_DMA_RD_AP = 5'd12,
+                     SN_DMA_WR_AP = 5'd13, SN_DMA_PKT = 5'd14, SN_DMA_FAULT = 5'd15,
+                     SN_DMA_FENCE = 5'd16, SN_DMA_FPKT = 5'd17, SN_DMA_FADDR = 5'd18,
+                     SN_DMA_RDRES = 5'd19;
 
     // ------------------------------------------------------------ reads
 
-    wire [1:0]  rd_acc = gmc_reg_access(reg_rd_addr);
+    reg  [1:0]  rd_acc;
     wire [15:0] prot_rel = reg_rd_addr - GMC_REG_PROT_BASE;
     wire [15:0] seg_rel = reg_rd_addr - GMC_REG_SEG_BASE_LO;
     localparam integer PIW = (PROT_RANGES > 1) ? $clog2(PROT_RANGES) : 1;
@@ -238,90 +297,142 @@ module gmc_regs #(
     wire           prot_idx_ok = ({19'd0, prot_rel[15:3]} < PROT_RANGES);
 
     function [31:0] hi_or_snap;
-        input [2:0]  sel;
+        input [4:0]  sel;
         input [31:0] live_hi;
         begin
             hi_or_snap = (snap_sel_reg == sel) ? snap_hi_reg : live_hi;
         end
     endfunction
 
+    // The read data is decoded only in a read handshake (the register port
+    // samples it then); on other cycles the simulator skips this logic.
     always @* begin
         reg_rd_data = 32'd0;
-        reg_rd_resp = (rd_acc == GMC_ACC_NONE) ? RESP_DECERR : RESP_OKAY;
-        case (reg_rd_addr)
-            GMC_REG_ID:              reg_rd_data = GMC_ID;
-            GMC_REG_VERSION:         reg_rd_data = {GMC_VERSION_MAJOR, GMC_VERSION_MINOR};
-            GMC_REG_CAPS:            reg_rd_data = (32'd1 << GMC_CAPS_GART_LSB)
-                                                 | (32'd1 << GMC_CAPS_PROTECTION_LSB)
-                                                 | ({31'd0, STRAPS} << GMC_CAPS_SIM_STRAPS_LSB)
-                                                 | (PROT_RANGES << GMC_CAPS_PROT_RANGES_LSB)
-                                                 | (CW << GMC_CAPS_COUNTER_BITS_LSB);
-            GMC_REG_VRAM_SIZE:       reg_rd_data = VRAM_BYTES;
-            GMC_REG_TLB_ENTRIES:     reg_rd_data = TLB_ENTRIES;
-            GMC_REG_SEG_COUNT:       reg_rd_data = seg_count;
-            GMC_REG_APERTURE_BASE:   reg_rd_data = APERTURE_BASE;
-            GMC_REG_APERTURE_PAGES:  reg_rd_data = APERTURE_PAGES;
-            GMC_REG_PAGE_SIZE:       reg_rd_data = GMC_REG_PAGE_SIZE_RESET;
-            GMC_REG_CPU_WINDOW_SIZE: reg_rd_data = CPU_WINDOW_BYTES;
-            GMC_REG_SCRATCH:         reg_rd_data = scratch_reg;
-            GMC_REG_IRQ_STATUS:      reg_rd_data = irq_status_reg;
-            GMC_REG_IRQ_MASK:        reg_rd_data = irq_mask_reg;
-            GMC_REG_CYCLE_LO:        reg_rd_data = cycle_reg[31:0];
-            GMC_REG_CYCLE_HI:        reg_rd_data = hi_or_snap(SN_CYCLE, cycle_reg[63:32]);
-            GMC_REG_APF_STATUS:      reg_rd_data = ({31'd0, apf_valid_reg} << GMC_APF_STATUS_VALID_LSB)
-                                                 | ({31'd0, apf_write_reg} << GMC_APF_STATUS_WRITE_LSB)
-                                                 | ({30'd0, apf_kind_reg} << GMC_APF_STATUS_KIND_LSB)
-                                                 | ({31'd0, apf_overflow_reg} << GMC_APF_STATUS_OVERFLOW_LSB);
-            GMC_REG_APF_ADDR_LO:     reg_rd_data = apf_addr_reg;
-            GMC_REG_APF_COUNT:       reg_rd_data = apf_count_reg;
-            GMC_REG_PT_BASE:         reg_rd_data = pt_base_reg;
-            GMC_REG_DUMMY_PAGE_LO:   reg_rd_data = dummy_lo_reg;
-            GMC_REG_DUMMY_PAGE_HI:   reg_rd_data = dummy_hi_reg;
-            GMC_REG_XLATE_ADDR:      reg_rd_data = xl_addr_reg;
-            GMC_REG_XLATE_STATUS:    reg_rd_data = ({31'd0, xl_busy_reg} << GMC_XLATE_STATUS_BUSY_LSB)
-                                                 | ({31'd0, xl_done_reg} << GMC_XLATE_STATUS_DONE_LSB)
-                                                 | ({31'd0, xl_fault_reg} << GMC_XLATE_STATUS_FAULT_LSB)
-                                                 | ({31'd0, xl_hit_reg} << GMC_XLATE_STATUS_HIT_LSB)
-                                                 | ({31'd0, xl_dummy_reg} << GMC_XLATE_STATUS_DUMMY_LSB)
-                                                 | ({31'd0, xl_system_reg} << GMC_XLATE_STATUS_SYSTEM_LSB)
-                                                 | ({28'd0, xl_code_reg} << GMC_XLATE_STATUS_CODE_LSB);
-            GMC_REG_XLATE_RESULT_LO: reg_rd_data = xl_result_reg[31:0];
-            GMC_REG_XLATE_RESULT_HI: reg_rd_data = {16'd0, xl_result_reg[47:32]};
-            GMC_REG_CNT_TLB_HIT_LO:      reg_rd_data = cnt_hit64[31:0];
-            GMC_REG_CNT_TLB_HIT_HI:      reg_rd_data = hi_or_snap(SN_HIT, cnt_hit64[63:32]);
-            GMC_REG_CNT_TLB_MISS_LO:     reg_rd_data = cnt_miss64[31:0];
-            GMC_REG_CNT_TLB_MISS_HI:     reg_rd_data = hi_or_snap(SN_MISS, cnt_miss64[63:32]);
-            GMC_REG_CNT_DUMMY_HIT_LO:    reg_rd_data = cnt_dummy64[31:0];
-            GMC_REG_CNT_DUMMY_HIT_HI:    reg_rd_data = hi_or_snap(SN_DUMMY, cnt_dummy64[63:32]);
-            GMC_REG_CNT_APERTURE_RD_LO:  reg_rd_data = cnt_ap_rd64[31:0];
-            GMC_REG_CNT_APERTURE_RD_HI:  reg_rd_data = hi_or_snap(SN_AP_RD, cnt_ap_rd64[63:32]);
-            GMC_REG_CNT_APERTURE_WR_LO:  reg_rd_data = cnt_ap_wr64[31:0];
-            GMC_REG_CNT_APERTURE_WR_HI:  reg_rd_data = hi_or_snap(SN_AP_WR, cnt_ap_wr64[63:32]);
-            default: begin
-                if (reg_rd_addr >= GMC_REG_PROT_BASE && {16'd0, prot_rel} < PROT_SPAN
-                    && prot_idx_ok && rd_acc != GMC_ACC_NONE)
-                    reg_rd_data = prot_rel[2] ? prot_limit_reg[prot_idx] : prot_base_reg[prot_idx];
-                else if (reg_rd_addr >= GMC_REG_SEG_BASE_LO
-                         && {16'd0, seg_rel} < SEG_SPAN)
-                    reg_rd_data = seg_word(seg_rel[6:5], seg_rel[4:0]);
-            end
-        endcase
+        reg_rd_resp = RESP_OKAY;
+        rd_acc = GMC_ACC_NONE;
+        if (reg_rd_en) begin
+            rd_acc = gmc_reg_access(reg_rd_addr);
+            reg_rd_resp = (rd_acc == GMC_ACC_NONE) ? RESP_DECERR : RESP_OKAY;
+            case (reg_rd_addr)
+                GMC_REG_ID:              reg_rd_data = GMC_ID;
+                GMC_REG_VERSION:         reg_rd_data = {GMC_VERSION_MAJOR, GMC_VERSION_MINOR};
+                GMC_REG_CAPS:            reg_rd_data = (32'd1 << GMC_CAPS_GART_LSB)
+                                                     | ((DMA_ENABLE != 0 ? 32'd1 : 32'd0) << GMC_CAPS_DMA_LSB)
+                                                     | (32'd1 << GMC_CAPS_PROTECTION_LSB)
+                                                     | ({31'd0, STRAPS} << GMC_CAPS_SIM_STRAPS_LSB)
+                                                     | (PROT_RANGES << GMC_CAPS_PROT_RANGES_LSB)
+                                                     | (CW << GMC_CAPS_COUNTER_BITS_LSB);
+                GMC_REG_VRAM_SIZE:       reg_rd_data = VRAM_BYTES;
+                GMC_REG_TLB_ENTRIES:     reg_rd_data = TLB_ENTRIES;
+                GMC_REG_SEG_COUNT:       reg_rd_data = seg_count;
+                GMC_REG_APERTURE_BASE:   reg_rd_data = APERTURE_BASE;
+                GMC_REG_APERTURE_PAGES:  reg_rd_data = APERTURE_PAGES;
+                GMC_REG_PAGE_SIZE:       reg_rd_data = GMC_REG_PAGE_SIZE_RESET;
+                GMC_REG_CPU_WINDOW_SIZE: reg_rd_data = CPU_WINDOW_BYTES;
+                GMC_REG_SCRATCH:         reg_rd_data = scratch_reg;
+                GMC_REG_IRQ_STATUS:      reg_rd_data = irq_status_reg;
+                GMC_REG_IRQ_MASK:        reg_rd_data = irq_mask_reg;
+                GMC_REG_CYCLE_LO:        reg_rd_data = cycle_reg[31:0];
+                GMC_REG_CYCLE_HI:        reg_rd_data = hi_or_snap(SN_CYCLE, cycle_reg[63:32]);
+                GMC_REG_APF_STATUS:      reg_rd_data = ({31'd0, apf_valid_reg} << GMC_APF_STATUS_VALID_LSB)
+                                                     | ({31'd0, apf_write_reg} << GMC_APF_STATUS_WRITE_LSB)
+                                                     | ({30'd0, apf_kind_reg} << GMC_APF_STATUS_KIND_LSB)
+                                                     | ({31'd0, apf_overflow_reg} << GMC_APF_STATUS_OVERFLOW_LSB);
+                GMC_REG_APF_ADDR_LO:     reg_rd_data = apf_addr_reg;
+                GMC_REG_APF_COUNT:       reg_rd_data = apf_count_reg;
+                GMC_REG_PT_BASE:         reg_rd_data = pt_base_reg;
+                GMC_REG_DUMMY_PAGE_LO:   reg_rd_data = dummy_lo_reg;
+                GMC_REG_DUMMY_PAGE_HI:   reg_rd_data = dummy_hi_reg;
+                GMC_REG_XLATE_ADDR:      reg_rd_data = xl_addr_reg;
+                GMC_REG_XLATE_STATUS:    reg_rd_data = ({31'd0, xl_busy_reg} << GMC_XLATE_STATUS_BUSY_LSB)
+                                                     | ({31'd0, xl_done_reg} << GMC_XLATE_STATUS_DONE_LSB)
+                                                     | ({31'd0, xl_fault_reg} << GMC_XLATE_STATUS_FAULT_LSB)
+                                                     | ({31'd0, xl_hit_reg} << GMC_XLATE_STATUS_HIT_LSB)
+                                                     | ({31'd0, xl_dummy_reg} << GMC_XLATE_STATUS_DUMMY_LSB)
+                                                     | ({31'd0, xl_system_reg} << GMC_XLATE_STATUS_SYSTEM_LSB)
+                                                     | ({28'd0, xl_code_reg} << GMC_XLATE_STATUS_CODE_LSB);
+                GMC_REG_XLATE_RESULT_LO: reg_rd_data = xl_result_reg[31:0];
+                GMC_REG_XLATE_RESULT_HI: reg_rd_data = {16'd0, xl_result_reg[47:32]};
+                GMC_REG_CNT_TLB_HIT_LO:      reg_rd_data = cnt_hit64[31:0];
+                GMC_REG_CNT_TLB_HIT_HI:      reg_rd_data = hi_or_snap(SN_HIT, cnt_hit64[63:32]);
+                GMC_REG_CNT_TLB_MISS_LO:     reg_rd_data = cnt_miss64[31:0];
+                GMC_REG_CNT_TLB_MISS_HI:     reg_rd_data = hi_or_snap(SN_MISS, cnt_miss64[63:32]);
+                GMC_REG_CNT_DUMMY_HIT_LO:    reg_rd_data = cnt_dummy64[31:0];
+                GMC_REG_CNT_DUMMY_HIT_HI:    reg_rd_data = hi_or_snap(SN_DUMMY, cnt_dummy64[63:32]);
+                GMC_REG_CNT_APERTURE_RD_LO:  reg_rd_data = cnt_ap_rd64[31:0];
+                GMC_REG_CNT_APERTURE_RD_HI:  reg_rd_data = hi_or_snap(SN_AP_RD, cnt_ap_rd64[63:32]);
+                GMC_REG_CNT_APERTURE_WR_LO:  reg_rd_data = cnt_ap_wr64[31:0];
+                GMC_REG_CNT_APERTURE_WR_HI:  reg_rd_data = hi_or_snap(SN_AP_WR, cnt_ap_wr64[63:32]);
+                GMC_REG_CNT_DMA_BUSY_LO:     reg_rd_data = cnt_dma_busy64[31:0];
+                GMC_REG_CNT_DMA_BUSY_HI:     reg_rd_data = hi_or_snap(SN_DMA_BUSY, cnt_dma_busy64[63:32]);
+                GMC_REG_CNT_DMA_RD_VRAM_LO:  reg_rd_data = cnt_dma_rd_vram64[31:0];
+                GMC_REG_CNT_DMA_RD_VRAM_HI:  reg_rd_data = hi_or_snap(SN_DMA_RD_VRAM, cnt_dma_rd_vram64[63:32]);
+                GMC_REG_CNT_DMA_WR_VRAM_LO:  reg_rd_data = cnt_dma_wr_vram64[31:0];
+                GMC_REG_CNT_DMA_WR_VRAM_HI:  reg_rd_data = hi_or_snap(SN_DMA_WR_VRAM, cnt_dma_wr_vram64[63:32]);
+                GMC_REG_CNT_DMA_RD_SYS_LO:   reg_rd_data = cnt_dma_rd_sys64[31:0];
+                GMC_REG_CNT_DMA_RD_SYS_HI:   reg_rd_data = hi_or_snap(SN_DMA_RD_SYS, cnt_dma_rd_sys64[63:32]);
+                GMC_REG_CNT_DMA_WR_SYS_LO:   reg_rd_data = cnt_dma_wr_sys64[31:0];
+                GMC_REG_CNT_DMA_WR_SYS_HI:   reg_rd_data = hi_or_snap(SN_DMA_WR_SYS, cnt_dma_wr_sys64[63:32]);
+                GMC_REG_CNT_DMA_RD_APERTURE_LO: reg_rd_data = cnt_dma_rd_ap64[31:0];
+                GMC_REG_CNT_DMA_RD_APERTURE_HI: reg_rd_data = hi_or_snap(SN_DMA_RD_AP, cnt_dma_rd_ap64[63:32]);
+                GMC_REG_CNT_DMA_WR_APERTURE_LO: reg_rd_data = cnt_dma_wr_ap64[31:0];
+                GMC_REG_CNT_DMA_WR_APERTURE_HI: reg_rd_data = hi_or_snap(SN_DMA_WR_AP, cnt_dma_wr_ap64[63:32]);
+                GMC_REG_CNT_DMA_PACKETS_LO:  reg_rd_data = cnt_dma_pkt64[31:0];
+                GMC_REG_CNT_DMA_PACKETS_HI:  reg_rd_data = hi_or_snap(SN_DMA_PKT, cnt_dma_pkt64[63:32]);
+                GMC_REG_CNT_DMA_FAULTS_LO:   reg_rd_data = cnt_dma_fault64[31:0];
+                GMC_REG_CNT_DMA_FAULTS_HI:   reg_rd_data = hi_or_snap(SN_DMA_FAULT, cnt_dma_fault64[63:32]);
+                GMC_REG_DMA_CTRL:        reg_rd_data = {31'd0, dma_enable_reg} << GMC_DMA_CTRL_ENABLE_LSB;
+                GMC_REG_DMA_STATUS:      reg_rd_data = ({30'd0, dma_state} << GMC_DMA_STATUS_STATE_LSB)
+                                                     | ({31'd0, dma_indirect} << GMC_DMA_STATUS_INDIRECT_LSB)
+                                                     | ({24'd0, dma_rd_out} << GMC_DMA_STATUS_RD_OUTSTANDING_LSB)
+                                                     | ({24'd0, dma_wr_out} << GMC_DMA_STATUS_WR_OUTSTANDING_LSB);
+                GMC_REG_DMA_RING_BASE_LO: reg_rd_data = dma_base_lo_reg;
+                GMC_REG_DMA_RING_BASE_HI: reg_rd_data = dma_base_hi_reg;
+                GMC_REG_DMA_RING_SIZE:   reg_rd_data = {27'd0, dma_log2_reg};
+                GMC_REG_DMA_RING_HEAD:   reg_rd_data = {12'd0, dma_head};
+                GMC_REG_DMA_RING_TAIL:   reg_rd_data = dma_tail_reg;
+                GMC_REG_DMA_FENCE_LO:    reg_rd_data = dma_fence[31:0];
+                GMC_REG_DMA_FENCE_HI:    reg_rd_data = hi_or_snap(SN_DMA_FENCE, dma_fence[63:32]);
+                GMC_REG_DMA_FAULT_CODE:  reg_rd_data = {23'd0, dma_fault_code};
+                GMC_REG_DMA_FAULT_PKT_LO: reg_rd_data = dma_fault_pkt64[31:0];
+                GMC_REG_DMA_FAULT_PKT_HI: reg_rd_data = hi_or_snap(SN_DMA_FPKT, dma_fault_pkt64[63:32]);
+                GMC_REG_DMA_FAULT_ADDR_LO: reg_rd_data = dma_fault_addr64[31:0];
+                GMC_REG_DMA_FAULT_ADDR_HI: reg_rd_data = hi_or_snap(SN_DMA_FADDR, dma_fault_addr64[63:32]);
+                GMC_REG_DMA_WATCHDOG:    reg_rd_data = dma_watchdog_reg;
+                GMC_REG_DMA_READ_RESULT_LO: reg_rd_data = dma_read_result[31:0];
+                GMC_REG_DMA_READ_RESULT_HI: reg_rd_data = hi_or_snap(SN_DMA_RDRES, dma_read_result[63:32]);
+                default: begin
+                    if (reg_rd_addr >= GMC_REG_PROT_BASE && {16'd0, prot_rel} < PROT_SPAN
+                        && prot_idx_ok && rd_acc != GMC_ACC_NONE)
+                        reg_rd_data = prot_rel[2] ? prot_limit_reg[prot_idx] : prot_base_reg[prot_idx];
+                    else if (reg_rd_addr >= GMC_REG_SEG_BASE_LO
+                             && {16'd0, seg_rel} < SEG_SPAN)
+                        reg_rd_data = seg_word(seg_rel[6:5], seg_rel[4:0]);
+                end
+            endcase
+        end
     end
 
     // ----------------------------------------------------------- writes
 
-    wire [1:0]  wr_acc = gmc_reg_access(reg_wr_addr);
+    reg  [1:0]  wr_acc;
     wire        wr_ok = reg_wr_en && (wr_acc == GMC_ACC_RW || wr_acc == GMC_ACC_WO);
     wire [31:0] strb_mask = {{8{reg_wr_strb[3]}}, {8{reg_wr_strb[2]}},
                              {8{reg_wr_strb[1]}}, {8{reg_wr_strb[0]}}};
     wire [31:0] wdata = reg_wr_data & strb_mask;
 
+    // Decoded only in a write (the register port samples the response then).
     always @* begin
-        case (wr_acc)
-            GMC_ACC_NONE: reg_wr_resp = RESP_DECERR;
-            GMC_ACC_RO:   reg_wr_resp = RESP_SLVERR;
-            default:      reg_wr_resp = RESP_OKAY;
-        endcase
+        wr_acc = GMC_ACC_NONE;
+        reg_wr_resp = RESP_OKAY;
+        if (reg_wr_en) begin
+            wr_acc = gmc_reg_access(reg_wr_addr);
+            case (wr_acc)
+                GMC_ACC_NONE: reg_wr_resp = RESP_DECERR;
+                GMC_ACC_RO:   reg_wr_resp = RESP_SLVERR;
+                default:      reg_wr_resp = RESP_OKAY;
+            endcase
+        end
     end
 
     // New value of a read-write register under its writable mask and the strobes.
@@ -333,11 +444,36 @@ module gmc_regs #(
         end
     endfunction
 
+    // DMA_RING_SIZE.LOG2 is kept inside 12..20.
+    function [4:0] clamp_log2;
+        input [4:0] v;
+        begin
+            clamp_log2 = (v < 5'd12) ? 5'd12 : (v > 5'd20) ? 5'd20 : v;
+        end
+    endfunction
+    wire [31:0] dma_size_new = merge({27'd0, dma_log2_reg}, GMC_REG_DMA_RING_SIZE_WMASK);
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire unused_size = &{1'b0, dma_size_new[31:5]};
+    /* verilator lint_on UNUSEDSIGNAL */
+
     integer i;
     always @(posedge clk) begin
         inv_all <= 1'b0;
         inv_page_valid <= 1'b0;
+        dma_cmd_skip <= 1'b0;
+        dma_cmd_reset <= 1'b0;
         cycle_reg <= cycle_reg + 64'd1;
+
+        // DMA counters.
+        cnt_dma_busy_reg <= cnt_dma_busy_reg + {{(CW-1){1'b0}}, dma_state != 2'd0};
+        cnt_dma_rd_vram_reg <= cnt_dma_rd_vram_reg + {{(CW-4){1'b0}}, dma_rd_vram};
+        cnt_dma_wr_vram_reg <= cnt_dma_wr_vram_reg + {{(CW-4){1'b0}}, dma_wr_vram};
+        cnt_dma_rd_sys_reg <= cnt_dma_rd_sys_reg + {{(CW-4){1'b0}}, dma_rd_sys};
+        cnt_dma_wr_sys_reg <= cnt_dma_wr_sys_reg + {{(CW-4){1'b0}}, dma_wr_sys};
+        cnt_dma_rd_ap_reg <= cnt_dma_rd_ap_reg + {{(CW-4){1'b0}}, dma_rd_ap};
+        cnt_dma_wr_ap_reg <= cnt_dma_wr_ap_reg + {{(CW-4){1'b0}}, dma_wr_ap};
+        cnt_dma_pkt_reg <= cnt_dma_pkt_reg + {{(CW-2){1'b0}}, dma_ev_packets};
+        cnt_dma_fault_reg <= cnt_dma_fault_reg + {{(CW-1){1'b0}}, dma_ev_fault};
 
         // Counters.
         cnt_hit_reg <= cnt_hit_reg + {{(CW-1){1'b0}}, tlb_hit};
@@ -355,6 +491,19 @@ module gmc_regs #(
                 GMC_REG_CNT_DUMMY_HIT_LO: begin snap_sel_reg <= SN_DUMMY; snap_hi_reg <= cnt_dummy64[63:32]; end
                 GMC_REG_CNT_APERTURE_RD_LO: begin snap_sel_reg <= SN_AP_RD; snap_hi_reg <= cnt_ap_rd64[63:32]; end
                 GMC_REG_CNT_APERTURE_WR_LO: begin snap_sel_reg <= SN_AP_WR; snap_hi_reg <= cnt_ap_wr64[63:32]; end
+                GMC_REG_CNT_DMA_BUSY_LO: begin snap_sel_reg <= SN_DMA_BUSY; snap_hi_reg <= cnt_dma_busy64[63:32]; end
+                GMC_REG_CNT_DMA_RD_VRAM_LO: begin snap_sel_reg <= SN_DMA_RD_VRAM; snap_hi_reg <= cnt_dma_rd_vram64[63:32]; end
+                GMC_REG_CNT_DMA_WR_VRAM_LO: begin snap_sel_reg <= SN_DMA_WR_VRAM; snap_hi_reg <= cnt_dma_wr_vram64[63:32]; end
+                GMC_REG_CNT_DMA_RD_SYS_LO: begin snap_sel_reg <= SN_DMA_RD_SYS; snap_hi_reg <= cnt_dma_rd_sys64[63:32]; end
+                GMC_REG_CNT_DMA_WR_SYS_LO: begin snap_sel_reg <= SN_DMA_WR_SYS; snap_hi_reg <= cnt_dma_wr_sys64[63:32]; end
+                GMC_REG_CNT_DMA_RD_APERTURE_LO: begin snap_sel_reg <= SN_DMA_RD_AP; snap_hi_reg <= cnt_dma_rd_ap64[63:32]; end
+                GMC_REG_CNT_DMA_WR_APERTURE_LO: begin snap_sel_reg <= SN_DMA_WR_AP; snap_hi_reg <= cnt_dma_wr_ap64[63:32]; end
+                GMC_REG_CNT_DMA_PACKETS_LO: begin snap_sel_reg <= SN_DMA_PKT; snap_hi_reg <= cnt_dma_pkt64[63:32]; end
+                GMC_REG_CNT_DMA_FAULTS_LO: begin snap_sel_reg <= SN_DMA_FAULT; snap_hi_reg <= cnt_dma_fault64[63:32]; end
+                GMC_REG_DMA_FENCE_LO: begin snap_sel_reg <= SN_DMA_FENCE; snap_hi_reg <= dma_fence[63:32]; end
+                GMC_REG_DMA_FAULT_PKT_LO: begin snap_sel_reg <= SN_DMA_FPKT; snap_hi_reg <= dma_fault_pkt64[63:32]; end
+                GMC_REG_DMA_FAULT_ADDR_LO: begin snap_sel_reg <= SN_DMA_FADDR; snap_hi_reg <= dma_fault_addr64[63:32]; end
+                GMC_REG_DMA_READ_RESULT_LO: begin snap_sel_reg <= SN_DMA_RDRES; snap_hi_reg <= dma_read_result[63:32]; end
                 default: ;
             endcase
         end
@@ -410,7 +559,26 @@ module gmc_regs #(
                     cnt_dummy_reg <= {CW{1'b0}};
                     cnt_ap_rd_reg <= {CW{1'b0}};
                     cnt_ap_wr_reg <= {CW{1'b0}};
+                    cnt_dma_busy_reg <= {CW{1'b0}};
+                    cnt_dma_rd_vram_reg <= {CW{1'b0}};
+                    cnt_dma_wr_vram_reg <= {CW{1'b0}};
+                    cnt_dma_rd_sys_reg <= {CW{1'b0}};
+                    cnt_dma_wr_sys_reg <= {CW{1'b0}};
+                    cnt_dma_rd_ap_reg <= {CW{1'b0}};
+                    cnt_dma_wr_ap_reg <= {CW{1'b0}};
+                    cnt_dma_pkt_reg <= {CW{1'b0}};
+                    cnt_dma_fault_reg <= {CW{1'b0}};
                 end
+                GMC_REG_DMA_CTRL:      dma_enable_reg <= merge({31'd0, dma_enable_reg}, GMC_REG_DMA_CTRL_WMASK) != 32'd0;
+                GMC_REG_DMA_CMD: begin
+                    dma_cmd_skip <= wdata[GMC_DMA_CMD_SKIP_LSB];
+                    dma_cmd_reset <= wdata[GMC_DMA_CMD_RESET_LSB];
+                end
+                GMC_REG_DMA_RING_BASE_LO: dma_base_lo_reg <= merge(dma_base_lo_reg, GMC_REG_DMA_RING_BASE_LO_WMASK);
+                GMC_REG_DMA_RING_BASE_HI: dma_base_hi_reg <= merge(dma_base_hi_reg, GMC_REG_DMA_RING_BASE_HI_WMASK);
+                GMC_REG_DMA_RING_SIZE: dma_log2_reg <= clamp_log2(dma_size_new[4:0]);
+                GMC_REG_DMA_RING_TAIL: dma_tail_reg <= merge(dma_tail_reg, GMC_REG_DMA_RING_TAIL_WMASK);
+                GMC_REG_DMA_WATCHDOG:  dma_watchdog_reg <= merge(dma_watchdog_reg, GMC_REG_DMA_WATCHDOG_WMASK);
                 default: begin
                     for (i = 0; i < PROT_RANGES; i = i + 1) begin
                         if ({16'd0, reg_wr_addr} == {16'd0, GMC_REG_PROT_BASE} + i * {16'd0, GMC_REG_PROT_BASE_STRIDE})
@@ -441,6 +609,10 @@ module gmc_regs #(
             irq_status_reg[GMC_IRQ_APERTURE_FAULT_LSB] <= 1'b1;
         if (xl_resp_valid && xl_busy_reg)
             irq_status_reg[GMC_IRQ_XLATE_DONE_LSB] <= 1'b1;
+        if (dma_ev_fence_irq)
+            irq_status_reg[GMC_IRQ_DMA_FENCE_LSB] <= 1'b1;
+        if (dma_ev_fault)
+            irq_status_reg[GMC_IRQ_DMA_FAULT_LSB] <= 1'b1;
 
         if (rst) begin
             scratch_reg <= GMC_REG_SCRATCH_RESET;
@@ -481,6 +653,23 @@ module gmc_regs #(
             cnt_ap_wr_reg <= {CW{1'b0}};
             snap_sel_reg <= SN_NONE;
             snap_hi_reg <= 32'd0;
+            dma_cmd_skip <= 1'b0;
+            dma_cmd_reset <= 1'b0;
+            dma_enable_reg <= GMC_REG_DMA_CTRL_RESET[GMC_DMA_CTRL_ENABLE_LSB];
+            dma_base_lo_reg <= GMC_REG_DMA_RING_BASE_LO_RESET;
+            dma_base_hi_reg <= GMC_REG_DMA_RING_BASE_HI_RESET;
+            dma_log2_reg <= GMC_REG_DMA_RING_SIZE_RESET[4:0];
+            dma_tail_reg <= GMC_REG_DMA_RING_TAIL_RESET;
+            dma_watchdog_reg <= GMC_REG_DMA_WATCHDOG_RESET;
+            cnt_dma_busy_reg <= {CW{1'b0}};
+            cnt_dma_rd_vram_reg <= {CW{1'b0}};
+            cnt_dma_wr_vram_reg <= {CW{1'b0}};
+            cnt_dma_rd_sys_reg <= {CW{1'b0}};
+            cnt_dma_wr_sys_reg <= {CW{1'b0}};
+            cnt_dma_rd_ap_reg <= {CW{1'b0}};
+            cnt_dma_wr_ap_reg <= {CW{1'b0}};
+            cnt_dma_pkt_reg <= {CW{1'b0}};
+            cnt_dma_fault_reg <= {CW{1'b0}};
         end
     end
 

@@ -1,11 +1,11 @@
-// gmc: top level of the GPU memory controller: registers, VRAM, CPU aperture, GART.
+// gmc: top level of the GPU memory controller: registers, VRAM, CPU aperture, GART, DMA engine.
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
 
 // Ports as in DESIGN.md 3.1: an AXI4-Lite register slave (BAR0), an AXI4
 // aperture slave (BAR1), an AXI4 master toward system memory (the DMA
-// engine's port; idle until the engine is built), and a level IRQ.
+// paging engine's port, docs/dma.md), and a level IRQ.
 // Segment descriptors are parameters. The default layout has three
 // segments: 1 CPU-visible VRAM, 2 banked VRAM that the CPU cannot see,
 // 3 the GART aperture. The top of VRAM holds the page table.
@@ -28,9 +28,23 @@ module gmc_top #(
     // VRAM reserved at the top for the page table (reset value of PT_BASE).
     parameter integer PT_RESERVE_BYTES = 64 * 1024,
     parameter [31:0]  PT_BASE_RESET = VRAM_BYTES - PT_RESERVE_BYTES,
-    // AXI ID widths of the aperture slave and the DMA master.
+    // AXI ID widths of the aperture slave and the DMA master (>= 4).
     parameter integer S_ID_WIDTH = 4,
     parameter integer M_ID_WIDTH = 4,
+    // 1: build the DMA paging engine; 0: the master stays idle, CAPS.DMA = 0.
+    parameter integer DMA_ENABLE = 1,
+    // DMA data FIFO in 8-byte words (block RAM), a power of two >= 2 * DMA_MAX_BURST.
+    parameter integer DMA_FIFO_DEPTH = 512,
+    // DMA data burst length in beats, a power of two 2..256.
+    parameter integer DMA_MAX_BURST = 32,
+    // DMA packet read-ahead in 8-byte words, a power of two >= 32.
+    parameter integer DMA_FETCH_DEPTH = 64,
+    // DMA page translations buffered ahead per side, a power of two >= 8.
+    parameter integer DMA_PAGEQ_DEPTH = 8,
+    // DMA data read bursts in flight, a power of two >= 2.
+    parameter integer DMA_RD_OUTSTANDING = 8,
+    // DMA write bursts awaiting their response, a power of two 2..128.
+    parameter integer DMA_WR_OUTSTANDING = 8,
     // Segment descriptors (DXGK_SEGMENTFLAGS layout for the flags).
     parameter integer SEG_COUNT = 3,
     parameter [63:0]  SEG1_BASE = 64'd0,
@@ -168,41 +182,11 @@ module gmc_top #(
             $error("gmc_top: CPU window larger than VRAM (instance %m)");
     end
 
-    // The DMA master is idle until the paging engine is built: it never
-    // issues a request and accepts any response.
-    assign m_axi_awid = {M_ID_WIDTH{1'b0}};
-    assign m_axi_awaddr = 48'd0;
-    assign m_axi_awlen = 8'd0;
-    assign m_axi_awsize = 3'd3;
-    assign m_axi_awburst = 2'd1;
-    assign m_axi_awlock = 1'b0;
-    assign m_axi_awcache = 4'b0011;
-    assign m_axi_awprot = 3'b000;
-    assign m_axi_awvalid = 1'b0;
-    assign m_axi_wdata = 64'd0;
-    assign m_axi_wstrb = 8'd0;
-    assign m_axi_wlast = 1'b0;
-    assign m_axi_wvalid = 1'b0;
-    assign m_axi_bready = 1'b1;
-    assign m_axi_arid = {M_ID_WIDTH{1'b0}};
-    assign m_axi_araddr = 48'd0;
-    assign m_axi_arlen = 8'd0;
-    assign m_axi_arsize = 3'd3;
-    assign m_axi_arburst = 2'd1;
-    assign m_axi_arlock = 1'b0;
-    assign m_axi_arcache = 4'b0011;
-    assign m_axi_arprot = 3'b000;
-    assign m_axi_arvalid = 1'b0;
-    assign m_axi_rready = 1'b1;
-
     // Inputs this design does not use: protection and cache attributes are
     // accepted and ignored, WLAST is implied by the burst length.
     /* verilator lint_off UNUSEDSIGNAL */
     wire unused = &{1'b0, s_axil_awprot, s_axil_arprot, s_axi_awlock, s_axi_awcache,
-                    s_axi_awprot, s_axi_wlast, s_axi_arlock, s_axi_arcache, s_axi_arprot,
-                    m_axi_awready, m_axi_wready, m_axi_bid, m_axi_bresp, m_axi_bvalid,
-                    m_axi_arready, m_axi_rid, m_axi_rdata, m_axi_rresp, m_axi_rlast,
-                    m_axi_rvalid};
+                    s_axi_awprot, s_axi_wlast, s_axi_arlock, s_axi_arcache, s_axi_arprot};
     /* verilator lint_on UNUSEDSIGNAL */
 
     // ------------------------------------------------------------ registers
@@ -244,12 +228,30 @@ module gmc_top #(
     wire [3:0]                xl_resp_code;
     wire [47:0]               xl_resp_addr;
     wire                      tlb_hit, tlb_miss, tlb_dummy;
+    wire                      reg_inv_all, reg_inv_page_valid;
+    wire [31:0]               reg_inv_page;
+
+    // DMA engine <-> registers.
+    wire                      dma_enable, dma_cmd_skip, dma_cmd_reset;
+    wire [47:12]              dma_ring_base;
+    wire [4:0]                dma_ring_log2;
+    wire [19:0]               dma_tail, dma_head;
+    wire [31:0]               dma_watchdog;
+    wire [1:0]                dma_state, dma_ev_packets;
+    wire                      dma_indirect, dma_ev_fault, dma_ev_fence_irq;
+    wire [7:0]                dma_rd_out, dma_wr_out;
+    wire [63:0]               dma_fence, dma_read_result;
+    wire [8:0]                dma_fault_code;
+    wire [47:0]               dma_fault_pkt, dma_fault_addr;
+    wire [3:0]                dma_rd_vram, dma_rd_sys, dma_rd_ap, dma_wr_vram, dma_wr_sys, dma_wr_ap;
+    wire                      dma_inv_all, dma_inv_page_valid;
+    wire [31:0]               dma_inv_page;
 
     gmc_regs #(
         .VRAM_BYTES(VRAM_BYTES), .TLB_ENTRIES(TLB_ENTRIES), .APERTURE_BASE(APERTURE_BASE),
         .APERTURE_PAGES(APERTURE_PAGES), .CPU_WINDOW_BYTES(CPU_WINDOW_BYTES),
-        .PROT_RANGES(PROT_RANGES), .COUNTER_WIDTH(COUNTER_WIDTH), .PT_BASE_RESET(PT_BASE_RESET),
-        .SEG_COUNT(SEG_COUNT),
+        .PROT_RANGES(PROT_RANGES), .DMA_ENABLE(DMA_ENABLE), .COUNTER_WIDTH(COUNTER_WIDTH),
+        .PT_BASE_RESET(PT_BASE_RESET), .SEG_COUNT(SEG_COUNT),
         .SEG1_BASE(SEG1_BASE), .SEG1_SIZE(SEG1_SIZE), .SEG1_FLAGS(SEG1_FLAGS),
         .SEG1_CPU_OFFSET(SEG1_CPU_OFFSET), .SEG1_BANKS(SEG1_BANKS),
         .SEG2_BASE(SEG2_BASE), .SEG2_SIZE(SEG2_SIZE), .SEG2_FLAGS(SEG2_FLAGS),
@@ -269,13 +271,30 @@ module gmc_top #(
         .apf_wr_valid(apf_wr_valid), .apf_wr_kind(apf_wr_kind), .apf_wr_addr(apf_wr_addr),
         .ap_rd_bytes(ap_rd_bytes), .ap_wr_bytes(ap_wr_bytes),
         .prot_base(prot_base), .prot_limit(prot_limit), .pt_base(pt_base), .dummy_page(dummy_page),
-        .inv_all(inv_all), .inv_page_valid(inv_page_valid), .inv_page(inv_page),
+        .inv_all(reg_inv_all), .inv_page_valid(reg_inv_page_valid), .inv_page(reg_inv_page),
         .xl_req_valid(xl_req_valid), .xl_req_ready(xl_req_ready), .xl_req_addr(xl_req_addr),
         .xl_req_write(xl_req_write), .xl_resp_valid(xl_resp_valid), .xl_resp_fault(xl_resp_fault),
         .xl_resp_code(xl_resp_code), .xl_resp_addr(xl_resp_addr), .xl_resp_system(xl_resp_system),
         .xl_resp_hit(xl_resp_hit), .xl_resp_dummy(xl_resp_dummy),
-        .tlb_hit(tlb_hit), .tlb_miss(tlb_miss), .tlb_dummy(tlb_dummy)
+        .tlb_hit(tlb_hit), .tlb_miss(tlb_miss), .tlb_dummy(tlb_dummy),
+        .dma_enable(dma_enable), .dma_ring_base(dma_ring_base), .dma_ring_log2(dma_ring_log2),
+        .dma_tail(dma_tail), .dma_watchdog(dma_watchdog), .dma_cmd_skip(dma_cmd_skip),
+        .dma_cmd_reset(dma_cmd_reset),
+        .dma_state(dma_state), .dma_indirect(dma_indirect), .dma_rd_out(dma_rd_out),
+        .dma_wr_out(dma_wr_out), .dma_head(dma_head), .dma_fence(dma_fence),
+        .dma_fault_code(dma_fault_code), .dma_fault_pkt(dma_fault_pkt),
+        .dma_fault_addr(dma_fault_addr), .dma_read_result(dma_read_result),
+        .dma_ev_packets(dma_ev_packets), .dma_ev_fault(dma_ev_fault),
+        .dma_ev_fence_irq(dma_ev_fence_irq),
+        .dma_rd_vram(dma_rd_vram), .dma_rd_sys(dma_rd_sys), .dma_rd_ap(dma_rd_ap),
+        .dma_wr_vram(dma_wr_vram), .dma_wr_sys(dma_wr_sys), .dma_wr_ap(dma_wr_ap)
     );
+
+    // TLB invalidation from the registers and from the DMA engine; two
+    // single-page requests in one cycle become a full flush.
+    assign inv_all = reg_inv_all || dma_inv_all || (reg_inv_page_valid && dma_inv_page_valid);
+    assign inv_page_valid = reg_inv_page_valid || dma_inv_page_valid;
+    assign inv_page = dma_inv_page_valid ? dma_inv_page : reg_inv_page;
 
     // ----------------------------------------------------------------- VRAM
 
@@ -285,15 +304,14 @@ module gmc_top #(
     wire [VRAM_AW-1:0] a_rd_addr, a_wr_addr;
     wire [63:0]        a_wr_data;
     wire [7:0]         a_wr_strb;
-    wire               d_rd_gnt, d_rd_valid, d_wr_gnt;
+    wire               d_rd_req, d_rd_gnt, d_rd_valid, d_wr_req, d_wr_gnt;
+    wire [VRAM_AW-1:0] d_rd_addr, d_wr_addr;
+    wire [63:0]        d_wr_data;
+    wire [7:0]         d_wr_strb;
     wire               m_rd_en, m_wr_en;
     wire [VRAM_AW-1:0] m_rd_addr, m_wr_addr;
     wire [63:0]        m_wr_data, vram_rd_data;
     wire [7:0]         m_wr_strb;
-
-    /* verilator lint_off UNUSEDSIGNAL */
-    wire unused_dma = &{1'b0, d_rd_gnt, d_rd_valid, d_wr_gnt};
-    /* verilator lint_on UNUSEDSIGNAL */
 
     gmc_vram_arb #(
         .AW(VRAM_AW), .SINGLE_PORT(VRAM_SINGLE_PORT)
@@ -303,8 +321,8 @@ module gmc_top #(
         .a_rd_req(a_rd_req), .a_rd_addr(a_rd_addr), .a_rd_gnt(a_rd_gnt), .a_rd_valid(a_rd_valid),
         .a_wr_req(a_wr_req), .a_wr_addr(a_wr_addr), .a_wr_data(a_wr_data), .a_wr_strb(a_wr_strb),
         .a_wr_gnt(a_wr_gnt),
-        .d_rd_req(1'b0), .d_rd_addr({VRAM_AW{1'b0}}), .d_rd_gnt(d_rd_gnt), .d_rd_valid(d_rd_valid),
-        .d_wr_req(1'b0), .d_wr_addr({VRAM_AW{1'b0}}), .d_wr_data(64'd0), .d_wr_strb(8'd0),
+        .d_rd_req(d_rd_req), .d_rd_addr(d_rd_addr), .d_rd_gnt(d_rd_gnt), .d_rd_valid(d_rd_valid),
+        .d_wr_req(d_wr_req), .d_wr_addr(d_wr_addr), .d_wr_data(d_wr_data), .d_wr_strb(d_wr_strb),
         .d_wr_gnt(d_wr_gnt),
         .m_rd_en(m_rd_en), .m_rd_addr(m_rd_addr), .m_wr_en(m_wr_en), .m_wr_addr(m_wr_addr),
         .m_wr_data(m_wr_data), .m_wr_strb(m_wr_strb)
@@ -347,22 +365,166 @@ module gmc_top #(
 
     // ----------------------------------------------------------------- GART
 
+    // Requesters: [0] the debug translation port, [1] DMA source, [2] DMA
+    // destination.
+    wire        g_req_valid, g_req_ready, g_req_write;
+    wire [31:0] g_req_addr;
+    wire        g_resp_valid, g_resp_fault, g_resp_system, g_resp_hit, g_resp_dummy;
+    wire [3:0]  g_resp_code;
+    wire [47:0] g_resp_addr;
+    wire [2:0]  ga_valid, ga_ready, ga_write, ga_resp;
+    wire [95:0] ga_addr;
+    wire [1:0]  dg_valid, dg_write;
+    wire [63:0] dg_addr;
+
+    assign ga_valid = {dg_valid, xl_req_valid};
+    assign ga_addr  = {dg_addr, xl_req_addr};
+    assign ga_write = {dg_write, xl_req_write};
+    assign xl_req_ready = ga_ready[0];
+    assign xl_resp_valid = ga_resp[0];
+    assign xl_resp_fault = g_resp_fault;
+    assign xl_resp_code = g_resp_code;
+    assign xl_resp_addr = g_resp_addr;
+    assign xl_resp_system = g_resp_system;
+    assign xl_resp_hit = g_resp_hit;
+    assign xl_resp_dummy = g_resp_dummy;
+
+    gmc_gart_arb #(
+        .PORTS(3)
+    ) u_gart_arb (
+        .clk(clk), .rst(rst),
+        .s_req_valid(ga_valid), .s_req_ready(ga_ready), .s_req_addr(ga_addr), .s_req_write(ga_write),
+        .s_resp_valid(ga_resp),
+        .m_req_valid(g_req_valid), .m_req_ready(g_req_ready), .m_req_addr(g_req_addr),
+        .m_req_write(g_req_write), .m_resp_valid(g_resp_valid)
+    );
+
     gmc_gart #(
         .TLB_ENTRIES(TLB_ENTRIES), .APERTURE_BASE(APERTURE_BASE), .APERTURE_PAGES(APERTURE_PAGES),
         .VRAM_AW(VRAM_AW)
     ) u_gart (
         .clk(clk), .rst(rst),
-        .req_valid(xl_req_valid), .req_ready(xl_req_ready), .req_addr(xl_req_addr),
-        .req_write(xl_req_write),
-        .resp_valid(xl_resp_valid), .resp_fault(xl_resp_fault), .resp_code(xl_resp_code),
-        .resp_addr(xl_resp_addr), .resp_system(xl_resp_system), .resp_hit(xl_resp_hit),
-        .resp_dummy(xl_resp_dummy),
+        .req_valid(g_req_valid), .req_ready(g_req_ready), .req_addr(g_req_addr),
+        .req_write(g_req_write),
+        .resp_valid(g_resp_valid), .resp_fault(g_resp_fault), .resp_code(g_resp_code),
+        .resp_addr(g_resp_addr), .resp_system(g_resp_system), .resp_hit(g_resp_hit),
+        .resp_dummy(g_resp_dummy),
         .pt_base(pt_base), .dummy_page(dummy_page),
         .inv_all(inv_all), .inv_page_valid(inv_page_valid), .inv_page(inv_page),
         .vr_req(g_rd_req), .vr_addr(g_rd_addr), .vr_gnt(g_rd_gnt), .vr_valid(g_rd_valid),
         .vr_data(vram_rd_data),
         .cnt_hit(tlb_hit), .cnt_miss(tlb_miss), .cnt_dummy(tlb_dummy)
     );
+
+    // ------------------------------------------------------------------ DMA
+
+    generate
+        if (DMA_ENABLE != 0) begin : g_dma
+            gmc_dma #(
+                .VRAM_BYTES(VRAM_BYTES), .APERTURE_BASE(APERTURE_BASE), .APERTURE_PAGES(APERTURE_PAGES),
+                .PROT_RANGES(PROT_RANGES), .ID_WIDTH(M_ID_WIDTH), .FIFO_DEPTH(DMA_FIFO_DEPTH),
+                .MAX_BURST(DMA_MAX_BURST), .FETCH_DEPTH(DMA_FETCH_DEPTH),
+                .PAGEQ_DEPTH(DMA_PAGEQ_DEPTH), .RD_OUTSTANDING(DMA_RD_OUTSTANDING),
+                .WR_OUTSTANDING(DMA_WR_OUTSTANDING),
+                .VRAM_AW(VRAM_AW)
+            ) u_dma (
+                .clk(clk), .rst(rst),
+                .enable(dma_enable), .ring_base(dma_ring_base), .ring_log2(dma_ring_log2),
+                .tail(dma_tail), .watchdog(dma_watchdog), .pt_base(pt_base), .dummy_page(dummy_page),
+                .prot_base(prot_base), .prot_limit(prot_limit), .cmd_skip(dma_cmd_skip),
+                .cmd_reset(dma_cmd_reset),
+                .st_state(dma_state), .st_indirect(dma_indirect), .st_rd_out(dma_rd_out),
+                .st_wr_out(dma_wr_out), .st_head(dma_head), .st_fence(dma_fence),
+                .st_fault_code(dma_fault_code), .st_fault_pkt(dma_fault_pkt),
+                .st_fault_addr(dma_fault_addr), .st_read_result(dma_read_result),
+                .ev_packets(dma_ev_packets), .ev_fault(dma_ev_fault), .ev_fence_irq(dma_ev_fence_irq),
+                .cnt_rd_vram(dma_rd_vram), .cnt_rd_sys(dma_rd_sys), .cnt_rd_ap(dma_rd_ap),
+                .cnt_wr_vram(dma_wr_vram), .cnt_wr_sys(dma_wr_sys), .cnt_wr_ap(dma_wr_ap),
+                .g_req_valid(dg_valid), .g_req_ready(ga_ready[2:1]), .g_req_addr(dg_addr),
+                .g_req_write(dg_write), .g_resp_valid(ga_resp[2:1]), .g_resp_fault(g_resp_fault),
+                .g_resp_code(g_resp_code), .g_resp_addr(g_resp_addr), .g_resp_system(g_resp_system),
+                .inv_all(dma_inv_all), .inv_page_valid(dma_inv_page_valid), .inv_page(dma_inv_page),
+                .vr_req(d_rd_req), .vr_addr(d_rd_addr), .vr_gnt(d_rd_gnt), .vr_valid(d_rd_valid),
+                .vr_data(vram_rd_data),
+                .vw_req(d_wr_req), .vw_addr(d_wr_addr), .vw_data(d_wr_data), .vw_strb(d_wr_strb),
+                .vw_gnt(d_wr_gnt),
+                .m_axi_awid(m_axi_awid), .m_axi_awaddr(m_axi_awaddr), .m_axi_awlen(m_axi_awlen),
+                .m_axi_awsize(m_axi_awsize), .m_axi_awburst(m_axi_awburst), .m_axi_awlock(m_axi_awlock),
+                .m_axi_awcache(m_axi_awcache), .m_axi_awprot(m_axi_awprot),
+                .m_axi_awvalid(m_axi_awvalid), .m_axi_awready(m_axi_awready),
+                .m_axi_wdata(m_axi_wdata), .m_axi_wstrb(m_axi_wstrb), .m_axi_wlast(m_axi_wlast),
+                .m_axi_wvalid(m_axi_wvalid), .m_axi_wready(m_axi_wready),
+                .m_axi_bid(m_axi_bid), .m_axi_bresp(m_axi_bresp), .m_axi_bvalid(m_axi_bvalid),
+                .m_axi_bready(m_axi_bready),
+                .m_axi_arid(m_axi_arid), .m_axi_araddr(m_axi_araddr), .m_axi_arlen(m_axi_arlen),
+                .m_axi_arsize(m_axi_arsize), .m_axi_arburst(m_axi_arburst), .m_axi_arlock(m_axi_arlock),
+                .m_axi_arcache(m_axi_arcache), .m_axi_arprot(m_axi_arprot),
+                .m_axi_arvalid(m_axi_arvalid), .m_axi_arready(m_axi_arready),
+                .m_axi_rid(m_axi_rid), .m_axi_rdata(m_axi_rdata), .m_axi_rresp(m_axi_rresp),
+                .m_axi_rlast(m_axi_rlast), .m_axi_rvalid(m_axi_rvalid), .m_axi_rready(m_axi_rready)
+            );
+        end else begin : g_no_dma
+            // No engine: the master never issues a request and accepts any
+            // response; the DMA registers keep their reset values.
+            assign m_axi_awid = {M_ID_WIDTH{1'b0}};
+            assign m_axi_awaddr = 48'd0;
+            assign m_axi_awlen = 8'd0;
+            assign m_axi_awsize = 3'd3;
+            assign m_axi_awburst = 2'd1;
+            assign m_axi_awlock = 1'b0;
+            assign m_axi_awcache = 4'b0011;
+            assign m_axi_awprot = 3'b000;
+            assign m_axi_awvalid = 1'b0;
+            assign m_axi_wdata = 64'd0;
+            assign m_axi_wstrb = 8'd0;
+            assign m_axi_wlast = 1'b0;
+            assign m_axi_wvalid = 1'b0;
+            assign m_axi_bready = 1'b1;
+            assign m_axi_arid = {M_ID_WIDTH{1'b0}};
+            assign m_axi_araddr = 48'd0;
+            assign m_axi_arlen = 8'd0;
+            assign m_axi_arsize = 3'd3;
+            assign m_axi_arburst = 2'd1;
+            assign m_axi_arlock = 1'b0;
+            assign m_axi_arcache = 4'b0011;
+            assign m_axi_arprot = 3'b000;
+            assign m_axi_arvalid = 1'b0;
+            assign m_axi_rready = 1'b1;
+            assign dma_state = 2'd0;
+            assign dma_indirect = 1'b0;
+            assign dma_rd_out = 8'd0;
+            assign dma_wr_out = 8'd0;
+            assign dma_head = 20'd0;
+            assign dma_fence = 64'd0;
+            assign dma_fault_code = 9'd0;
+            assign dma_fault_pkt = 48'd0;
+            assign dma_fault_addr = 48'd0;
+            assign dma_read_result = 64'd0;
+            assign dma_ev_packets = 2'd0;
+            assign dma_ev_fault = 1'b0;
+            assign dma_ev_fence_irq = 1'b0;
+            assign {dma_rd_vram, dma_rd_sys, dma_rd_ap, dma_wr_vram, dma_wr_sys, dma_wr_ap} = 24'd0;
+            assign dg_valid = 2'b00;
+            assign dg_write = 2'b00;
+            assign dg_addr = 64'd0;
+            assign dma_inv_all = 1'b0;
+            assign dma_inv_page_valid = 1'b0;
+            assign dma_inv_page = 32'd0;
+            assign d_rd_req = 1'b0;
+            assign d_rd_addr = {VRAM_AW{1'b0}};
+            assign d_wr_req = 1'b0;
+            assign d_wr_addr = {VRAM_AW{1'b0}};
+            assign d_wr_data = 64'd0;
+            assign d_wr_strb = 8'd0;
+            /* verilator lint_off UNUSEDSIGNAL */
+            wire unused_no_dma = &{1'b0, m_axi_awready, m_axi_wready, m_axi_bid, m_axi_bresp,
+                                   m_axi_bvalid, m_axi_arready, m_axi_rid, m_axi_rdata, m_axi_rresp,
+                                   m_axi_rlast, m_axi_rvalid, dma_enable, dma_ring_base, dma_ring_log2,
+                                   dma_tail, dma_watchdog, dma_cmd_skip, dma_cmd_reset, d_rd_gnt,
+                                   d_rd_valid, d_wr_gnt, ga_ready[2:1], ga_resp[2:1]};
+            /* verilator lint_on UNUSEDSIGNAL */
+        end
+    endgenerate
 
 endmodule
 

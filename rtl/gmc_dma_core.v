@@ -1,0 +1,647 @@
+// gmc: DMA engine control: packet loading, checks, execution, ring head, faults and recovery.
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+// Packets are assembled from the fetch unit's words (one packet is loaded
+// ahead while the previous one executes), checked, and executed one at a
+// time by starting the translation, source and destination units (or by
+// this module itself: MAP/UNMAP_APERTURE, FENCE, INDIRECT). docs/dma.md is
+// the specification; gmc_dma_check makes the checks on the packet alone.
+//
+// A fault stops the engine: the fault registers are loaded, flush aborts
+// every unit (the wrapper changes epoch when bus transactions are still
+// owed) and the fetch unit is stopped. SKIP restarts fetching after the
+// faulting packet; RESET (in any state) restarts it at RING_TAIL.
+module gmc_dma_core #(
+    parameter integer VRAM_BYTES = 8 * 1024 * 1024,
+    parameter [31:0]  APERTURE_BASE = 32'h8000_0000,
+    parameter integer APERTURE_PAGES = 4096,
+    parameter integer PROT_RANGES = 4,
+    // VRAM word address width, derived.
+    parameter integer VRAM_AW = $clog2(VRAM_BYTES / 8)
+) (
+    input  wire                      clk,
+    input  wire                      rst,
+
+    // Configuration and commands.
+    input  wire                      enable,
+    input  wire [47:12]              ring_base,
+    input  wire [4:0]                ring_log2,
+    input  wire [19:0]               tail,
+    input  wire [31:0]               pt_base,
+    input  wire [47:12]              dummy_page,
+    input  wire [32*PROT_RANGES-1:0] prot_base,
+    input  wire [32*PROT_RANGES-1:0] prot_limit,
+    input  wire                      cmd_skip,
+    input  wire                      cmd_reset,
+    input  wire                      timeout,
+    input  wire [47:0]               timeout_addr,
+
+    // Abort of every unit (one-cycle pulse).
+    output reg                       flush,
+
+    // Fetch unit.
+    output reg                       f_restart,
+    output reg                       f_restart_drop,
+    output reg                       f_restart_ib,
+    output reg  [19:0]               f_restart_off,
+    output reg  [47:0]               f_restart_ib_addr,
+    output reg  [31:0]               f_restart_ib_len,
+    input  wire                      fw_valid,
+    input  wire [63:0]               fw_data,
+    input  wire                      fw_err,
+    output wire                      fw_pop,
+
+    // Source and destination translation.
+    output reg                       xs_start,
+    output reg                       xd_start,
+    output reg  [1:0]                xs_kind,
+    output reg  [1:0]                xd_kind,
+    output reg  [35:0]               xs_page0,
+    output reg  [35:0]               xd_page0,
+    output reg  [20:0]               xs_npages,
+    output reg  [20:0]               xd_npages,
+    output reg  [47:0]               xs_mdl,
+    output reg  [47:0]               xd_mdl,
+    input  wire                      xd_pg_valid,
+    input  wire [35:0]               xd_pg_phys,
+    input  wire                      xd_pg_fault,
+    output wire                      xd_pg_pop,
+    input  wire [3:0]                xd_f_code,
+    input  wire [47:0]               xd_f_addr,
+
+    // Source side.
+    output reg                       rd_start,
+    output reg                       rd_vram,
+    output reg  [11:0]               rd_so12,
+    output reg  [31:0]               rd_len,
+    output reg  [1:0]                rd_tgt,
+    input  wire [29:0]               rd_pushed,
+    input  wire                      rd_sf_valid,
+    input  wire [3:0]                rd_sf_code,
+    input  wire [47:0]               rd_sf_addr,
+
+    // Destination side.
+    output reg                       wr_start,
+    output reg                       wr_vram,
+    output reg  [11:0]               wr_do12,
+    output reg  [31:0]               wr_len,
+    output reg  [2:0]                wr_so3,
+    output reg                       wr_cmode,
+    output reg  [63:0]               wr_cdata,
+    output reg                       wr_nocount,
+    output reg  [1:0]                wr_tgt,
+    input  wire                      wr_done,
+    input  wire                      wr_fault,
+    input  wire [3:0]                wr_f_code,
+    input  wire [47:0]               wr_f_addr,
+    input  wire                      wr_idle,
+
+    // Data FIFO head (READ_PHYSICAL).
+    input  wire                      fifo_valid,
+    input  wire [63:0]               fifo_data,
+    output wire                      fifo_pop,
+
+    // VRAM writes of page-table entries; map_active selects this port.
+    output wire                      map_active,
+    output wire                      cw_req,
+    output wire [VRAM_AW-1:0]        cw_addr,
+    output wire [63:0]               cw_data,
+    input  wire                      cw_gnt,
+
+    // TLB invalidation (one-cycle pulses).
+    output reg                       inv_all,
+    output reg                       inv_page_valid,
+    output reg  [31:0]               inv_page,
+
+    // State for the registers.
+    output wire [1:0]                st_state,
+    output wire                      st_indirect,
+    output reg  [19:0]               head,
+    output reg  [63:0]               fence,
+    output reg  [7:0]                fault_code,
+    output reg                       fault_ind,
+    output reg  [47:0]               fault_pkt,
+    output reg  [47:0]               fault_addr,
+    output reg  [63:0]               read_result,
+    output wire                      faulted,
+    output reg  [1:0]                ev_packets,
+    output reg                       ev_fault,
+    output reg                       ev_fence_irq
+);
+
+    `include "gmc_regs.vh"
+
+    localparam [1:0] K_VRAM = 2'd0, K_BUS = 2'd1, K_AP = 2'd2, K_MDL = 2'd3;
+    localparam [1:0] T_VRAM = 2'd0, T_SYS = 2'd1, T_AP = 2'd2;
+    localparam [2:0] S_IDLE = 3'd0, S_DECODE = 3'd1, S_XFER = 3'd2, S_RDP = 3'd3,
+                     S_MAP = 3'd4, S_FAULTED = 3'd5, S_DRAIN = 3'd6;
+
+    initial begin
+        if (VRAM_BYTES < 4096)
+            $error("gmc_dma_core: VRAM_BYTES must be >= 4096 (instance %m)");
+        if (PROT_RANGES < 1)
+            $error("gmc_dma_core: PROT_RANGES must be >= 1 (instance %m)");
+    end
+
+    reg [2:0] state_reg;
+
+    // Ring geometry.
+    wire [19:0] ring_mask = (20'hFFFFF >> (5'd20 - ring_log2));
+    wire [19:0] tail_m    = tail & ring_mask;
+
+    // -------------------------------------------------------------- loader
+    // Assembles four words into the next-packet buffer. Packet positions
+    // follow the fetch unit's order: the ring from ld_off, or an indirect
+    // buffer from ld_ib_addr for ld_ib_left packets, then the ring again.
+
+    reg          ld_ib_reg;
+    reg [19:0]   ld_off_reg, ld_ret_reg;
+    reg [47:0]   ld_ib_addr_reg;
+    reg [26:0]   ld_ib_left_reg;
+    reg [1:0]    asm_cnt_reg;
+    reg [191:0]  asm_reg;
+    reg          asm_err_reg;
+
+    reg          nxt_valid_reg, nxt_err_reg, nxt_ib_reg, nxt_last_reg;
+    reg [255:0]  nxt_reg;
+    reg [47:0]   nxt_addr_reg;
+    reg [19:0]   nxt_off_reg;
+    reg [26:0]   nxt_rem_reg;
+
+    wire [47:0] ld_addr = ld_ib_reg ? ld_ib_addr_reg : ({ring_base, 12'd0} | {28'd0, ld_off_reg});
+    wire take = (state_reg == S_IDLE) && enable && nxt_valid_reg && !cmd_reset && !f_restart;
+    assign fw_pop = fw_valid && !nxt_valid_reg && !f_restart;
+
+    // -------------------------------------------------------------- packet
+
+    reg          pkt_err_reg, pkt_ib_reg, pkt_last_reg;
+    reg [63:0]   w0, w1, w2, w3;
+    reg [47:0]   pkt_addr_reg;
+    reg [19:0]   pkt_off_reg;
+    reg [26:0]   pkt_rem_reg;
+    reg          in_ib_reg;
+    reg [19:0]   ib_off_reg;
+
+    wire [7:0]  op    = w0[7:0];
+    wire [7:0]  flags = w0[15:8];
+    wire [31:0] len   = w0[63:32];
+    wire        f_src_mdl = flags[GMC_PKT_FLAG_SRC_MDL_LSB];
+    wire        f_dst_mdl = flags[GMC_PKT_FLAG_DST_MDL_LSB];
+    wire        f_gpu     = flags[GMC_PKT_FLAG_GPU_LSB];
+    wire        f_poison  = flags[GMC_PKT_FLAG_POISON_LSB];
+    wire        f_wmem    = flags[GMC_PKT_FLAG_WRITE_MEM_LSB];
+    wire        f_irq     = flags[GMC_PKT_FLAG_IRQ_LSB];
+
+    wire op_nop   = (op == {4'd0, GMC_DMA_OP_NOP});
+    wire op_xfer  = (op == {4'd0, GMC_DMA_OP_TRANSFER});
+    wire op_fill  = (op == {4'd0, GMC_DMA_OP_FILL});
+    wire op_disc  = (op == {4'd0, GMC_DMA_OP_DISCARD});
+    wire op_rdp   = (op == {4'd0, GMC_DMA_OP_READ_PHYSICAL});
+    wire op_wrp   = (op == {4'd0, GMC_DMA_OP_WRITE_PHYSICAL});
+    wire op_map   = (op == {4'd0, GMC_DMA_OP_MAP_APERTURE});
+    wire op_unmap = (op == {4'd0, GMC_DMA_OP_UNMAP_APERTURE});
+    wire op_flush = (op == {4'd0, GMC_DMA_OP_FLUSH_TLB});
+    wire op_fence = (op == {4'd0, GMC_DMA_OP_FENCE});
+    wire op_ind   = (op == {4'd0, GMC_DMA_OP_INDIRECT});
+
+    // ----------------------------------------------------------------- checks
+
+    wire [3:0]  pc_code;
+    wire [47:0] pc_addr;
+    wire        s_vram, d_vram;
+
+    gmc_dma_check #(
+        .VRAM_BYTES(VRAM_BYTES), .APERTURE_BASE(APERTURE_BASE), .APERTURE_PAGES(APERTURE_PAGES),
+        .PROT_RANGES(PROT_RANGES)
+    ) u_check (
+        .w0(w0), .w1(w1), .w2(w2), .w3(w3), .in_ib(pkt_ib_reg),
+        .prot_base(prot_base), .prot_limit(prot_limit),
+        .chk_code(pc_code), .chk_addr(pc_addr), .s_vram(s_vram), .d_vram(d_vram)
+    );
+
+    // A packet fetched with an error beat faults before any check.
+    wire [3:0]  chk_code = pkt_err_reg ? GMC_DMA_FAULT_BUS : pc_code;
+    wire [47:0] chk_addr = pkt_err_reg ? pkt_addr_reg : pc_addr;
+
+    // -------------------------------------------------------- side setup
+
+    wire [19:0] src_page_idx = w3[GMC_PKT_MDL_W3_SRC_PAGE_LSB +: 20];
+    wire [11:0] src_off      = w3[GMC_PKT_MDL_W3_SRC_OFFSET_LSB +: 12];
+    wire [19:0] dst_page_idx = w3[GMC_PKT_MDL_W3_DST_PAGE_LSB +: 20];
+    wire [11:0] dst_off      = w3[GMC_PKT_MDL_W3_DST_OFFSET_LSB +: 12];
+    wire [11:0] s12 = f_src_mdl ? src_off : w1[11:0];
+    wire [11:0] d12 = f_dst_mdl ? dst_off : w2[11:0];
+    wire [32:0] s_pg_sum = {21'd0, s12} + {1'b0, len} + 33'd4095;
+    wire [32:0] d_pg_sum = {21'd0, d12} + {1'b0, len} + 33'd4095;
+    wire [1:0]  s_kind = (op_rdp && !f_gpu) ? K_BUS : (op_xfer && f_src_mdl) ? K_MDL : s_vram ? K_VRAM : K_AP;
+    wire [1:0]  d_kind = ((op_wrp && !f_gpu) || op_fence) ? K_BUS : (op_xfer && f_dst_mdl) ? K_MDL
+                       : d_vram ? K_VRAM : K_AP;
+    wire [35:0] s_page0 = (op_xfer && f_src_mdl) ? {16'd0, src_page_idx} : (s_kind == K_BUS) ? w1[47:12]
+                        : {16'd0, w1[31:12]};
+    wire [35:0] d_page0 = (op_xfer && f_dst_mdl) ? {16'd0, dst_page_idx} : (d_kind == K_BUS) ? w2[47:12]
+                        : {16'd0, w2[31:12]};
+
+    function [1:0] tgt_of;
+        input [1:0] k;
+        begin
+            tgt_of = (k == K_VRAM) ? T_VRAM : (k == K_AP) ? T_AP : T_SYS;
+        end
+    endfunction
+
+    // -------------------------------------------------------- map / unmap
+
+    reg  [20:0] map_i_reg, map_n_reg;
+    reg         map_unmap_reg;
+    reg  [63:0] map_flags_reg;
+    reg  [31:0] map_apage_reg;
+    wire [31:0] map_page = map_apage_reg + {11'd0, map_i_reg};
+    wire        map_go   = (state_reg == S_MAP) && !xd_start && (map_i_reg != map_n_reg) && !cmd_reset;
+    wire        map_fail = map_go && !map_unmap_reg && xd_pg_valid && xd_pg_fault;
+    wire [47:12] pte_page = map_unmap_reg ? dummy_page : xd_pg_phys;
+    assign map_active = (state_reg == S_MAP);
+    assign cw_req  = map_go && (map_unmap_reg || (xd_pg_valid && !xd_pg_fault));
+    wire [31:0] pte_word = {3'd0, pt_base[31:3]} + map_page;
+    assign cw_addr = pte_word[VRAM_AW-1:0];
+    assign cw_data = {16'd0, pte_page, 12'd0} | map_flags_reg;
+    wire map_wrote = cw_req && cw_gnt;
+
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire unused = &{1'b0, pt_base[2:0], s_pg_sum[11:0], d_pg_sum[11:0], pte_word};
+    /* verilator lint_on UNUSEDSIGNAL */
+    assign xd_pg_pop = map_wrote && !map_unmap_reg;
+
+    // ------------------------------------------------------ read physical
+
+    // The source side sees rd_start one cycle after S_RDP is entered.
+    wire rdp_data = (state_reg == S_RDP) && !rd_start && fifo_valid && !cmd_reset;
+    wire rdp_fail = (state_reg == S_RDP) && !rd_start && !fifo_valid && rd_sf_valid && (rd_pushed == 30'd0)
+                    && !cmd_reset;
+    assign fifo_pop = rdp_data;
+    wire [63:0] rdp_shift = fifo_data >> {w1[2:0], 3'd0};
+    wire [63:0] rdp_mask  = (len[3:0] == 4'd8) ? 64'hFFFF_FFFF_FFFF_FFFF
+                          : ~(64'hFFFF_FFFF_FFFF_FFFF << {len[2:0], 3'd0});
+
+    // --------------------------------------------------------------- status
+
+    assign faulted     = (state_reg == S_FAULTED);
+    assign st_state    = faulted ? 2'd2
+                       : ((state_reg != S_IDLE) || in_ib_reg || (enable && head != tail_m)) ? 2'd1 : 2'd0;
+    assign st_indirect = in_ib_reg;
+
+    // Context of a fault: the executing packet, else the next one.
+    wire exec = (state_reg == S_DECODE) || (state_reg == S_XFER) || (state_reg == S_RDP)
+                || (state_reg == S_MAP);
+    wire [47:0] ctx_addr = exec ? pkt_addr_reg : nxt_valid_reg ? nxt_addr_reg : ld_addr;
+    wire        ctx_ib   = exec ? pkt_ib_reg : nxt_valid_reg ? nxt_ib_reg : ld_ib_reg;
+    wire        ctx_last = exec ? pkt_last_reg : nxt_valid_reg ? nxt_last_reg
+                         : (ld_ib_reg && ld_ib_left_reg == 27'd1);
+    wire [19:0] ctx_off  = exec ? pkt_off_reg : nxt_valid_reg ? nxt_off_reg : ld_off_reg;
+    wire [26:0] ctx_rem  = exec ? pkt_rem_reg : nxt_valid_reg ? nxt_rem_reg : ld_ib_left_reg - 27'd1;
+
+    // A packet completes.
+    reg complete;
+    always @* begin
+        complete = 1'b0;
+        case (state_reg)
+            S_DECODE: complete = (chk_code == GMC_DMA_FAULT_NONE)
+                                 && (op_nop || op_flush || (op_disc && !f_poison) || (op_fence && !f_wmem));
+            S_XFER:   complete = wr_done;
+            S_RDP:    complete = rdp_data;
+            S_MAP:    complete = (map_i_reg == map_n_reg);
+            default:  complete = 1'b0;
+        endcase
+        if (cmd_reset)
+            complete = 1'b0;
+    end
+
+    // Faults found this cycle, most urgent first.
+    reg        do_fault;
+    reg [3:0]  new_code;
+    reg [47:0] new_addr;
+    always @* begin
+        do_fault = 1'b0;
+        new_code = GMC_DMA_FAULT_NONE;
+        new_addr = 48'd0;
+        if (state_reg == S_DECODE && chk_code != GMC_DMA_FAULT_NONE) begin
+            do_fault = 1'b1;
+            new_code = chk_code;
+            new_addr = chk_addr;
+        end else if (state_reg == S_XFER && wr_fault) begin
+            do_fault = 1'b1;
+            new_code = wr_f_code;
+            new_addr = wr_f_addr;
+        end else if (rdp_fail) begin
+            do_fault = 1'b1;
+            new_code = rd_sf_code;
+            new_addr = rd_sf_addr;
+        end else if (map_fail) begin
+            do_fault = 1'b1;
+            new_code = xd_f_code;
+            new_addr = xd_f_addr;
+        end else if (timeout && !complete && state_reg != S_FAULTED && state_reg != S_DRAIN) begin
+            do_fault = 1'b1;
+            new_code = GMC_DMA_FAULT_TIMEOUT;
+            new_addr = timeout_addr;
+        end
+        if (cmd_reset)
+            do_fault = 1'b0;
+    end
+
+    wire [19:0] pkt_next_off = (pkt_off_reg + 20'd32) & ring_mask;
+    wire [19:0] ib_next_off  = (ib_off_reg + 20'd32) & ring_mask;
+
+    // ---------------------------------------------------------------- FSM
+
+    always @(posedge clk) begin
+        flush <= 1'b0;
+        f_restart <= 1'b0;
+        xs_start <= 1'b0;
+        xd_start <= 1'b0;
+        rd_start <= 1'b0;
+        wr_start <= 1'b0;
+        inv_all <= 1'b0;
+        inv_page_valid <= 1'b0;
+        ev_packets <= 2'd0;
+        ev_fault <= 1'b0;
+        ev_fence_irq <= 1'b0;
+
+        // Loader.
+        if (fw_pop) begin
+            asm_reg <= {fw_data, asm_reg[191:64]};
+            asm_err_reg <= asm_err_reg || fw_err;
+            asm_cnt_reg <= asm_cnt_reg + 2'd1;
+            if (asm_cnt_reg == 2'd3) begin
+                nxt_valid_reg <= 1'b1;
+                nxt_reg <= {fw_data, asm_reg};
+                nxt_err_reg <= asm_err_reg || fw_err;
+                nxt_addr_reg <= ld_addr;
+                nxt_ib_reg <= ld_ib_reg;
+                nxt_last_reg <= ld_ib_reg && (ld_ib_left_reg == 27'd1);
+                nxt_off_reg <= ld_off_reg;
+                nxt_rem_reg <= ld_ib_left_reg - 27'd1;
+                asm_err_reg <= 1'b0;
+                if (ld_ib_reg) begin
+                    ld_ib_addr_reg <= ld_ib_addr_reg + 48'd32;
+                    ld_ib_left_reg <= ld_ib_left_reg - 27'd1;
+                    if (ld_ib_left_reg == 27'd1) begin
+                        ld_ib_reg <= 1'b0;
+                        ld_off_reg <= ld_ret_reg;
+                    end
+                end else begin
+                    ld_off_reg <= (ld_off_reg + 20'd32) & ring_mask;
+                end
+            end
+        end
+        if (take) begin
+            nxt_valid_reg <= 1'b0;
+            {w3, w2, w1, w0} <= nxt_reg;
+            pkt_err_reg <= nxt_err_reg;
+            pkt_addr_reg <= nxt_addr_reg;
+            pkt_ib_reg <= nxt_ib_reg;
+            pkt_last_reg <= nxt_last_reg;
+            pkt_off_reg <= nxt_off_reg;
+            pkt_rem_reg <= nxt_rem_reg;
+            state_reg <= S_DECODE;
+        end
+
+        // Execution.
+        case (state_reg)
+            S_DECODE: begin
+                if (chk_code == GMC_DMA_FAULT_NONE) begin
+                    xs_kind <= s_kind;
+                    xs_page0 <= s_page0;
+                    xs_npages <= s_pg_sum[32:12];
+                    xs_mdl <= w1[47:0];
+                    xd_kind <= d_kind;
+                    xd_page0 <= op_map ? {16'd0, w3[GMC_PKT_MAP_W3_MDL_PAGE_LSB +: 20]} : d_page0;
+                    xd_npages <= op_map ? len[20:0] : op_fence ? 21'd1 : d_pg_sum[32:12];
+                    xd_mdl <= op_map ? w1[47:0] : w2[47:0];
+                    rd_vram <= (s_kind == K_VRAM);
+                    rd_so12 <= s12;
+                    rd_len <= len;
+                    rd_tgt <= tgt_of(s_kind);
+                    wr_vram <= (d_kind == K_VRAM);
+                    wr_do12 <= op_fence ? w2[11:0] : d12;
+                    wr_len <= op_fence ? 32'd8 : len;
+                    wr_so3 <= s12[2:0];
+                    wr_cmode <= !op_xfer;
+                    wr_cdata <= op_fill ? {w3[31:0], w3[31:0]} : op_disc ? {2{32'hDEADBEEF}}
+                              : op_wrp ? (w3 << {w2[2:0], 3'd0}) : w3;
+                    wr_nocount <= op_fence;
+                    wr_tgt <= tgt_of(d_kind);
+                    if (op_xfer) begin
+                        xs_start <= 1'b1;
+                        xd_start <= 1'b1;
+                        rd_start <= 1'b1;
+                        wr_start <= 1'b1;
+                        state_reg <= S_XFER;
+                    end
+                    if (op_fill || (op_disc && f_poison) || op_wrp || (op_fence && f_wmem)) begin
+                        xd_start <= 1'b1;
+                        wr_start <= 1'b1;
+                        state_reg <= S_XFER;
+                    end
+                    if (op_rdp) begin
+                        xs_start <= 1'b1;
+                        rd_start <= 1'b1;
+                        xs_npages <= 21'd1;
+                        state_reg <= S_RDP;
+                    end
+                    if (op_map || op_unmap) begin
+                        xd_start <= op_map;
+                        xd_kind <= K_MDL;
+                        map_i_reg <= 21'd0;
+                        map_n_reg <= len[20:0];
+                        map_unmap_reg <= op_unmap;
+                        map_apage_reg <= (w2[31:0] - APERTURE_BASE) >> 12;
+                        map_flags_reg <= op_unmap
+                            ? (GMC_PTE_VALID_MASK | GMC_PTE_SYSTEM_MASK | GMC_PTE_READABLE_MASK
+                               | GMC_PTE_WRITEABLE_MASK)
+                            : (GMC_PTE_VALID_MASK | GMC_PTE_SYSTEM_MASK
+                               | (w3[GMC_PKT_MAP_W3_SNOOPED_LSB] ? GMC_PTE_SNOOPED_MASK : 64'd0)
+                               | (w3[GMC_PKT_MAP_W3_READABLE_LSB] ? GMC_PTE_READABLE_MASK : 64'd0)
+                               | (w3[GMC_PKT_MAP_W3_WRITEABLE_LSB] ? GMC_PTE_WRITEABLE_MASK : 64'd0));
+                        state_reg <= S_MAP;
+                    end
+                    if (op_flush)
+                        inv_all <= 1'b1;
+                    if (op_ind) begin
+                        // Run the buffer; the ring continues after it.
+                        in_ib_reg <= 1'b1;
+                        ib_off_reg <= pkt_off_reg;
+                        f_restart <= 1'b1;
+                        f_restart_drop <= 1'b1;
+                        f_restart_ib <= 1'b1;
+                        f_restart_off <= pkt_next_off;
+                        f_restart_ib_addr <= w1[47:0];
+                        f_restart_ib_len <= len;
+                        ld_ib_reg <= 1'b1;
+                        ld_ib_addr_reg <= w1[47:0];
+                        ld_ib_left_reg <= len[31:5];
+                        ld_ret_reg <= pkt_next_off;
+                        nxt_valid_reg <= 1'b0;
+                        asm_cnt_reg <= 2'd0;
+                        asm_err_reg <= 1'b0;
+                        state_reg <= S_IDLE;
+                    end
+                    if (op_fence && !f_wmem) begin
+                        fence <= w3;
+                        ev_fence_irq <= f_irq;
+                    end
+                end
+            end
+            S_XFER: begin
+                if (wr_done && op_fence) begin
+                    fence <= w3;
+                    ev_fence_irq <= f_irq;
+                end
+            end
+            S_RDP: begin
+                if (rdp_data)
+                    read_result <= rdp_shift & rdp_mask;
+            end
+            S_MAP: begin
+                if (map_wrote) begin
+                    map_i_reg <= map_i_reg + 21'd1;
+                    inv_page_valid <= 1'b1;
+                    inv_page <= map_page;
+                end
+            end
+            S_DRAIN: begin
+                if (wr_idle)
+                    state_reg <= S_IDLE;
+            end
+            S_FAULTED: begin
+                if (cmd_skip) begin
+                    fault_code <= 8'd0;
+                    fault_ind <= 1'b0;
+                    fault_pkt <= 48'd0;
+                    fault_addr <= 48'd0;
+                    f_restart <= 1'b1;
+                    f_restart_drop <= 1'b0;
+                    asm_cnt_reg <= 2'd0;
+                    asm_err_reg <= 1'b0;
+                    nxt_valid_reg <= 1'b0;
+                    if (pkt_ib_reg && !pkt_last_reg) begin
+                        // Resume inside the buffer.
+                        f_restart_ib <= 1'b1;
+                        f_restart_off <= ib_next_off;
+                        f_restart_ib_addr <= pkt_addr_reg + 48'd32;
+                        f_restart_ib_len <= {pkt_rem_reg, 5'd0};
+                        ld_ib_reg <= 1'b1;
+                        ld_ib_addr_reg <= pkt_addr_reg + 48'd32;
+                        ld_ib_left_reg <= pkt_rem_reg;
+                        ld_ret_reg <= ib_next_off;
+                    end else begin
+                        f_restart_ib <= 1'b0;
+                        f_restart_off <= pkt_ib_reg ? ib_next_off : pkt_next_off;
+                        ld_ib_reg <= 1'b0;
+                        ld_off_reg <= pkt_ib_reg ? ib_next_off : pkt_next_off;
+                        head <= pkt_ib_reg ? ib_next_off : pkt_next_off;
+                        in_ib_reg <= 1'b0;
+                        if (pkt_ib_reg)
+                            ev_packets <= 2'd1;
+                    end
+                    state_reg <= S_DRAIN;
+                end
+            end
+            default: ;
+        endcase
+
+        if (complete) begin
+            state_reg <= S_IDLE;
+            ev_packets <= (pkt_ib_reg && pkt_last_reg) ? 2'd2 : 2'd1;
+            if (!pkt_ib_reg)
+                head <= pkt_next_off;
+            if (pkt_ib_reg && pkt_last_reg) begin
+                head <= ib_next_off;
+                in_ib_reg <= 1'b0;
+            end
+        end
+
+        if (do_fault) begin
+            fault_code <= {4'd0, new_code};
+            fault_ind <= ctx_ib;
+            fault_pkt <= ctx_addr;
+            fault_addr <= new_addr;
+            pkt_addr_reg <= ctx_addr;
+            pkt_ib_reg <= ctx_ib;
+            pkt_last_reg <= ctx_last;
+            pkt_off_reg <= ctx_off;
+            pkt_rem_reg <= ctx_rem;
+            ev_fault <= 1'b1;
+            ev_packets <= 2'd0;
+            flush <= 1'b1;
+            // Stop fetching: an empty indirect buffer.
+            f_restart <= 1'b1;
+            f_restart_drop <= 1'b0;
+            f_restart_ib <= 1'b1;
+            f_restart_ib_len <= 32'd0;
+            nxt_valid_reg <= 1'b0;
+            asm_cnt_reg <= 2'd0;
+            asm_err_reg <= 1'b0;
+            state_reg <= S_FAULTED;
+        end
+
+        if (cmd_reset) begin
+            flush <= 1'b1;
+            fault_code <= 8'd0;
+            fault_ind <= 1'b0;
+            fault_pkt <= 48'd0;
+            fault_addr <= 48'd0;
+            head <= tail_m;
+            in_ib_reg <= 1'b0;
+            f_restart <= 1'b1;
+            f_restart_drop <= 1'b0;
+            f_restart_ib <= 1'b0;
+            f_restart_off <= tail_m;
+            ld_ib_reg <= 1'b0;
+            ld_off_reg <= tail_m;
+            nxt_valid_reg <= 1'b0;
+            asm_cnt_reg <= 2'd0;
+            asm_err_reg <= 1'b0;
+            ev_packets <= 2'd0;
+            state_reg <= S_DRAIN;
+        end
+
+        if (rst) begin
+            state_reg <= S_IDLE;
+            flush <= 1'b0;
+            f_restart <= 1'b0;
+            f_restart_drop <= 1'b0;
+            f_restart_ib <= 1'b0;
+            f_restart_off <= 20'd0;
+            f_restart_ib_addr <= 48'd0;
+            f_restart_ib_len <= 32'd0;
+            ld_ib_reg <= 1'b0;
+            ld_off_reg <= 20'd0;
+            ld_ret_reg <= 20'd0;
+            ld_ib_addr_reg <= 48'd0;
+            ld_ib_left_reg <= 27'd0;
+            asm_cnt_reg <= 2'd0;
+            asm_err_reg <= 1'b0;
+            nxt_valid_reg <= 1'b0;
+            in_ib_reg <= 1'b0;
+            ib_off_reg <= 20'd0;
+            head <= 20'd0;
+            fence <= 64'd0;
+            fault_code <= 8'd0;
+            fault_ind <= 1'b0;
+            fault_pkt <= 48'd0;
+            fault_addr <= 48'd0;
+            read_result <= 64'd0;
+            map_i_reg <= 21'd0;
+            map_n_reg <= 21'd0;
+            inv_all <= 1'b0;
+            inv_page_valid <= 1'b0;
+            ev_packets <= 2'd0;
+            ev_fault <= 1'b0;
+            ev_fence_irq <= 1'b0;
+        end
+    end
+
+endmodule
+
+`resetall
