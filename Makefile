@@ -25,6 +25,8 @@ PREFIX    ?= /usr/local
 DESTDIR   ?=
 
 VARIANTS := rel asan
+# iCE40 boards under firmware/ (defined early: bench depends on their bitstreams).
+FW_BOARDS := icebreaker hx8k
 OPT_rel  := -O2
 OPT_asan := -O1 -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 # Verilator's generated model and run-time library are third-party code:
@@ -231,7 +233,6 @@ bench: deps-bench $(BENCH_DEPS) $(FW_BOARDS:%=$(BUILD)/fw/%/gmc.bin)
 #   make test-fw-gate          the bridge testbench on the synthesised UP5K netlist
 
 BOARD          ?= icebreaker
-FW_BOARDS      := icebreaker hx8k
 FW_FREQ        ?= 12
 OPENFPGALOADER ?= openFPGALoader
 FW_COMMON      := $(sort $(wildcard firmware/common/*.v))
