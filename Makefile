@@ -158,6 +158,10 @@ TEST_BINS_$(1) := $(patsubst tests/%.c,$(BUILD)/$(1)/tests/%,$(RTL_TESTS) $(HOST
 endef
 $(foreach v,$(VARIANTS),$(eval $(call VARIANT_RULES,$(v))))
 
+# Shared test objects are kept between runs (make would delete them as
+# intermediates, after the test summary).
+.SECONDARY: $(foreach v,$(VARIANTS),$(patsubst tests/common/%.c,$(BUILD)/$(v)/obj/common/%.o,$(COMMON_SRC)))
+
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
 # --------------------------------------------------------------- programs
