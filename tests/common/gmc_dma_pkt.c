@@ -1,4 +1,6 @@
-/* DMA packet encoders and the ring driver (see gmc_dma_pkt.h).
+/* DMA packet encoders and the ring driver (see gmc_dma_pkt.h): a helper
+ * library for the DMA tests and bench, not a test; the tests that call it
+ * (tests/rtl/test_dma_*.c) assert the outcomes.
  *
  * Encoders place every argument verbatim in its field (masked to the
  * field's width) and never check it: a test that wants a bad packet gets

@@ -1,5 +1,8 @@
 /* A program outside the tree: only the installed header and library. It
- * reads the ID and the segments and drives the aperture. */
+ * reads the ID and the segments and drives the aperture. Not a test by
+ * itself: tests/install/test_install.sh builds it against a staged install
+ * and fails unless its output equals the expected text exactly; it also
+ * exits non-zero on any error or a read-back mismatch. */
 #include <stdio.h>
 #include <string.h>
 

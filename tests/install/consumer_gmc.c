@@ -1,5 +1,7 @@
 /* A program outside the tree using the installed host library: open the
- * simulated device, create a client and an allocation, and query it. */
+ * simulated device, create a client and an allocation, and try a bad one.
+ * Not a test by itself: tests/install/test_install.sh fails unless its
+ * output equals the expected statuses exactly. */
 #include <stdio.h>
 
 #include <gmc.h>
