@@ -119,6 +119,9 @@ struct gmc_device_info {
     uint64_t clients;         /* live clients */
     uint64_t allocations;     /* live allocations */
     uint64_t handles;         /* live allocation and share handles */
+    uint32_t page_size;       /* GART page size, bytes */
+    uint32_t tlb_entries;     /* GART TLB entries */
+    uint32_t power_state;     /* enum gmc_power_state */
 };
 int gmc_device_query(const gmc_device *dev, struct gmc_device_info *out);
 
@@ -129,9 +132,20 @@ struct gmc_segment_info {
     uint64_t largest_free;        /* largest free contiguous range */
     uint64_t allocations;         /* allocations placed here */
     uint64_t pinned_start;        /* offset of the overlay/capture region (last 20 %) */
+    uint64_t committed;           /* bytes of allocations with content here */
+    uint64_t resident_bytes;      /* bytes of allocations some client references as resident */
+    uint64_t evicting_bytes;      /* aperture: bytes of allocations evicted through it */
 };
 /* id is 1-based; GMC_E_NOT_FOUND for an id the device does not have. */
 int gmc_segment_query(const gmc_device *dev, unsigned id, struct gmc_segment_info *out);
+
+/*
+ * Write an FST waveform of device cycles [start, end) (end 0: until the
+ * device closes) to path; sim devices only (else GMC_E_UNSUPPORTED).
+ * GMC_E_BUSY when a waveform is already being written, GMC_E_IO when the
+ * file cannot be created. Cycles already past are not recorded.
+ */
+int gmc_device_trace(gmc_device *dev, const char *path, uint64_t start, uint64_t end);
 
 /* ------------------------------------------------------------- clients */
 
@@ -155,12 +169,16 @@ void gmc_client_destroy(gmc_client *client);
 
 /*
  * Create an allocation: validate desc against every rule
- * (gmc_rules_check_alloc with the device's segments), place it
- * (docs/placement.md, "Policy"), zero it when kmt_flags has
- * GMC_KMT_ZEROED, and return the client's handle. GMC_E_NO_SPACE when no
- * supported segment has room. With GMC_KMT_CREATE_SHARED (and not
- * GMC_KMT_NT_SECURITY_SHARING) the allocation also gets a global share
- * handle (gmc_alloc_info.share_handle).
+ * (gmc_rules_check_alloc with the device's segments) and return the
+ * client's handle. The allocation is placed at once when a supported
+ * segment has room without evicting anything (docs/placement.md,
+ * "Policy"); otherwise it is placed when first made resident. Its content
+ * is established on first page-in (gmc_make_resident, gmc_lock): zeros for
+ * GMC_KMT_ZEROED, GMC_FILL_UNINITIALISED otherwise. Pinned allocations
+ * (primaries, overlays, captures) are placed at creation, evicting
+ * unreferenced allocations if needed, or refused with GMC_E_NO_SPACE. With
+ * GMC_KMT_CREATE_SHARED (and not GMC_KMT_NT_SECURITY_SHARING) the
+ * allocation also gets a global share handle (gmc_alloc_info.share_handle).
  */
 int gmc_alloc_create(gmc_client *client, const struct gmc_alloc_desc *desc, gmc_handle *out);
 
@@ -172,13 +190,20 @@ int gmc_alloc_destroy(gmc_client *client, gmc_handle h);
 #define GMC_ALLOC_STATE_PINNED        (1u << 2) /* primary, overlay or capture */
 #define GMC_ALLOC_STATE_CPU_REACHABLE (1u << 3) /* in a CPU-visible memory segment */
 #define GMC_ALLOC_STATE_SHARED        (1u << 4) /* CreateShared */
+#define GMC_ALLOC_STATE_PLACED        (1u << 5) /* in GPU-accessible memory (segment, offset valid) */
+#define GMC_ALLOC_STATE_RESIDENT      (1u << 6) /* some client references it as resident */
+#define GMC_ALLOC_STATE_HAS_CONTENT   (1u << 7) /* paged in at least once */
+#define GMC_ALLOC_STATE_IN_SYSTEM     (1u << 8) /* current content is in its system copy */
+#define GMC_ALLOC_STATE_DIRTY         (1u << 9) /* GPU copy newer than the system copy */
+#define GMC_ALLOC_STATE_LOCKED        (1u << 10)
+#define GMC_ALLOC_STATE_LOST          (1u << 11) /* content lost (TDR, power); refilled on page-in */
 
 struct gmc_alloc_info {
     uint64_t size;          /* bytes: Size (PitchAlignedSize in a PitchAlignment segment), page-rounded */
     uint64_t placed_size;   /* bytes reserved in the segment (64 KiB-rounded in Use64KBPages segments) */
-    uint32_t segment;       /* 1-based segment id */
-    uint64_t offset;        /* from the segment base */
-    uint64_t gpu_address;   /* segment base + offset */
+    uint32_t segment;       /* 1-based segment id; 0 when not placed */
+    uint64_t offset;        /* from the segment base (when placed) */
+    uint64_t gpu_address;   /* segment base + offset (when placed) */
     uint64_t alignment;     /* effective alignment of gpu_address */
     uint32_t flags;         /* DXGK_ALLOCATIONINFOFLAGS, as created */
     uint32_t kmt_flags;     /* D3DKMT_CREATEALLOCATIONFLAGS, as created */
@@ -187,6 +212,9 @@ struct gmc_alloc_info {
     uint32_t state;         /* GMC_ALLOC_STATE_* */
     uint32_t open_count;    /* handles open on it, over all clients */
     gmc_share_handle share_handle; /* global share handle, or GMC_HANDLE_NONE */
+    uint32_t resident_refs; /* the asking client's residency references */
+    uint32_t resident_total;/* over all clients */
+    uint64_t last_use;      /* fence of the last submission that referenced it */
 };
 int gmc_alloc_query(const gmc_client *client, gmc_handle h, struct gmc_alloc_info *out);
 
@@ -210,16 +238,133 @@ int gmc_alloc_share_nt(gmc_client *client, gmc_handle h, const gmc_client *targe
  */
 int gmc_alloc_open(gmc_client *client, gmc_share_handle sh, gmc_handle *out);
 
-/* ------------------------------------------------ CPU access and locks */
-
-#define GMC_LOCK_READ_ONLY  (1u << 0) /* D3DDDICB_LOCKFLAGS.ReadOnly */
-#define GMC_LOCK_WRITE_ONLY (1u << 1) /* D3DDDICB_LOCKFLAGS.WriteOnly */
-#define GMC_LOCK_FLAGS_MASK (GMC_LOCK_READ_ONLY | GMC_LOCK_WRITE_ONLY)
+/* ----------------------------------------------------------- residency */
 
 /*
- * Whether `client` may lock the allocation with `lock_flags` (0: read and
- * write). Checked in this order: the handle; the flags (both bits:
- * GMC_E_INVALID_ARG); CpuVisible (GMC_E_NOT_CPU_VISIBLE); Protected or
+ * Residency (D3DKMTMakeResident / D3DKMTEvict, docs/residency.md).
+ *
+ * Creating an allocation reserves no memory (pinned allocations, primaries,
+ * overlays and captures, excepted: they are placed at creation and never
+ * move). Each client holds a reference count of residency requests per
+ * allocation. gmc_make_resident() takes one reference per handle; an
+ * allocation not in GPU-accessible memory is placed then (in its preferred
+ * or supported segments, docs/placement.md) and paged in: its content is
+ * copied back from its system copy, or, on first page-in, filled (zeros
+ * for Zeroed allocations, GMC_FILL_UNINITIALISED otherwise). gmc_evict()
+ * drops one reference. An allocation nobody references may be evicted when
+ * another needs room: lowest priority first, least recently used within a
+ * priority; pinned, locked-in-place and referenced allocations are never
+ * chosen. Eviction saves content to the allocation's system copy, through
+ * an aperture segment when the allocation's EvictionSegmentSet names one,
+ * else straight through an MDL; a clean allocation with a kept system copy
+ * (PermanentSysMem, ExistingSysMem) is discarded instead.
+ */
+
+/* The pattern a content-less, non-Zeroed allocation gets on first page-in. */
+#define GMC_FILL_UNINITIALISED 0xC1C1C1C1u
+
+struct gmc_residency_result {
+    /* GMC_E_NO_SPACE: bytes that would have to be freed in the best segment
+     * for the failing allocation (beyond what eviction could free). */
+    uint64_t bytes_needed;
+    unsigned failed_index; /* index of the handle that failed, else n */
+    uint64_t paging_fence; /* paging fence of the last paging done, 0 if none */
+};
+
+/*
+ * Make n allocations resident for this client. All or nothing: on failure
+ * no reference is taken (allocations already paged in by this call stay in
+ * memory, unreferenced). GMC_E_BAD_HANDLE; GMC_E_NO_SPACE (res->bytes_needed
+ * says how much); GMC_E_DEVICE_RESET when paging timed out (see
+ * gmc_device_recovery()). res may be NULL.
+ */
+int gmc_make_resident(gmc_client *client, const gmc_handle *handles, unsigned n,
+                      struct gmc_residency_result *res);
+/* Drop one residency reference per handle. GMC_E_NOT_RESIDENT (nothing
+ * changes) when the client holds none on one of them. */
+int gmc_evict(gmc_client *client, const gmc_handle *handles, unsigned n);
+
+/* ExplicitResidencyNotification: called once after an allocation is paged
+ * in (resident = 1) and once before it is evicted (resident = 0). */
+typedef void (*gmc_residency_fn)(void *user, gmc_handle handle, int resident);
+/* NULL fn removes the callback. */
+int gmc_client_set_residency_callback(gmc_client *client, gmc_residency_fn fn, void *user);
+
+/* ---------------------------------------------------------- submission */
+
+/*
+ * Work for the GPU: this controller's GPU-side engine is its DMA engine,
+ * so a submission is a list of copies and fills between and over the
+ * allocations it references, run in order. Every referenced allocation
+ * must be resident for the submitting client (GMC_E_NOT_RESIDENT), and a
+ * locked one must sit where the GPU can reach it without moving it:
+ * a lock on the system copy is served by mapping that copy into an
+ * aperture segment the allocation supports; if none can take it,
+ * GMC_E_SUBMIT_LOCKED. SynchronousPaging allocations: paging waits for
+ * them to go idle, and the submission waits for their paging.
+ */
+#define GMC_REF_WRITE (1u << 0) /* the submission writes the allocation */
+
+struct gmc_submit_ref {
+    gmc_handle handle;
+    uint32_t flags; /* GMC_REF_* */
+};
+
+enum gmc_gpu_op_kind { GMC_GPU_COPY = 1, GMC_GPU_FILL = 2 };
+
+struct gmc_gpu_op {
+    uint32_t kind;       /* enum gmc_gpu_op_kind */
+    uint32_t src, dst;   /* indices into refs (src: COPY only); dst needs GMC_REF_WRITE */
+    uint64_t src_offset, dst_offset, size; /* bytes, inside the allocations */
+    uint32_t pattern;    /* FILL */
+};
+
+struct gmc_submit {
+    const struct gmc_submit_ref *refs;
+    unsigned nrefs;
+    const struct gmc_gpu_op *ops;
+    unsigned nops;
+};
+
+/* Submit; *fence (may be NULL) receives the submission's fence value. */
+int gmc_submit(gmc_client *client, const struct gmc_submit *s, uint64_t *fence);
+/* Wait for a fence of this device (paging or submission), at most
+ * timeout_us of device time. GMC_E_TIMEOUT triggers the TDR path and
+ * answers GMC_E_DEVICE_RESET. */
+int gmc_fence_wait(gmc_device *dev, uint64_t fence, uint64_t timeout_us);
+/* Last completed fence. */
+uint64_t gmc_fence_completed(gmc_device *dev);
+
+/* ------------------------------------------------ CPU access and locks */
+
+/* D3DDDICB_LOCKFLAGS bits, at their Windows positions. */
+#define GMC_LOCK_READ_ONLY   (1u << 0) /* ReadOnly */
+#define GMC_LOCK_WRITE_ONLY  (1u << 1) /* WriteOnly */
+#define GMC_LOCK_DONOT_WAIT  (1u << 2) /* DonotWait: GMC_E_STILL_DRAWING while busy */
+#define GMC_LOCK_DONOT_EVICT (1u << 5) /* DonotEvict: GMC_E_NEEDS_EVICT if it must move */
+#define GMC_LOCK_DISCARD     (1u << 7) /* Discard: rename instead of waiting */
+#define GMC_LOCK_FLAGS_MASK                                                                  \
+    (GMC_LOCK_READ_ONLY | GMC_LOCK_WRITE_ONLY | GMC_LOCK_DONOT_WAIT | GMC_LOCK_DONOT_EVICT | \
+     GMC_LOCK_DISCARD)
+
+enum gmc_lock_kind {
+    GMC_LOCK_MAP_BAR = 1,    /* bytes of CPU-visible VRAM behind BAR1 */
+    GMC_LOCK_MAP_SYSTEM = 2  /* the allocation's system copy */
+};
+
+/* Where a lock's pointer points. It does not move until unlock. */
+struct gmc_lock_map {
+    uint32_t kind;       /* enum gmc_lock_kind */
+    uint64_t bar_offset; /* GMC_LOCK_MAP_BAR: BAR1 offset of byte 0 */
+    void *ptr;           /* GMC_LOCK_MAP_SYSTEM: host pointer to byte 0 (NULL for BAR) */
+    uint64_t size;       /* bytes mapped */
+};
+
+/*
+ * Whether `client` may lock the allocation with `lock_flags`. Checked in
+ * this order: the handle; unknown flags (GMC_E_INVALID_ARG); flags that
+ * exclude each other (GMC_E_LOCK_FLAGS: ReadOnly with WriteOnly, ReadOnly
+ * with Discard); CpuVisible (GMC_E_NOT_CPU_VISIBLE); Protected or
  * HardwareProtected (GMC_E_PROTECTED); a shared allocation is locked by its
  * creator only (GMC_E_NOT_CREATOR); a ReadOnly allocation refuses a lock
  * that may write (GMC_E_READ_ONLY). Changes nothing.
@@ -231,17 +376,97 @@ int gmc_alloc_can_lock(const gmc_client *client, gmc_handle h, uint32_t lock_fla
 int gmc_alloc_can_write(const gmc_client *client, gmc_handle h);
 
 /*
- * Read or write allocation bytes [off, off + len) from the CPU, through the
- * CPU aperture (BAR1 offset = segment cpu_offset + allocation offset + off).
- * Needs the lock permission of the same direction and an allocation in a
- * CPU-visible memory segment (else GMC_E_NOT_CPU_VISIBLE). off + len past
- * gmc_alloc_info.size is GMC_E_OUT_OF_BOUNDS. A bus error is GMC_E_BUS (a
- * read then zeroes buf); after an argument or permission error buf is
- * untouched.
+ * pfnLockCb. After the checks of gmc_alloc_can_lock: an allocation already
+ * locked answers GMC_E_ALREADY_LOCKED. If the GPU still uses it: DonotWait
+ * answers GMC_E_STILL_DRAWING, Discard renames it (fresh memory, content
+ * undefined), otherwise the lock waits. The mapping is the system copy for
+ * PermanentSysMem and ExistingSysMem allocations, and the BAR1 window for
+ * an allocation in CPU-visible VRAM; an allocation elsewhere is moved into
+ * CPU-visible VRAM first (DonotEvict: GMC_E_NEEDS_EVICT instead). A locked
+ * allocation does not move until gmc_unlock(). A lock that may write marks
+ * the content dirty.
  */
-int gmc_alloc_read(const gmc_client *client, gmc_handle h, uint64_t off, void *buf, size_t len);
-int gmc_alloc_write(const gmc_client *client, gmc_handle h, uint64_t off, const void *buf,
-                    size_t len);
+int gmc_lock(gmc_client *client, gmc_handle h, uint32_t lock_flags, struct gmc_lock_map *out);
+/* pfnUnlockCb. GMC_E_NOT_LOCKED when it is not locked. */
+int gmc_unlock(gmc_client *client, gmc_handle h);
+
+/*
+ * Read or write allocation bytes [off, off + len) through the CPU mapping
+ * of the client's lock (GMC_E_NOT_LOCKED without one; a ReadOnly lock
+ * refuses writes and a WriteOnly lock reads with GMC_E_PERMISSION).
+ * off + len past the size is GMC_E_OUT_OF_BOUNDS; a bus error GMC_E_BUS (a
+ * read then zeroes buf). After an argument error buf is untouched.
+ */
+int gmc_lock_read(gmc_client *client, gmc_handle h, uint64_t off, void *buf, size_t len);
+int gmc_lock_write(gmc_client *client, gmc_handle h, uint64_t off, const void *buf, size_t len);
+
+/*
+ * Convenience: lock (ReadOnly / WriteOnly), access, unlock. The same
+ * checks and errors as gmc_lock() and gmc_lock_read/write; an allocation
+ * already locked by the client is accessed through that lock.
+ */
+int gmc_alloc_read(gmc_client *client, gmc_handle h, uint64_t off, void *buf, size_t len);
+int gmc_alloc_write(gmc_client *client, gmc_handle h, uint64_t off, const void *buf, size_t len);
+
+/* ------------------------------------------------------ power and reset */
+
+enum gmc_power_state {
+    GMC_POWER_D0 = 0,        /* working */
+    GMC_POWER_STANDBY = 1,   /* S3: PreservedDuringStandby segments keep content */
+    GMC_POWER_HIBERNATE = 2  /* S4 (and hybrid sleep): PreservedDuringHibernate keep it */
+};
+
+/* What a transition did to each allocation with content. */
+struct gmc_power_report {
+    uint64_t allocations_preserved; /* content left in a preserved segment */
+    uint64_t allocations_saved;     /* content saved to system memory first */
+    uint64_t allocations_lost;      /* content that could not be saved (reported, never silent) */
+    uint64_t bytes_saved;
+    uint64_t bytes_restored;
+};
+
+/*
+ * Enter standby or hibernate: wait for the engine to go idle, save every
+ * allocation in a segment the transition purges (the segment-flags truth
+ * table, docs/residency.md) to its system copy, then power the controller
+ * down (the model's VRAM content is scrambled for purged segments). Back
+ * to D0 with gmc_device_resume(), which restores the saved content to
+ * where it was. Other calls answer GMC_E_POWER_STATE while not in D0.
+ */
+int gmc_device_power(gmc_device *dev, enum gmc_power_state to, struct gmc_power_report *report);
+int gmc_device_resume(gmc_device *dev, struct gmc_power_report *report);
+
+/* After a TDR (a paging or submission fence that did not arrive). */
+struct gmc_recovery_report {
+    uint64_t resets;          /* TDRs since open */
+    uint64_t recovered;       /* allocations whose content survived the last one */
+    uint64_t lost;            /* allocations whose content was lost (state GMC_ALLOC_STATE_LOST) */
+    uint64_t fence_completed; /* the last fence that arrived before the reset */
+};
+int gmc_device_recovery(const gmc_device *dev, struct gmc_recovery_report *out);
+
+/* ---------------------------------------------------------- statistics */
+
+struct gmc_device_stats {
+    uint64_t make_resident_calls, evict_calls, submits;
+    uint64_t page_ins, evictions, discards;    /* discards: clean evictions, nothing copied */
+    uint64_t bytes_paged_in, bytes_paged_out;  /* system -> GPU memory, GPU memory -> system */
+    uint64_t bytes_filled;                     /* first page-in fills */
+    uint64_t paging_ops, paging_buffers, multipass;
+    uint64_t fences_issued, fences_completed;
+    uint64_t faults, resets;
+    uint64_t locks, lock_waits, renames;
+    uint64_t cycles;                           /* device cycles so far (sim) */
+};
+int gmc_device_stats(const gmc_device *dev, struct gmc_device_stats *out);
+
+struct gmc_client_stats {
+    uint64_t allocations;     /* handles held */
+    uint64_t bytes_resident;  /* bytes of allocations this client references as resident */
+    uint64_t bytes_committed; /* bytes of this client's allocations in GPU memory */
+    uint64_t evictions;       /* of allocations this client created */
+};
+int gmc_client_stats(const gmc_client *client, struct gmc_client_stats *out);
 
 /* --------------------------------------------------------------- rules */
 

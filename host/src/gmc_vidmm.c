@@ -388,8 +388,10 @@ int gmc_alloc_open(gmc_client *c, gmc_share_handle sh, gmc_handle *out)
 
 static int lock_check(const gmc_client *c, const struct gmc_valloc *a, uint32_t lock_flags)
 {
-    if ((lock_flags & ~GMC_LOCK_FLAGS_MASK) || lock_flags == GMC_LOCK_FLAGS_MASK)
+    if (lock_flags & ~GMC_LOCK_FLAGS_MASK)
         return GMC_E_INVALID_ARG;
+    if ((lock_flags & GMC_LOCK_READ_ONLY) && (lock_flags & (GMC_LOCK_WRITE_ONLY | GMC_LOCK_DISCARD)))
+        return GMC_E_LOCK_FLAGS;
     if (!(a->desc.flags & GMC_ALLOC_CPU_VISIBLE))
         return GMC_E_NOT_CPU_VISIBLE;
     if (a->desc.flags & NO_CPU_FLAGS)
@@ -439,7 +441,7 @@ static int access_check(const gmc_client *c, gmc_handle h, uint32_t lock, uint64
     return GMC_OK;
 }
 
-int gmc_alloc_read(const gmc_client *c, gmc_handle h, uint64_t off, void *buf, size_t len)
+int gmc_alloc_read(gmc_client *c, gmc_handle h, uint64_t off, void *buf, size_t len)
 {
     const struct gmc_vseg *s = NULL;
     uint64_t at = 0;
@@ -451,7 +453,7 @@ int gmc_alloc_read(const gmc_client *c, gmc_handle h, uint64_t off, void *buf, s
     return rc;
 }
 
-int gmc_alloc_write(const gmc_client *c, gmc_handle h, uint64_t off, const void *buf, size_t len)
+int gmc_alloc_write(gmc_client *c, gmc_handle h, uint64_t off, const void *buf, size_t len)
 {
     const struct gmc_vseg *s = NULL;
     uint64_t at = 0;

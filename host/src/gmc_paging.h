@@ -1,0 +1,248 @@
+/*
+ * gmc_paging.h - the paging-buffer protocol on the gmc DMA engine
+ * (private to the host library).
+ *
+ * DOC: Overview
+ *
+ * Three layers, bottom up:
+ *
+ *   1. System memory the engine can reach (struct gmc_sysbuf): page-aligned
+ *      host memory mapped at bus addresses through the backend's host_map,
+ *      each buffer with an MDL (an array of 64-bit page bus addresses, in
+ *      system memory too) so a TRANSFER or MAP_APERTURE can walk it. Buffers
+ *      come from a pool that grows in chunks (one backend host region per
+ *      chunk, not per buffer); existing user memory (ExistingSysMem) is
+ *      wrapped in a region of its own.
+ *
+ *   2. gmc_build_paging_buffer(): DxgkDdiBuildPagingBuffer for this
+ *      hardware. It encodes one operation (struct gmc_paging_args) into the
+ *      free space of one fixed-size paging buffer (struct gmc_pbuf). When the
+ *      buffer fills first it answers GMC_E_BUFFER_FULL ("insufficient DMA
+ *      buffer") with args->multipass_offset recording the progress; the
+ *      caller submits the partial buffer and calls again with a fresh buffer
+ *      and the same args, as VidMm does with MultipassOffset. A TRANSFER, FILL
+ *      or DISCARD is cut into packets of at most max_chunk bytes, so one
+ *      large transfer spans several buffers.
+ *
+ *   3. The paging queue (struct gmc_paging): the command ring, a pool of
+ *      fixed-size paging buffers, the fence page and the notify log. Each
+ *      queued operation is built into the current buffer, followed by a
+ *      SIGNAL of its own paging fence value (a FENCE packet that writes the
+ *      value to the fence page); full buffers are submitted through the ring
+ *      as INDIRECT packets. Waiting uses the IRQ (DMA_FENCE) or polling, with
+ *      a timeout in device cycles. A fence that does not arrive in time, or an
+ *      engine fault, is reported to the caller, which recovers with
+ *      gmc_paging_reset() (the TDR path).
+ *
+ * Every function returns GMC_OK or a gmc_status code and checks its
+ * arguments before it writes anything.
+ */
+#ifndef GMC_PAGING_H
+#define GMC_PAGING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gmc_kmd.h"
+
+/* ------------------------------------------------------ system memory */
+
+struct gmc_paging;
+
+/* System memory the DMA engine reaches. */
+struct gmc_sysbuf {
+    uint8_t *host;     /* host view of the bytes */
+    uint64_t bus;      /* bus address of the first byte (page aligned) */
+    uint64_t size;     /* bytes, a page multiple */
+    uint64_t mdl_bus;  /* bus address of the MDL: one 64-bit entry per page */
+    uint32_t npages;   /* MDL entries */
+    uint32_t priv;     /* owner's bookkeeping (pool chunk / wrapped region) */
+};
+
+/* A zeroed buffer of `bytes` (rounded up to pages) from the pool.
+ * GMC_E_NO_MEMORY when the host or the bus address space is exhausted. */
+int gmc_sysmem_alloc(struct gmc_paging *pg, uint64_t bytes, struct gmc_sysbuf *out);
+/* Wrap existing page-aligned memory (ExistingSysMem) as a buffer: the
+ * engine reads and writes `ptr` directly. */
+int gmc_sysmem_wrap(struct gmc_paging *pg, void *ptr, uint64_t bytes, struct gmc_sysbuf *out);
+/* Release a buffer (wrapped memory is unmapped, not freed). NULL or a
+ * zeroed struct is ignored. */
+void gmc_sysmem_free(struct gmc_paging *pg, struct gmc_sysbuf *b);
+
+/* ------------------------------------------- DxgkDdiBuildPagingBuffer */
+
+/* DXGK_BUILDPAGINGBUFFER_OPERATION, as this hardware supports it. */
+enum gmc_paging_op {
+    GMC_PAGING_TRANSFER = 1,
+    GMC_PAGING_FILL,
+    GMC_PAGING_DISCARD_CONTENT,
+    GMC_PAGING_READ_PHYSICAL,
+    GMC_PAGING_WRITE_PHYSICAL,
+    GMC_PAGING_MAP_APERTURE_SEGMENT,
+    GMC_PAGING_UNMAP_APERTURE_SEGMENT,
+    GMC_PAGING_FLUSH_TLB,
+    GMC_PAGING_NOTIFY_RESIDENCY,
+    GMC_PAGING_SIGNAL
+};
+
+/* Transfer.Flags */
+#define GMC_PAGING_TRANSFER_START (1u << 0) /* first sub-transfer of a move */
+#define GMC_PAGING_TRANSFER_END   (1u << 1) /* last sub-transfer of a move */
+
+/* One side of a TRANSFER: a segment address (segment_id != 0) or an MDL. */
+struct gmc_paging_side {
+    uint32_t segment_id;      /* 1-based segment; 0: the side is mdl */
+    uint64_t segment_address; /* GPU address of the allocation's first byte */
+    const struct gmc_sysbuf *mdl; /* MDL side: the buffer whose MDL is walked */
+};
+
+struct gmc_paging_args {
+    enum gmc_paging_op op;
+    /* In/out: bytes (TRANSFER, FILL, DISCARD) or pages (MAP/UNMAP) already
+     * built by earlier passes. 0 on the first call. */
+    uint64_t multipass_offset;
+    union {
+        struct {
+            uint64_t size;            /* TransferSize, bytes >= 1 */
+            uint64_t transfer_offset; /* TransferOffset: from the allocation's start */
+            uint64_t mdl_offset;      /* MdlOffset: pages into each MDL side */
+            uint32_t flags;           /* GMC_PAGING_TRANSFER_* */
+            struct gmc_paging_side src, dst;
+        } transfer;
+        struct {
+            uint64_t gpu_address;     /* VRAM; FILL/DISCARD never target the aperture */
+            uint64_t size;            /* bytes >= 1 */
+            uint32_t pattern;         /* FILL: 32-bit pattern */
+            int poison;               /* DISCARD_CONTENT: overwrite with 0xDEADBEEF */
+        } fill;                       /* FILL and DISCARD_CONTENT */
+        struct {
+            uint64_t address;         /* GPU address (gpu) or bus address */
+            int gpu;
+            unsigned size;            /* 1..8, not crossing 8 bytes */
+            uint64_t value;           /* WRITE_PHYSICAL */
+        } physical;                   /* READ_PHYSICAL and WRITE_PHYSICAL */
+        struct {
+            uint64_t gpu_address;     /* aperture address, page aligned */
+            uint64_t pages;           /* >= 1 */
+            const struct gmc_sysbuf *mdl; /* MAP: the pages mapped */
+            uint64_t mdl_offset;      /* MAP: MdlOffset, first MDL entry */
+            int snooped;              /* MAP: cache-coherent */
+            int readable, writeable;  /* MAP: PTE permissions */
+        } map;                        /* MAP_ and UNMAP_APERTURE_SEGMENT */
+        struct {
+            uint64_t cookie;          /* delivered to the notify callback */
+            int resident;             /* 1 after commit, 0 before evict */
+        } notify;
+        struct {
+            uint64_t value;           /* SIGNAL: paging fence value */
+            int irq;
+        } signal;
+    } u;
+};
+
+/* A fixed-size paging buffer: packets are written at used. */
+struct gmc_pbuf {
+    uint8_t *host;
+    uint64_t bus;
+    uint32_t size; /* bytes, a multiple of 32 */
+    uint32_t used; /* bytes written */
+};
+
+/* What the builder needs from the adapter and the queue. */
+struct gmc_paging_target {
+    uint64_t vram_size;
+    uint64_t aperture_base, aperture_pages;
+    uint64_t max_chunk;       /* largest TRANSFER/FILL/DISCARD packet, bytes */
+    uint64_t fence_bus;       /* bus address SIGNAL writes the fence value to */
+    uint64_t notify_bus;      /* bus address of the notify slot NOTIFY writes */
+};
+
+/*
+ * Encode one operation into buf. GMC_OK when it is complete (multipass
+ * offset reset to 0); GMC_E_BUFFER_FULL when the buffer filled first (the
+ * buffer holds a valid prefix and args->multipass_offset the progress);
+ * GMC_E_INVALID_ARG for arguments the hardware cannot express (nothing is
+ * written). A buffer too small for a single packet is GMC_E_INVALID_ARG.
+ */
+int gmc_build_paging_buffer(const struct gmc_paging_target *t, struct gmc_pbuf *buf,
+                            struct gmc_paging_args *args);
+
+/* ------------------------------------------------------- paging queue */
+
+struct gmc_paging_config {
+    uint32_t buffer_bytes;  /* each paging buffer; a multiple of 32, >= 64. Default 4096 */
+    uint32_t buffers;       /* paging buffers in the pool, >= 2. Default 8 */
+    uint32_t ring_log2;     /* ring bytes = 2^ring_log2, 12..20. Default 12 */
+    uint64_t max_chunk;     /* bytes per TRANSFER/FILL packet, a page multiple. Default 64 KiB */
+    uint64_t pool_chunk;    /* system memory pool growth, bytes. Default 4 MiB */
+    uint64_t bus_base;      /* first bus address the library uses. Default 1 << 32 */
+    int use_irq;            /* wait on the IRQ line (1) or poll DMA_FENCE (0). Default 1 */
+};
+void gmc_paging_config_default(struct gmc_paging_config *cfg);
+
+/* Called, in fence order, for each NOTIFY_RESIDENCY whose buffer completed. */
+typedef void (*gmc_paging_notify_fn)(void *user, uint64_t cookie, int resident);
+
+/* Map the ring, buffers, fence page and notify log; program and enable the
+ * engine. GMC_E_UNSUPPORTED when CAPS has no DMA engine. */
+int gmc_paging_init(struct gmc_kmd *kmd, const struct gmc_adapter_info *ai,
+                    const struct gmc_paging_config *cfg, struct gmc_paging **out);
+/* Disable the engine and release everything (every gmc_sysbuf included). */
+void gmc_paging_fini(struct gmc_paging *pg);
+void gmc_paging_set_notify(struct gmc_paging *pg, gmc_paging_notify_fn fn, void *user);
+
+/*
+ * Queue one operation: build it (multipass over as many buffers as it
+ * needs, submitting each full one) and follow it with a SIGNAL of a new
+ * paging fence value, returned in *fence (may be NULL). The op is not
+ * necessarily submitted yet: gmc_paging_flush() or a wait submits.
+ * args->op SIGNAL is refused (the queue signals by itself).
+ */
+int gmc_paging_queue(struct gmc_paging *pg, struct gmc_paging_args *args, uint64_t *fence);
+/* Submit the current partial buffer, if any. */
+int gmc_paging_flush(struct gmc_paging *pg);
+/*
+ * Wait until paging fence `fence` completes (flushing first), at most
+ * timeout_cycles device cycles. GMC_OK; GMC_E_TIMEOUT (the TDR case: the
+ * caller resets); GMC_E_FAULT (the engine stopped on a fault, see
+ * gmc_paging_fault()); GMC_E_INVALID_ARG for a fence never issued.
+ * Delivers pending notifications.
+ */
+int gmc_paging_wait(struct gmc_paging *pg, uint64_t fence, uint64_t timeout_cycles);
+/* Wait for everything queued so far. */
+int gmc_paging_idle(struct gmc_paging *pg, uint64_t timeout_cycles);
+/* Last completed paging fence (reads the fence page; no waiting). */
+uint64_t gmc_paging_completed(struct gmc_paging *pg);
+/* Last fence value handed out. */
+uint64_t gmc_paging_last_issued(const struct gmc_paging *pg);
+/* The result of the last completed READ_PHYSICAL (DMA_READ_RESULT). */
+int gmc_paging_read_result(struct gmc_paging *pg, uint64_t *value);
+
+struct gmc_paging_fault {
+    uint32_t code;      /* GMC_DMA_FAULT_* */
+    int indirect;       /* in a paging buffer */
+    uint64_t packet;    /* bus address of the packet */
+    uint64_t address;   /* faulting address */
+};
+int gmc_paging_fault(struct gmc_paging *pg, struct gmc_paging_fault *out);
+
+/*
+ * TDR: abort the engine (DMA_CMD.RESET), drop every queued and submitted
+ * buffer, and restart the ring. Fences up to *completed (the last one that
+ * arrived) are done; later ones never will be, and are considered
+ * completed from now on so waits do not hang. VRAM and the page table are
+ * untouched by the engine reset.
+ */
+int gmc_paging_reset(struct gmc_paging *pg, uint64_t *completed);
+
+struct gmc_paging_stats {
+    uint64_t ops;            /* operations queued */
+    uint64_t buffers;        /* paging buffers submitted */
+    uint64_t multipass;      /* GMC_E_BUFFER_FULL continuations */
+    uint64_t packets;        /* packets built */
+    uint64_t waits, irq_waits, timeouts, faults, resets;
+    uint64_t build_ns;       /* host time spent building and submitting */
+};
+void gmc_paging_get_stats(const struct gmc_paging *pg, struct gmc_paging_stats *out);
+
+#endif /* GMC_PAGING_H */
