@@ -48,9 +48,13 @@ RTL_INC  := rtl/gmc_regs.vh
 TOP      := gmc_top
 
 # The simulator model is Verilated with segment straps (see docs/sim.md).
+# -fno-case keeps case statements as written: Verilator's case-to-if-tree
+# conversion copies a default branch into every leaf (gmc_regs' register
+# write decode became ~300 delayed-assignment flags, set and tested every
+# cycle).
 VFLAGS := --cc --top-module $(TOP) -Irtl +define+GMC_SIM_STRAPS \
           --trace-fst -O3 --x-assign fast --x-initial fast -Wall -Wno-fatal \
-          --no-timing
+          --no-timing -fno-case
 
 SHIM_SRC  := sim/gmc_sim.cpp sim/gmc_axi_check.cpp
 # Verilator's run-time library, compiled with the model's flags.
@@ -60,10 +64,10 @@ COMMON_SRC:= $(sort $(wildcard tests/common/*.c))
 RTL_TESTS := $(sort $(wildcard tests/rtl/test_*.c))
 HOST_TESTS:= $(sort $(wildcard tests/host/test_*.c))
 
-.PHONY: all run test bench lint gen check-gen clean deps-test deps-bench install
+.PHONY: all run tour test bench lint gen check-gen clean deps-test deps-bench install
 .DELETE_ON_ERROR:
 
-all: $(BUILD)/rel/lib/libgmc_sim.a $(BUILD)/rel/lib/libgmc_sim.so $(BUILD)/rel/bin/gmc-sim-tour
+all: $(BUILD)/rel/lib/libgmc_sim.a $(BUILD)/rel/lib/libgmc_sim.so $(BUILD)/rel/bin/gmc-sim-tour $(BUILD)/rel/bin/gmc
 
 deps-test:
 	@tools/deps.sh test
@@ -170,9 +174,44 @@ $(BUILD)/rel/bin/gmc-sim-tour: examples/sim_tour.c $(BUILD)/rel/lib/libgmc_sim.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_C) -O2 $< -o $@ $(BUILD)/rel/lib/libgmc_sim.a $(SIM_LIBS)
 
+# ------------------------------------------------------------ gmc command
+
+# The gmc command (docs/cli.md): cli/*.c over libgmc. Its parser and report
+# writers are also linked into the tests/cli programs.
+CLI_SRC     := $(sort $(wildcard cli/*.c))
+CLI_LIB_SRC := $(filter-out cli/main.c,$(CLI_SRC))
+CLI_TESTS   := $(sort $(wildcard tests/cli/test_*.c))
+CLI_SCRIPT_TESTS := $(sort $(wildcard tests/cli/test_*.py))
+
+define CLI_RULES
+$(BUILD)/$(1)/obj/cli/%.o: cli/%.c
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS_C) -Icli $(OPT_$(1)) -c $$< -o $$@
+
+$(BUILD)/$(1)/bin/gmc: $(patsubst cli/%.c,$(BUILD)/$(1)/obj/cli/%.o,$(CLI_SRC)) \
+                       $(BUILD)/$(1)/lib/libgmc.a $(BUILD)/$(1)/lib/libgmc_sim.a
+	@mkdir -p $$(@D)
+	$$(CC) $(OPT_$(1)) $$(filter %.o,$$^) -o $$@ $(BUILD)/$(1)/lib/libgmc.a $(BUILD)/$(1)/lib/libgmc_sim.a $$(SIM_LIBS)
+
+$(BUILD)/$(1)/tests/cli/%: tests/cli/%.c $(patsubst cli/%.c,$(BUILD)/$(1)/obj/cli/%.o,$(CLI_LIB_SRC)) \
+                           $(BUILD)/$(1)/lib/libgmc.a $(BUILD)/$(1)/lib/libgmc_sim.a
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS_C) -Icli $(OPT_$(1)) $$< $$(filter %.o,$$^) -o $$@ \
+	  $(BUILD)/$(1)/lib/libgmc.a $(BUILD)/$(1)/lib/libgmc_sim.a -lcmocka $$(SIM_LIBS)
+
+CLI_TEST_BINS_$(1) := $(patsubst tests/%.c,$(BUILD)/$(1)/tests/%,$(CLI_TESTS))
+endef
+$(foreach v,$(VARIANTS),$(eval $(call CLI_RULES,$(v))))
+
 # -------------------------------------------------------------------- run
 
-run: deps-test $(BUILD)/rel/bin/gmc-sim-tour
+# The frame-loop example on the simulated controller, with its report.
+# `make tour` is the register-level tour of the model (examples/sim_tour.c).
+RUN_WORKLOAD ?= examples/frame_loop.trace
+run: deps-test $(BUILD)/rel/bin/gmc
+	$(BUILD)/rel/bin/gmc run $(RUN_WORKLOAD) --report $(BUILD)/run
+
+tour: deps-test $(BUILD)/rel/bin/gmc-sim-tour
 	$(BUILD)/rel/bin/gmc-sim-tour
 
 # ------------------------------------------------------------------- test
@@ -193,11 +232,14 @@ $(BUILD)/xcheck/ok: spec/gmc.toml tools/gen_spec.py include/gmc_regs.h rtl/gmc_r
 # Script tests print their own "name: N passed, M failed" line.
 # The bridge testbench is a vvp script (#! /usr/bin/vvp).
 SCRIPT_TESTS = $(GEN_TESTS) tests/install/test_install.sh tests/formal/test_formal.sh $(BUILD)/fw/tb/tb_fw_bridge.vvp
+# The CLI script tests run $(BUILD)/rel/bin/gmc and $(BUILD)/asan/bin/gmc.
+SCRIPT_TESTS += $(CLI_SCRIPT_TESTS)
 
 test: deps-test check-gen lint $(BUILD)/xcheck/ok $(TEST_BINS_rel) $(TEST_BINS_asan) \
+      $(CLI_TEST_BINS_rel) $(CLI_TEST_BINS_asan) $(BUILD)/rel/bin/gmc $(BUILD)/asan/bin/gmc \
       $(BUILD)/rel/lib/libgmc_sim.so $(BUILD)/fw/tb/tb_fw_bridge.vvp
 	@BUILD=$(BUILD) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  tools/run_tests.sh $(SCRIPT_TESTS) $(TEST_BINS_rel) $(TEST_BINS_asan)
+	  tools/run_tests.sh $(SCRIPT_TESTS) $(TEST_BINS_rel) $(TEST_BINS_asan) $(CLI_TEST_BINS_rel) $(CLI_TEST_BINS_asan)
 
 # ------------------------------------------------------------------ bench
 
@@ -217,12 +259,16 @@ $(BUILD)/rel/bin/bench-api: bench/bench_api.c $(BUILD)/rel/lib/libgmc.a $(BUILD)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_C) -O2 $< -o $@ $(BUILD)/rel/lib/libgmc.a $(BUILD)/rel/lib/libgmc_sim.a $(SIM_LIBS)
 
-$(BUILD)/rel/bin/bench-dma: bench/bench_dma.c tests/common/gmc_dma_pkt.c $(BUILD)/rel/lib/libgmc_sim.a
+$(BUILD)/rel/bin/bench-dma: bench/bench_dma.c tests/common/gmc_dma_pkt.c host/src/gmc_pkt.c $(BUILD)/rel/lib/libgmc_sim.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_C) -O2 $< tests/common/gmc_dma_pkt.c -o $@ $(BUILD)/rel/lib/libgmc_sim.a $(SIM_LIBS)
+	$(CC) $(CFLAGS_C) -O2 $< tests/common/gmc_dma_pkt.c host/src/gmc_pkt.c -o $@ $(BUILD)/rel/lib/libgmc_sim.a $(SIM_LIBS)
+
+$(BUILD)/rel/bin/bench-evict: bench/bench_evict.c $(BUILD)/rel/lib/libgmc.a $(BUILD)/rel/lib/libgmc_sim.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_C) -O2 $< -o $@ $(BUILD)/rel/lib/libgmc.a $(BUILD)/rel/lib/libgmc_sim.a $(SIM_LIBS)
 
 BENCH_DEPS := $(BUILD)/rel/bin/bench-sim $(BUILD)/rel/bin/bench-alloc $(BUILD)/rel/bin/bench-api \
-              $(BUILD)/rel/bin/bench-dma $(BUILD)/bench/tb_bench.vvp
+              $(BUILD)/rel/bin/bench-dma $(BUILD)/rel/bin/bench-evict $(BUILD)/bench/tb_bench.vvp
 
 bench: deps-bench $(BENCH_DEPS) $(FW_BOARDS:%=$(BUILD)/fw/%/gmc.bin)
 	$(PYTHON) bench/run_bench.py $(BUILD) $(FW_BOARDS:%=$(BUILD)/fw/%/report.json)

@@ -134,7 +134,6 @@ struct gmc_segment_info {
     uint64_t pinned_start;        /* offset of the overlay/capture region (last 20 %) */
     uint64_t committed;           /* bytes of allocations with content here */
     uint64_t resident_bytes;      /* bytes of allocations some client references as resident */
-    uint64_t evicting_bytes;      /* aperture: bytes of allocations evicted through it */
 };
 /* id is 1-based; GMC_E_NOT_FOUND for an id the device does not have. */
 int gmc_segment_query(const gmc_device *dev, unsigned id, struct gmc_segment_info *out);
@@ -174,9 +173,9 @@ void gmc_client_destroy(gmc_client *client);
  * segment has room without evicting anything (docs/placement.md,
  * "Policy"); otherwise it is placed when first made resident. Its content
  * is established on first page-in (gmc_make_resident, gmc_lock): zeros for
- * GMC_KMT_ZEROED, GMC_FILL_UNINITIALISED otherwise. Pinned allocations
- * (primaries, overlays, captures) are placed at creation, evicting
- * unreferenced allocations if needed, or refused with GMC_E_NO_SPACE. With
+ * GMC_KMT_ZEROED, GMC_FILL_UNINITIALISED otherwise. Creation never evicts.
+ * Pinned allocations (primaries, overlays, captures) are placed and paged
+ * in at creation, or refused with GMC_E_NO_SPACE. With
  * GMC_KMT_CREATE_SHARED (and not GMC_KMT_NT_SECURITY_SHARING) the
  * allocation also gets a global share handle (gmc_alloc_info.share_handle).
  */
@@ -455,6 +454,8 @@ struct gmc_device_stats {
     uint64_t paging_ops, paging_buffers, multipass;
     uint64_t fences_issued, fences_completed;
     uint64_t faults, resets;
+    uint64_t evictions_via_aperture;           /* evictions copied through an aperture mapping */
+    uint64_t sync_waits;                       /* SynchronousPaging waits before a submission */
     uint64_t locks, lock_waits, renames;
     uint64_t cycles;                           /* device cycles so far (sim) */
 };

@@ -23,11 +23,28 @@ void AxiCheck::reset_state()
     m_wbeat_ = 0;
 }
 
+static bool any_valid(const AxiSample &s)
+{
+    return s.l_awvalid || s.l_wvalid || s.l_bvalid || s.l_arvalid || s.l_rvalid || s.a_awvalid || s.a_wvalid ||
+           s.a_bvalid || s.a_arvalid || s.a_rvalid || s.m_awvalid || s.m_wvalid || s.m_bvalid || s.m_arvalid ||
+           s.m_rvalid;
+}
+
+bool AxiCheck::edge_quiet(bool rst)
+{
+    // p_'s payloads are only read behind one of its valids, all low here.
+    if (!have_prev_ || p_any_valid_) return false;
+    if (rst) reset_state();
+    p_.rst = rst;
+    return true;
+}
+
 void AxiCheck::edge(const AxiSample &s, uint64_t c)
 {
     if (s.rst) {
         reset_state();
         p_ = s;
+        p_any_valid_ = any_valid(s);
         have_prev_ = true;
         return;
     }
@@ -144,5 +161,6 @@ void AxiCheck::edge(const AxiSample &s, uint64_t c)
         }
     }
     p_ = s;
+    p_any_valid_ = any_valid(s);
     have_prev_ = true;
 }

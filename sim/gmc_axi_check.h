@@ -42,6 +42,11 @@ struct AxiSample {
 class AxiCheck {
 public:
     void edge(const AxiSample &s, uint64_t cycle);
+    // The cheap form of edge() for an edge at which every valid is low:
+    // when the previous edge had every valid low too, no rule can fail and
+    // no handshake happens, so only the reset state is kept. Returns false
+    // (and does nothing) otherwise; then edge() must be called.
+    bool edge_quiet(bool rst);
     void reset_state();
     uint64_t violations() const { return count_; }
     const std::string &first() const { return first_; }
@@ -50,6 +55,7 @@ private:
     void fail(uint64_t cycle, const char *what);
     bool have_prev_ = false;
     AxiSample p_{};
+    bool p_any_valid_ = true;          // some valid of p_ is high
     uint64_t count_ = 0;
     std::string first_;
     // Aperture slave: outstanding bursts in order of acceptance.

@@ -157,6 +157,10 @@ int gmc_sim_trace_close(gmc_sim *sim);
 /* Simulation backdoor: copy VRAM bytes without using any bus or cycle. */
 int gmc_sim_vram_peek(const gmc_sim *sim, uint64_t addr, void *buf, size_t len);
 uint64_t gmc_sim_vram_size(const gmc_sim *sim);
+/* Simulation backdoor: VRAM bytes [addr, addr + len) lose their content,
+ * as DRAM does without refresh: each byte gets a pseudo-random value drawn
+ * from seed. Models a power-down of purged memory; no bus, no cycle. */
+int gmc_sim_vram_scramble(gmc_sim *sim, uint64_t addr, uint64_t len, uint64_t seed);
 
 /* The model's AXI ports are watched every cycle by a protocol monitor
  * (valid/ready and payload stability, one response per request, RLAST and

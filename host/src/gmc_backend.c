@@ -81,6 +81,31 @@ static int stub_irq(void *ctx)
     return GMC_E_BACKEND_UNAVAILABLE;
 }
 
+static int stub_wait(void *ctx, uint64_t cycles, int until_irq, uint64_t *ran)
+{
+    (void)ctx;
+    (void)cycles;
+    (void)until_irq;
+    if (ran != NULL)
+        *ran = 0;
+    return GMC_E_BACKEND_UNAVAILABLE;
+}
+
+static int stub_power(void *ctx, int state, const uint64_t *ranges, unsigned n)
+{
+    (void)ctx;
+    (void)state;
+    (void)ranges;
+    (void)n;
+    return GMC_E_BACKEND_UNAVAILABLE;
+}
+
+static uint64_t stub_cycles(void *ctx)
+{
+    (void)ctx;
+    return 0;
+}
+
 /* PCIe board through libpciaccess: BAR0 registers, BAR1 aperture, DMA. */
 const struct gmc_backend_ops gmc_backend_pci = {
     .name = "pci",
@@ -93,6 +118,9 @@ const struct gmc_backend_ops gmc_backend_pci = {
     .host_map = stub_host_map,
     .host_unmap = stub_host_unmap,
     .irq = stub_irq,
+    .wait = stub_wait,
+    .cycles = stub_cycles,
+    .power = stub_power,
 };
 
 /* iCE40 board behind the serial bridge (docs/uart-bridge.md). */
@@ -107,6 +135,9 @@ const struct gmc_backend_ops gmc_backend_uart = {
     .host_map = stub_host_map,
     .host_unmap = stub_host_unmap,
     .irq = stub_irq,
+    .wait = stub_wait,
+    .cycles = stub_cycles,
+    .power = stub_power,
 };
 
 const struct gmc_backend_ops *gmc_backend_for(const struct gmc_devspec *spec)

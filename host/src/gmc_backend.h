@@ -36,6 +36,18 @@ struct gmc_backend_ops {
     int (*host_unmap)(void *ctx, uint64_t bus);
     /* The interrupt line: 1 asserted, 0 not, or a negative status. */
     int (*irq)(void *ctx);
+    /* Let up to `cycles` device cycles pass; with until_irq, return as soon
+     * as the interrupt line is asserted (at once when it already is).
+     * *ran gets the cycles that passed (0 on error). On hardware this is a
+     * sleep on the interrupt or a timed wait. */
+    int (*wait)(void *ctx, uint64_t cycles, int until_irq, uint64_t *ran);
+    /* Device cycles since the backend opened (a clock for timeouts). */
+    uint64_t (*cycles)(void *ctx);
+    /* Power: state 1 (standby) or 2 (hibernate) powers the controller
+     * down; the n VRAM ranges in `ranges` (base, size pairs) lose their
+     * content, the rest of VRAM is kept (self-refresh), registers reset.
+     * State 0 powers it back up, out of reset. */
+    int (*power)(void *ctx, int state, const uint64_t *ranges, unsigned n);
 };
 
 extern const struct gmc_backend_ops gmc_backend_sim;

@@ -98,6 +98,45 @@ static int sim_irq(void *ctx)
     return gmc_sim_irq(ctx);
 }
 
+/* Cycles run between two looks at the IRQ line while waiting for it. */
+#define IRQ_POLL_CYCLES 32u
+
+static int sim_wait(void *ctx, uint64_t cycles, int until_irq, uint64_t *ran)
+{
+    uint64_t done = 0;
+    int rc = GMC_OK;
+    if (ran == NULL)
+        return GMC_E_NULL_POINTER;
+    *ran = 0;
+    while (done < cycles && !(until_irq && gmc_sim_irq(ctx))) {
+        uint64_t n = until_irq && cycles - done > IRQ_POLL_CYCLES ? IRQ_POLL_CYCLES : cycles - done;
+        rc = status_of(gmc_sim_step(ctx, n));
+        if (rc != GMC_OK)
+            break;
+        done += n;
+    }
+    *ran = done;
+    return rc;
+}
+
+static int sim_power(void *ctx, int state, const uint64_t *ranges, unsigned n)
+{
+    if (state == 0)
+        return GMC_OK; /* held in reset since the power-down */
+    uint64_t seed = gmc_sim_cycles(ctx);
+    for (unsigned i = 0; i < n; i++) {
+        int rc = status_of(gmc_sim_vram_scramble(ctx, ranges[2 * i], ranges[2 * i + 1], seed + i));
+        if (rc != GMC_OK)
+            return rc;
+    }
+    return status_of(gmc_sim_reset(ctx, 8));
+}
+
+static uint64_t sim_cycles(void *ctx)
+{
+    return gmc_sim_cycles(ctx);
+}
+
 const struct gmc_backend_ops gmc_backend_sim = {
     .name = "sim",
     .open = sim_open,
@@ -109,4 +148,7 @@ const struct gmc_backend_ops gmc_backend_sim = {
     .host_map = sim_host_map,
     .host_unmap = sim_host_unmap,
     .irq = sim_irq,
+    .wait = sim_wait,
+    .cycles = sim_cycles,
+    .power = sim_power,
 };

@@ -75,6 +75,7 @@ static int setup_segments(gmc_device *dev)
 static void teardown(gmc_device *dev)
 {
     gmc_vidmm_close_clients(dev);
+    gmc_resid_fini(dev);
     for (unsigned i = 0; i < dev->nsegs; i++)
         gmc_range_fini(&dev->seg[i].mgr);
     gmc_htab_fini(&dev->handles);
@@ -82,8 +83,8 @@ static void teardown(gmc_device *dev)
     free(dev);
 }
 
-int gmc_device_open_backend(const struct gmc_backend_ops *be, void *ctx,
-                            struct gmc_open_report *report, gmc_device **out)
+static int open_common(const struct gmc_backend_ops *be, void *ctx, uint32_t pbuf_bytes,
+                       uint64_t tdr_cycles, struct gmc_open_report *report, gmc_device **out)
 {
     *out = NULL;
     gmc_device *dev = calloc(1, sizeof(*dev));
@@ -100,12 +101,20 @@ int gmc_device_open_backend(const struct gmc_backend_ops *be, void *ctx,
         rc = check_segments(&dev->adapter, report);
     if (rc == GMC_OK)
         rc = setup_segments(dev);
+    if (rc == GMC_OK)
+        rc = gmc_resid_init(dev, pbuf_bytes, tdr_cycles);
     if (rc != GMC_OK) {
         teardown(dev);
         return rc;
     }
     *out = dev;
     return GMC_OK;
+}
+
+int gmc_device_open_backend(const struct gmc_backend_ops *be, void *ctx,
+                            struct gmc_open_report *report, gmc_device **out)
+{
+    return open_common(be, ctx, 0u, 0u, report, out);
 }
 
 static int open_spec(const struct gmc_devspec *spec, struct gmc_open_report *report,
@@ -118,7 +127,7 @@ static int open_spec(const struct gmc_devspec *spec, struct gmc_open_report *rep
     int rc = be->open(spec, &ctx);
     if (rc != GMC_OK)
         return rc;
-    return gmc_device_open_backend(be, ctx, report, out);
+    return open_common(be, ctx, spec->pbuf_bytes, spec->tdr_cycles, report, out);
 }
 
 int gmc_device_string_check(const char *str, size_t *err_pos)
@@ -201,6 +210,9 @@ int gmc_device_query(const gmc_device *dev, struct gmc_device_info *out)
     out->clients = dev->nclients;
     out->allocations = dev->nallocs;
     out->handles = dev->handles.live;
+    out->page_size = a->page_size;
+    out->tlb_entries = a->tlb_entries;
+    out->power_state = dev->power;
     return GMC_OK;
 }
 
@@ -223,6 +235,75 @@ int gmc_segment_query(const gmc_device *dev, unsigned id, struct gmc_segment_inf
     out->largest_free = st.largest_hole;
     out->allocations = s->count;
     out->pinned_start = s->desc.size - gmc_pinned_region_size(s->desc.size);
+    for (const struct gmc_valloc *a = dev->allocs; a != NULL; a = a->dnext) {
+        if (a->node.mgr == NULL || a->seg != id - 1u)
+            continue;
+        if (a->state & GMC_ALLOC_STATE_HAS_CONTENT)
+            out->committed += a->sz.placed;
+        if (a->resident > 0u)
+            out->resident_bytes += a->sz.placed;
+    }
+    return GMC_OK;
+}
+
+int gmc_device_trace(gmc_device *dev, const char *path, uint64_t start, uint64_t end)
+{
+    if (dev == NULL || path == NULL)
+        return GMC_E_NULL_POINTER;
+    if (path[0] == '\0' || (end != 0u && end <= start))
+        return GMC_E_INVALID_ARG;
+    gmc_sim *sim = gmc_device_sim(dev);
+    if (sim == NULL)
+        return GMC_E_UNSUPPORTED;
+    switch (gmc_sim_trace_open(sim, path, start, end)) {
+    case GMC_SIM_OK:
+        return GMC_OK;
+    case GMC_SIM_EBUSY:
+        return GMC_E_BUSY;
+    case GMC_SIM_EIO:
+        return GMC_E_IO;
+    default:
+        return GMC_E_INVALID_ARG;
+    }
+}
+
+int gmc_device_stats(const gmc_device *dev, struct gmc_device_stats *out)
+{
+    if (out == NULL)
+        return GMC_E_NULL_POINTER;
+    memset(out, 0, sizeof(*out));
+    if (dev == NULL)
+        return GMC_E_NULL_POINTER;
+    *out = dev->stats;
+    if (dev->pg != NULL) {
+        struct gmc_paging_stats ps;
+        gmc_paging_get_stats(dev->pg, &ps);
+        out->paging_buffers = ps.buffers;
+        out->multipass = ps.multipass;
+        out->faults = ps.faults > out->faults ? ps.faults : out->faults;
+        out->fences_completed = gmc_paging_completed(dev->pg);
+    }
+    if (dev->kmd.be->cycles != NULL)
+        out->cycles = dev->kmd.be->cycles(dev->kmd.be_ctx);
+    return GMC_OK;
+}
+
+int gmc_client_stats(const gmc_client *c, struct gmc_client_stats *out)
+{
+    if (out == NULL)
+        return GMC_E_NULL_POINTER;
+    memset(out, 0, sizeof(*out));
+    if (c == NULL)
+        return GMC_E_NULL_POINTER;
+    for (const struct gmc_vref *r = c->refs; r != NULL; r = r->next) {
+        const struct gmc_valloc *a = r->alloc;
+        out->allocations++;
+        if (r->resident > 0u)
+            out->bytes_resident += gmc_resid_user_size(a);
+        if (a->creator == c->serial && a->node.mgr != NULL && (a->state & GMC_ALLOC_STATE_HAS_CONTENT))
+            out->bytes_committed += a->sz.placed;
+    }
+    out->evictions = c->evictions;
     return GMC_OK;
 }
 

@@ -102,12 +102,12 @@ static int tok_is(struct tok t, const char *word)
 
 /* ------------------------------------------------------------------- sim */
 
-enum { OPT_LATENCY, OPT_TIMEOUT, OPT_TRACE, OPT_SEGS, OPT_SEG1 };
+enum { OPT_LATENCY, OPT_TIMEOUT, OPT_TRACE, OPT_SEGS, OPT_PBUF, OPT_TDR, OPT_SEG1 };
 #define OPT_COUNT (OPT_SEG1 + GMC_SIM_MAX_SEGMENTS)
 
 static int option_index(struct tok name)
 {
-    static const char *const names[OPT_SEG1] = { "latency", "timeout", "trace", "segs" };
+    static const char *const names[OPT_SEG1] = { "latency", "timeout", "trace", "segs", "pbuf", "tdr" };
     for (int i = 0; i < OPT_SEG1; i++) {
         if (tok_is(name, names[i]))
             return i;
@@ -175,6 +175,17 @@ static int parse_option(struct tok opt, int *seen, size_t *where, struct gmc_dev
     case OPT_SEGS:
         rc = number_max(val, 0, GMC_SIM_MAX_SEGMENTS, &v, e);
         spec->sim.seg_count = (uint32_t)v;
+        break;
+    case OPT_PBUF:
+        /* paging buffer bytes: a multiple of 32 packets' worth, 64 .. 1 MiB */
+        rc = number_max(val, 64, 1u << 20, &v, e);
+        if (rc == GMC_OK && (v % 32u) != 0u)
+            return fail(e, GMC_E_DEVSTR_NUMBER, val.pos);
+        spec->pbuf_bytes = (uint32_t)v;
+        break;
+    case OPT_TDR:
+        rc = number_max(val, 1000, UINT32_MAX, &v, e);
+        spec->tdr_cycles = v;
         break;
     default:
         rc = parse_segment(val, &spec->sim.seg[i - OPT_SEG1], e);

@@ -29,6 +29,9 @@ struct gmc_devspec {
      * waveform path ("" = none) */
     struct gmc_sim_config sim;
     char trace[GMC_DEVSTR_PATH_MAX];
+    /* paging (every backend with a DMA engine; 0 = the library default) */
+    uint32_t pbuf_bytes;  /* pbuf=N: fixed paging buffer size, bytes */
+    uint64_t tdr_cycles;  /* tdr=N: paging fence timeout before an engine reset */
     /* pci */
     uint16_t domain;
     uint8_t bus, dev, fn;

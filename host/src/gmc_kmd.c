@@ -185,7 +185,17 @@ static void stop_device(struct gmc_kmd *k)
     k->be_ctx = NULL;
 }
 
+static int set_power(struct gmc_kmd *k, int state, const uint64_t *ranges, unsigned n)
+{
+    if (state < 0 || state > 2 || (ranges == NULL && n > 0u))
+        return GMC_E_INVALID_ARG;
+    if (k->be->power == NULL)
+        return GMC_E_UNSUPPORTED;
+    return k->be->power(k->be_ctx, state, ranges, n);
+}
+
 const struct gmc_kmd_ddi gmc_kmd_ddi_gmc = {
+    .set_power = set_power,
     .query_adapter_info = query_adapter_info,
     .fill = fill,
     .cpu_read = cpu_read,

@@ -55,6 +55,10 @@ struct gmc_kmd_ddi {
                     void *buf, size_t len);
     int (*cpu_write)(struct gmc_kmd *kmd, const struct gmc_segment_desc *seg, uint64_t offset,
                      const void *buf, size_t len);
+    /* DxgkDdiSetPowerState: 0 = D0, 1 = standby, 2 = hibernate. Going
+     * down, `ranges` (n base/size pairs) are the VRAM the transition
+     * purges. */
+    int (*set_power)(struct gmc_kmd *kmd, int state, const uint64_t *ranges, unsigned n);
     /* DxgkDdiStopDevice: release the backend. */
     void (*stop_device)(struct gmc_kmd *kmd);
 };

@@ -11,8 +11,10 @@
  *      each buffer with an MDL (an array of 64-bit page bus addresses, in
  *      system memory too) so a TRANSFER or MAP_APERTURE can walk it. Buffers
  *      come from a pool that grows in chunks (one backend host region per
- *      chunk, not per buffer); existing user memory (ExistingSysMem) is
- *      wrapped in a region of its own.
+ *      chunk, not per buffer; a buffer larger than a chunk gets a chunk of
+ *      its own), sub-allocated in pages with the range manager
+ *      (gmc_range.h); existing user memory (ExistingSysMem) is wrapped in a
+ *      region of its own.
  *
  *   2. gmc_build_paging_buffer(): DxgkDdiBuildPagingBuffer for this
  *      hardware. It encodes one operation (struct gmc_paging_args) into the
@@ -25,11 +27,15 @@
  *      large transfer spans several buffers.
  *
  *   3. The paging queue (struct gmc_paging): the command ring, a pool of
- *      fixed-size paging buffers, the fence page and the notify log. Each
+ *      fixed-size paging buffers, the fence page, the notify log and the
+ *      dummy page (DUMMY_PAGE, where unmapped aperture pages point). Each
  *      queued operation is built into the current buffer, followed by a
  *      SIGNAL of its own paging fence value (a FENCE packet that writes the
  *      value to the fence page); full buffers are submitted through the ring
- *      as INDIRECT packets. Waiting uses the IRQ (DMA_FENCE) or polling, with
+ *      as INDIRECT packets. The last packet of every buffer is kept for a
+ *      SIGNAL: a buffer filled in the middle of an operation ends with a
+ *      SIGNAL of an intermediate fence value, so every buffer's last packet
+ *      is a SIGNAL and a buffer is reused once that fence has completed. Waiting uses the IRQ (DMA_FENCE) or polling, with
  *      a timeout in device cycles. A fence that does not arrive in time, or an
  *      engine fault, is reported to the caller, which recovers with
  *      gmc_paging_reset() (the TDR path).
@@ -85,7 +91,12 @@ enum gmc_paging_op {
     GMC_PAGING_SIGNAL
 };
 
-/* Transfer.Flags */
+/* Transfer.Flags. VidMm splits a large move into sub-transfers and marks the
+ * first and the last. This engine executes packets in order and a FENCE
+ * waits for every earlier write, and it has no cache to flush or
+ * invalidate around a move (MAP/UNMAP_APERTURE drop their own TLB entries),
+ * so neither flag adds a packet: both are accepted and change nothing in
+ * the encoding. Other bits are GMC_E_INVALID_ARG. */
 #define GMC_PAGING_TRANSFER_START (1u << 0) /* first sub-transfer of a move */
 #define GMC_PAGING_TRANSFER_END   (1u << 1) /* last sub-transfer of a move */
 
@@ -150,22 +161,31 @@ struct gmc_pbuf {
 
 /* What the builder needs from the adapter and the queue. */
 struct gmc_paging_target {
-    uint64_t vram_size;
-    uint64_t aperture_base, aperture_pages;
-    uint64_t max_chunk;       /* largest TRANSFER/FILL/DISCARD packet, bytes */
-    uint64_t fence_bus;       /* bus address SIGNAL writes the fence value to */
-    uint64_t notify_bus;      /* bus address of the notify slot NOTIFY writes */
+    uint64_t vram_size;       /* <= 2^32 */
+    uint64_t aperture_base, aperture_pages; /* base page aligned, end <= 2^32 */
+    uint64_t max_chunk;       /* largest TRANSFER/FILL/POISON packet, bytes, 1..2^32-1;
+                                 MAP/UNMAP packets cover max_chunk / 8 pages (PTE bytes) */
+    uint64_t fence_bus;       /* bus address SIGNAL writes the fence value to (8-aligned) */
+    uint64_t notify_bus;      /* bus address of the notify slot NOTIFY writes (8-aligned) */
+    uint64_t notify_seq;      /* NOTIFY writes the word (notify_seq << 1) | resident */
 };
 
 /*
  * Encode one operation into buf. GMC_OK when it is complete (multipass
  * offset reset to 0); GMC_E_BUFFER_FULL when the buffer filled first (the
- * buffer holds a valid prefix and args->multipass_offset the progress);
+ * buffer holds a valid prefix and args->multipass_offset the progress; a
+ * buffer with no free packet answers it at once, progress unchanged);
  * GMC_E_INVALID_ARG for arguments the hardware cannot express (nothing is
- * written). A buffer too small for a single packet is GMC_E_INVALID_ARG.
+ * written), GMC_E_NULL_POINTER for a NULL t, buf, buf->host or args. A buffer
+ * too small for a single packet is GMC_E_INVALID_ARG. Packets per operation
+ * (docs/paging.md): TRANSFER, FILL and DISCARD with POISON one per max_chunk
+ * bytes; DISCARD without POISON one per 4 GiB - 4 KiB (it moves no data);
+ * MAP/UNMAP one per max_chunk / 8 pages; every other operation one packet.
  */
 int gmc_build_paging_buffer(const struct gmc_paging_target *t, struct gmc_pbuf *buf,
                             struct gmc_paging_args *args);
+/* The argument checks of gmc_build_paging_buffer() alone (no buffer). */
+int gmc_paging_args_check(const struct gmc_paging_target *t, const struct gmc_paging_args *args);
 
 /* ------------------------------------------------------- paging queue */
 
@@ -175,16 +195,24 @@ struct gmc_paging_config {
     uint32_t ring_log2;     /* ring bytes = 2^ring_log2, 12..20. Default 12 */
     uint64_t max_chunk;     /* bytes per TRANSFER/FILL packet, a page multiple. Default 64 KiB */
     uint64_t pool_chunk;    /* system memory pool growth, bytes. Default 4 MiB */
-    uint64_t bus_base;      /* first bus address the library uses. Default 1 << 32 */
-    int use_irq;            /* wait on the IRQ line (1) or poll DMA_FENCE (0). Default 1 */
+    uint64_t bus_base;      /* first bus address the library uses, page aligned. Default 1 << 32 */
+    int use_irq;            /* wait on the IRQ line (1) or poll the fence page (0). Default 1 */
+    uint64_t queue_timeout; /* device cycles gmc_paging_queue() waits for a free paging
+                               buffer or notify slot before GMC_E_TIMEOUT. Default 2^24 */
 };
 void gmc_paging_config_default(struct gmc_paging_config *cfg);
 
-/* Called, in fence order, for each NOTIFY_RESIDENCY whose buffer completed. */
+/* Called, in fence order and once each, for each NOTIFY_RESIDENCY whose fence
+ * completed (from gmc_paging_wait/idle/queue/reset). It must not call back
+ * into the queue (such calls answer GMC_E_BUSY). */
 typedef void (*gmc_paging_notify_fn)(void *user, uint64_t cookie, int resident);
 
-/* Map the ring, buffers, fence page and notify log; program and enable the
- * engine. GMC_E_UNSUPPORTED when CAPS has no DMA engine. */
+/* Map the ring, buffers, fence page, notify log and dummy page; program
+ * DUMMY_PAGE, IRQ_MASK (DMA_FENCE and DMA_FAULT with use_irq, cleared
+ * without; other sources untouched) and the ring, and enable the engine.
+ * cfg NULL: the defaults. GMC_E_UNSUPPORTED when CAPS has no DMA engine or
+ * the backend cannot wait. buffers must leave a free ring slot
+ * (buffers < 2^ring_log2 / 32 - 1). */
 int gmc_paging_init(struct gmc_kmd *kmd, const struct gmc_adapter_info *ai,
                     const struct gmc_paging_config *cfg, struct gmc_paging **out);
 /* Disable the engine and release everything (every gmc_sysbuf included). */
@@ -196,9 +224,13 @@ void gmc_paging_set_notify(struct gmc_paging *pg, gmc_paging_notify_fn fn, void 
  * needs, submitting each full one) and follow it with a SIGNAL of a new
  * paging fence value, returned in *fence (may be NULL). The op is not
  * necessarily submitted yet: gmc_paging_flush() or a wait submits.
- * args->op SIGNAL is refused (the queue signals by itself).
+ * args->op SIGNAL is refused (the queue signals by itself), and so is a
+ * nonzero multipass_offset; args is not modified. The arguments are checked
+ * in full first (GMC_E_INVALID_ARG: nothing queued). Waiting for a free
+ * buffer or notify slot may answer GMC_E_TIMEOUT or GMC_E_FAULT: the op may
+ * then be partly submitted, and the caller resets (gmc_paging_reset).
  */
-int gmc_paging_queue(struct gmc_paging *pg, struct gmc_paging_args *args, uint64_t *fence);
+int gmc_paging_queue(struct gmc_paging *pg, const struct gmc_paging_args *args, uint64_t *fence);
 /* Submit the current partial buffer, if any. */
 int gmc_paging_flush(struct gmc_paging *pg);
 /*
@@ -224,23 +256,41 @@ struct gmc_paging_fault {
     uint64_t packet;    /* bus address of the packet */
     uint64_t address;   /* faulting address */
 };
+/* The last fault a wait met (kept across gmc_paging_reset until the next
+ * one), else the engine's current state (code GMC_DMA_FAULT_NONE when it is
+ * not faulted). */
 int gmc_paging_fault(struct gmc_paging *pg, struct gmc_paging_fault *out);
 
 /*
  * TDR: abort the engine (DMA_CMD.RESET), drop every queued and submitted
  * buffer, and restart the ring. Fences up to *completed (the last one that
  * arrived) are done; later ones never will be, and are considered
- * completed from now on so waits do not hang. VRAM and the page table are
- * untouched by the engine reset.
+ * completed from now on so waits do not hang. Pending notifications whose
+ * NOTIFY packet the engine reached (its slot holds its word) are delivered;
+ * the others are dropped. VRAM and the page table are untouched by the
+ * engine reset; system buffers stay allocated.
  */
 int gmc_paging_reset(struct gmc_paging *pg, uint64_t *completed);
+
+/* After the controller was reset (power-up): program the ring, IRQ mask
+ * and dummy page again. Meant for when nothing is outstanding; work that was
+ * submitted and had not completed is retired as gmc_paging_reset() does
+ * (its fences count as completed, unreached notifications are dropped),
+ * and the buffer being filled, never submitted, stays and runs later. */
+int gmc_paging_restart(struct gmc_paging *pg);
+/* The VRAM range of the GART page table: PT_BASE and aperture_pages * 8
+ * bytes rounded up to whole pages. */
+int gmc_paging_pt_range(struct gmc_paging *pg, uint64_t *base, uint64_t *size);
 
 struct gmc_paging_stats {
     uint64_t ops;            /* operations queued */
     uint64_t buffers;        /* paging buffers submitted */
     uint64_t multipass;      /* GMC_E_BUFFER_FULL continuations */
     uint64_t packets;        /* packets built */
-    uint64_t waits, irq_waits, timeouts, faults, resets;
+    uint64_t waits;          /* gmc_paging_wait/idle calls and internal waits */
+    uint64_t irq_waits;      /* wake-ups by the IRQ line */
+    uint64_t timeouts, faults, resets;
+    uint64_t notifies;       /* notifications delivered */
     uint64_t build_ns;       /* host time spent building and submitting */
 };
 void gmc_paging_get_stats(const struct gmc_paging *pg, struct gmc_paging_stats *out);

@@ -96,10 +96,7 @@ static void unlink_ref(struct gmc_vref *r)
 
 static void free_alloc(gmc_device *dev, struct gmc_valloc *a)
 {
-    struct gmc_vseg *s = &dev->seg[a->seg];
-    gmc_range_remove(&s->mgr, &a->node);
-    s->used -= a->sz.placed;
-    s->count--;
+    gmc_resid_destroy(dev, a);
     while (a->shares != NULL) {
         struct gmc_vshare *sh = a->shares;
         a->shares = sh->next;
@@ -114,6 +111,9 @@ static void close_ref(struct gmc_vref *r)
 {
     gmc_device *dev = r->client->dev;
     struct gmc_valloc *a = r->alloc;
+    a->resident -= r->resident;
+    if (a->locker == r->client)
+        gmc_lock_drop(dev, a);
     unlink_ref(r);
     gmc_htab_remove(&dev->handles, r->handle);
     free(r);
@@ -144,8 +144,7 @@ void gmc_vidmm_close_clients(gmc_device *dev)
         gmc_client_destroy(dev->clients);
 }
 
-/* The client's own live handle, or NULL. */
-static struct gmc_vref *ref_of(const gmc_client *c, gmc_handle h)
+struct gmc_vref *gmc_vidmm_ref(const gmc_client *c, gmc_handle h)
 {
     struct gmc_vref *r = gmc_htab_get(&c->dev->handles, h, GMC_HK_ALLOC);
     return r != NULL && r->client == c ? r : NULL;
@@ -188,37 +187,11 @@ static int acquire(gmc_device *dev, const struct gmc_alloc_desc *d, struct creat
     return GMC_OK;
 }
 
-/*
- * Zeroed: fill through BAR1 when the segment is CPU-visible memory. Without
- * a paging engine, other segments cannot be written yet: the allocation
- * keeps ZERO_PENDING and the paging path zero-fills it on first page-in.
- */
-static int zero(gmc_device *dev, struct gmc_valloc *a, const struct gmc_placement *pl)
-{
-    const struct gmc_segment_desc *g = &dev->seg[pl->index].desc;
-    if (!(a->desc.kmt_flags & GMC_KMT_ZEROED))
-        return GMC_OK;
-    if (!gmc_kmd_cpu_reachable(g)) {
-        a->state |= GMC_ALLOC_STATE_ZERO_PENDING;
-        return GMC_OK;
-    }
-    return dev->kmd.ddi->fill(&dev->kmd, g, a->node.start - g->base, pl->sz.placed, 0u);
-}
-
-static void commit(gmc_client *c, struct create_res *res, const struct gmc_placement *pl)
+static void commit(gmc_client *c, struct create_res *res)
 {
     gmc_device *dev = c->dev;
     struct gmc_valloc *a = res->a;
-    struct gmc_vseg *s = &dev->seg[pl->index];
-    a->seg = pl->index;
-    a->sz = pl->sz;
-    a->creator = c->serial;
-    a->owner = c->owner;
     a->refs = 1u;
-    if ((a->desc.info2_flags & GMC_INFO2_PRIMARY) || (a->desc.flags & PINNED_FLAGS))
-        a->state |= GMC_ALLOC_STATE_PINNED;
-    s->used += pl->sz.placed;
-    s->count++;
     dev->nallocs++;
     res->r->alloc = a;
     res->r->handle = gmc_htab_add(&dev->handles, GMC_HK_ALLOC, res->r);
@@ -242,24 +215,26 @@ int gmc_alloc_create(gmc_client *c, const struct gmc_alloc_desc *desc, gmc_handl
     int rc = gmc_rules_check_alloc(desc, dev->segdesc, dev->nsegs, NULL);
     if (rc != GMC_OK)
         return rc;
+    if (dev->power != GMC_POWER_D0)
+        return GMC_E_POWER_STATE;
     struct create_res res = { NULL, NULL, NULL };
     rc = acquire(dev, desc, &res);
     if (rc != GMC_OK)
         return rc;
-    res.a->desc = *desc;
-    struct gmc_placement pl;
-    rc = gmc_place(dev->seg, dev->nsegs, desc, &res.a->node, &pl);
+    struct gmc_valloc *a = res.a;
+    a->desc = *desc;
+    a->creator = c->serial;
+    a->owner = c->owner;
+    if ((desc->info2_flags & GMC_INFO2_PRIMARY) || (desc->flags & PINNED_FLAGS))
+        a->state |= GMC_ALLOC_STATE_PINNED;
+    if (desc->kmt_flags & GMC_KMT_ZEROED)
+        a->state |= GMC_ALLOC_STATE_ZERO_PENDING;
+    rc = gmc_resid_create(dev, a);
     if (rc != GMC_OK) {
         release(&res);
         return rc;
     }
-    rc = zero(dev, res.a, &pl);
-    if (rc != GMC_OK) {
-        gmc_range_remove(&dev->seg[pl.index].mgr, &res.a->node);
-        release(&res);
-        return rc;
-    }
-    commit(c, &res, &pl);
+    commit(c, &res);
     *out = res.r->handle;
     return GMC_OK;
 }
@@ -268,7 +243,7 @@ int gmc_alloc_destroy(gmc_client *c, gmc_handle h)
 {
     if (c == NULL)
         return GMC_E_NULL_POINTER;
-    struct gmc_vref *r = ref_of(c, h);
+    struct gmc_vref *r = gmc_vidmm_ref(c, h);
     if (r == NULL)
         return GMC_E_BAD_HANDLE;
     close_ref(r);
@@ -282,31 +257,45 @@ int gmc_alloc_query(const gmc_client *c, gmc_handle h, struct gmc_alloc_info *ou
     memset(out, 0, sizeof(*out));
     if (c == NULL)
         return GMC_E_NULL_POINTER;
-    const struct gmc_vref *r = ref_of(c, h);
+    const struct gmc_vref *r = gmc_vidmm_ref(c, h);
     if (r == NULL)
         return GMC_E_BAD_HANDLE;
     const struct gmc_valloc *a = r->alloc;
-    const struct gmc_segment_desc *g = &c->dev->seg[a->seg].desc;
-    out->size = a->sz.size;
-    out->placed_size = a->sz.placed;
-    out->segment = g->id;
-    out->offset = a->node.start - g->base;
-    out->gpu_address = a->node.start;
+    out->size = gmc_resid_user_size(a);
+    out->placed_size = a->node.mgr != NULL ? a->sz.placed : 0u;
+    if (a->node.mgr != NULL) {
+        const struct gmc_segment_desc *g = &c->dev->seg[a->seg].desc;
+        out->segment = g->id;
+        out->offset = a->node.start - g->base;
+        out->gpu_address = a->node.start;
+        if (gmc_kmd_cpu_reachable(g))
+            out->state |= GMC_ALLOC_STATE_CPU_REACHABLE;
+    }
     out->alignment = a->sz.align;
     out->flags = a->desc.flags;
     out->kmt_flags = a->desc.kmt_flags;
     out->info2_flags = a->desc.info2_flags;
     out->priority = (a->desc.info2_flags & GMC_INFO2_OVERRIDE_PRIORITY) ? a->desc.umd_priority
                                                                         : a->desc.priority;
-    out->state = a->state;
+    out->state |= a->state;
     if (a->creator == c->serial)
         out->state |= GMC_ALLOC_STATE_CREATOR;
-    if (gmc_kmd_cpu_reachable(g))
-        out->state |= GMC_ALLOC_STATE_CPU_REACHABLE;
     if (a->desc.kmt_flags & GMC_KMT_CREATE_SHARED)
         out->state |= GMC_ALLOC_STATE_SHARED;
+    if (a->resident > 0u)
+        out->state |= GMC_ALLOC_STATE_RESIDENT;
+    if (a->sys_valid && !a->gpu_valid)
+        out->state |= GMC_ALLOC_STATE_IN_SYSTEM;
+    if (a->gpu_valid && !a->sys_valid && a->node.mgr != NULL &&
+        !(c->dev->seg[a->seg].desc.flags & GMC_SEGFLAGS_APERTURE_MASK))
+        out->state |= GMC_ALLOC_STATE_DIRTY;
+    if (a->locker != NULL)
+        out->state |= GMC_ALLOC_STATE_LOCKED;
     out->open_count = a->refs;
     out->share_handle = a->global;
+    out->resident_refs = r->resident;
+    out->resident_total = a->resident;
+    out->last_use = a->busy_fence;
     return GMC_OK;
 }
 
@@ -322,7 +311,7 @@ int gmc_alloc_share_nt(gmc_client *c, gmc_handle h, const gmc_client *target,
         return GMC_E_NULL_POINTER;
     if (target->dev != c->dev)
         return GMC_E_INVALID_ARG;
-    struct gmc_vref *r = ref_of(c, h);
+    struct gmc_vref *r = gmc_vidmm_ref(c, h);
     if (r == NULL)
         return GMC_E_BAD_HANDLE;
     struct gmc_valloc *a = r->alloc;
@@ -386,7 +375,7 @@ int gmc_alloc_open(gmc_client *c, gmc_share_handle sh, gmc_handle *out)
 
 /* ------------------------------------------------------------ CPU access */
 
-static int lock_check(const gmc_client *c, const struct gmc_valloc *a, uint32_t lock_flags)
+int gmc_vidmm_lock_check(const gmc_client *c, const struct gmc_valloc *a, uint32_t lock_flags)
 {
     if (lock_flags & ~GMC_LOCK_FLAGS_MASK)
         return GMC_E_INVALID_ARG;
@@ -407,10 +396,10 @@ int gmc_alloc_can_lock(const gmc_client *c, gmc_handle h, uint32_t lock_flags)
 {
     if (c == NULL)
         return GMC_E_NULL_POINTER;
-    const struct gmc_vref *r = ref_of(c, h);
+    const struct gmc_vref *r = gmc_vidmm_ref(c, h);
     if (r == NULL)
         return GMC_E_BAD_HANDLE;
-    return lock_check(c, r->alloc, lock_flags);
+    return gmc_vidmm_lock_check(c, r->alloc, lock_flags);
 }
 
 int gmc_alloc_can_write(const gmc_client *c, gmc_handle h)
@@ -418,49 +407,3 @@ int gmc_alloc_can_write(const gmc_client *c, gmc_handle h)
     return gmc_alloc_can_lock(c, h, GMC_LOCK_WRITE_ONLY);
 }
 
-/* Permission, bounds and reach of a CPU access; *seg_off is the offset of
- * allocation byte `off` in its segment. */
-static int access_check(const gmc_client *c, gmc_handle h, uint32_t lock, uint64_t off, size_t len,
-                        const struct gmc_vseg **seg, uint64_t *seg_off)
-{
-    if (c == NULL)
-        return GMC_E_NULL_POINTER;
-    const struct gmc_vref *r = ref_of(c, h);
-    if (r == NULL)
-        return GMC_E_BAD_HANDLE;
-    const struct gmc_valloc *a = r->alloc;
-    int rc = lock_check(c, a, lock);
-    if (rc != GMC_OK)
-        return rc;
-    if (off > a->sz.size || len > a->sz.size - off)
-        return GMC_E_OUT_OF_BOUNDS;
-    *seg = &c->dev->seg[a->seg];
-    if (!gmc_kmd_cpu_reachable(&(*seg)->desc))
-        return GMC_E_NOT_CPU_VISIBLE;
-    *seg_off = a->node.start - (*seg)->desc.base + off;
-    return GMC_OK;
-}
-
-int gmc_alloc_read(gmc_client *c, gmc_handle h, uint64_t off, void *buf, size_t len)
-{
-    const struct gmc_vseg *s = NULL;
-    uint64_t at = 0;
-    if (buf == NULL && len > 0u)
-        return GMC_E_NULL_POINTER;
-    int rc = access_check(c, h, GMC_LOCK_READ_ONLY, off, len, &s, &at);
-    if (rc == GMC_OK && len > 0u)
-        rc = c->dev->kmd.ddi->cpu_read(&c->dev->kmd, &s->desc, at, buf, len);
-    return rc;
-}
-
-int gmc_alloc_write(gmc_client *c, gmc_handle h, uint64_t off, const void *buf, size_t len)
-{
-    const struct gmc_vseg *s = NULL;
-    uint64_t at = 0;
-    if (buf == NULL && len > 0u)
-        return GMC_E_NULL_POINTER;
-    int rc = access_check(c, h, GMC_LOCK_WRITE_ONLY, off, len, &s, &at);
-    if (rc == GMC_OK && len > 0u)
-        rc = c->dev->kmd.ddi->cpu_write(&c->dev->kmd, &s->desc, at, buf, len);
-    return rc;
-}

@@ -22,6 +22,7 @@
 #include "gmc_backend.h"
 #include "gmc_handle.h"
 #include "gmc_kmd.h"
+#include "gmc_paging.h"
 #include "gmc_place.h"
 #include "gmc_range.h"
 #include "gmc_sim.h"
@@ -35,23 +36,44 @@ struct gmc_vshare {
     struct gmc_vshare *next;
 };
 
+/* Where an allocation's current content is (docs/residency.md). */
 struct gmc_valloc {
-    struct gmc_range_node node; /* where it is placed */
+    struct gmc_range_node node; /* where it is placed (node.mgr != NULL while placed) */
     struct gmc_alloc_desc desc; /* as created */
-    unsigned seg;               /* 0-based segment index */
+    unsigned seg;               /* 0-based segment index, while placed */
     struct gmc_place_size sz;
-    uint32_t state;             /* GMC_ALLOC_STATE_ZERO_PENDING, _PINNED */
+    uint32_t state;             /* GMC_ALLOC_STATE_ZERO_PENDING, _PINNED, _HAS_CONTENT, ... */
     uint64_t creator;           /* serial of the creating client */
     uint32_t owner;             /* the creator's owner (RestrictSharedAccess) */
     uint32_t refs;              /* handles open on it */
     uint64_t global;            /* global share handle, or 0 */
     struct gmc_vshare *shares;  /* every share handle, global included */
+    /* residency */
+    uint64_t serial;            /* never reused: NOTIFY_RESIDENCY cookie */
+    struct gmc_valloc *dprev, *dnext; /* the device's allocations */
+    uint32_t resident;          /* residency references over all clients */
+    uint64_t lru;               /* device tick of the last use (make-resident, submit, lock) */
+    uint64_t busy_fence;        /* last fence of GPU work (submission) that uses it */
+    uint64_t paging_fence;      /* last paging operation on its content or placement */
+    uint64_t write_fence;       /* last submission that wrote it */
+    int pend;                   /* what its last paging operation did (gmc_resid.c) */
+    struct gmc_sysbuf sys;      /* system copy (sys.host != NULL when it exists) */
+    int gpu_valid;              /* the placed copy holds the content */
+    int sys_valid;              /* the system copy holds the content */
+    int keep_sys;               /* PermanentSysMem / ExistingSysMem: the system copy is kept */
+    int notified;               /* ExplicitResidencyNotification: last notification sent was "resident" */
+    /* lock */
+    struct gmc_client *locker;  /* client holding the lock, or NULL */
+    uint32_t lock_flags;
+    struct gmc_lock_map lock_map;
+    int lock_wrote;             /* the lock may have written the mapped copy */
 };
 
 struct gmc_vref {
     struct gmc_client *client;
     struct gmc_valloc *alloc;
     uint64_t handle;
+    uint32_t resident;            /* this handle's residency references */
     struct gmc_vref *prev, *next; /* the client's handles */
 };
 
@@ -61,6 +83,9 @@ struct gmc_client {
     uint32_t flags, owner;
     struct gmc_vref *refs;
     struct gmc_client *prev, *next; /* the device's clients */
+    gmc_residency_fn notify_fn;
+    void *notify_user;
+    uint64_t evictions;             /* of allocations it created */
 };
 
 struct gmc_device {
@@ -75,6 +100,25 @@ struct gmc_device {
     uint64_t nclients;
     uint64_t nallocs;
     uint64_t next_serial;
+    uint64_t alloc_serial;
+    /* residency and paging (gmc_resid.c) */
+    struct gmc_paging *pg;          /* NULL without a DMA engine */
+    uint64_t tdr_cycles;            /* paging fence timeout */
+    struct gmc_valloc *allocs;      /* every allocation */
+    uint64_t tick;                  /* LRU clock */
+    uint64_t sync_wait_fence;       /* SynchronousPaging: the next submission waits for this */
+    uint32_t power;                 /* enum gmc_power_state */
+    int gart_purged;                /* the page table was lost in the last power-down */
+    struct gmc_device_stats stats;
+    struct gmc_recovery_report recovery;
+    struct gmc_deferred *deferred;  /* ranges freed once a fence completes */
+};
+
+/* A system buffer released while the engine may still use it. */
+struct gmc_deferred {
+    struct gmc_sysbuf buf;
+    uint64_t fence;
+    struct gmc_deferred *next;
 };
 
 /* Start a device on a started backend (the device owns ctx from now on and
@@ -89,5 +133,54 @@ gmc_sim *gmc_device_sim(const gmc_device *dev);
 
 /* Destroy every client (gmc_vidmm.c). */
 void gmc_vidmm_close_clients(gmc_device *dev);
+
+/* The client's own live handle, or NULL (gmc_vidmm.c). */
+struct gmc_vref *gmc_vidmm_ref(const gmc_client *c, gmc_handle h);
+/* Whether the client may lock the allocation with these flags (gmc_vidmm.c). */
+int gmc_vidmm_lock_check(const gmc_client *c, const struct gmc_valloc *a, uint32_t lock_flags);
+
+/* ---- gmc_lock.c: end a lock whose client lets go of the allocation. */
+void gmc_lock_drop(gmc_device *dev, struct gmc_valloc *a);
+
+/* ---- gmc_resid.c: placement, paging, residency, TDR */
+int gmc_resid_init(gmc_device *dev, uint32_t pbuf_bytes, uint64_t tdr_cycles);
+/* Point every aperture page at the dummy page, and wait. */
+int gmc_resid_clear_gart(gmc_device *dev);
+/* Wait for everything queued (TDR on timeout). */
+int gmc_resid_wait_all(gmc_device *dev);
+/* Bit mask of the aperture segments. */
+uint32_t gmc_resid_aperture_mask(const gmc_device *dev);
+void gmc_resid_fini(gmc_device *dev);
+/* A new allocation: link it, keep_sys backing, eager placement. */
+int gmc_resid_create(gmc_device *dev, struct gmc_valloc *a);
+/* The last handle went: wait for the GPU, release placement and copies. */
+void gmc_resid_destroy(gmc_device *dev, struct gmc_valloc *a);
+/* Place `a` (evicting unreferenced allocations when evict is set) in a
+ * segment whose bit is in `mask` (0: the allocation's supported set). */
+int gmc_resid_place(gmc_device *dev, struct gmc_valloc *a, uint32_t mask, int evict,
+                    uint64_t *bytes_needed);
+/* Make the placed copy hold the content (fill or copy in); queue only. */
+int gmc_resid_page_in(gmc_device *dev, struct gmc_valloc *a);
+/* Save the content to the system copy (if needed) and release the
+ * placement. */
+int gmc_resid_evict_one(gmc_device *dev, struct gmc_valloc *a);
+/* Copy the placed content to the system copy and keep the placement. */
+int gmc_resid_save(gmc_device *dev, struct gmc_valloc *a);
+/* Wait for a fence; a timeout or a fault runs the TDR path and answers
+ * GMC_E_DEVICE_RESET. */
+int gmc_resid_wait(gmc_device *dev, uint64_t fence);
+/* Queue one paging operation (counting it). */
+int gmc_resid_queue(gmc_device *dev, struct gmc_paging_args *args, uint64_t *fence);
+void gmc_resid_unplace(gmc_device *dev, struct gmc_valloc *a);
+int gmc_resid_ensure_sys(gmc_device *dev, struct gmc_valloc *a);
+/* Free a system buffer once the engine is done with it. */
+void gmc_resid_defer_sysbuf(gmc_device *dev, struct gmc_sysbuf *b);
+/* Bytes the client sees: the placed size, or the page-rounded Size. */
+uint64_t gmc_resid_user_size(const struct gmc_valloc *a);
+/* Device ticks for LRU. */
+static inline void gmc_resid_touch(gmc_device *dev, struct gmc_valloc *a)
+{
+    a->lru = ++dev->tick;
+}
 
 #endif /* GMC_VIDMM_H */

@@ -1,8 +1,9 @@
 /* DMA packet encoders and a ring driver for tests and benchmarks.
  *
- * Encoders fill a 32-byte packet (four little-endian 64-bit words) from
- * the generated layouts in gmc_regs.h, as docs/dma.md specifies; they do
- * not validate (tests build bad packets on purpose).
+ * The encoders are the host library's (host/src/gmc_pkt.h, the one encoder
+ * of the packet format): they fill a 32-byte packet from the generated
+ * layouts in gmc_regs.h and do not validate (tests build bad packets on
+ * purpose).
  *
  * The ring driver owns a block of simulated system memory mapped into the
  * model at a bus address: the ring itself, plus an arena the test can
@@ -15,31 +16,8 @@
 
 #include "gmc_sim.h"
 
-struct gmc_pkt {
-    uint64_t w[4];
-};
-
-/* A transfer side: a GPU address, or an MDL (bus address of the array,
- * first entry, byte offset in the first page). */
-struct gmc_side {
-    int mdl;
-    uint64_t addr; /* GPU address, or MDL base bus address */
-    uint32_t page; /* MDL: first entry */
-    uint32_t offset; /* MDL: byte offset in the first page */
-};
-
-struct gmc_pkt gmc_pkt_nop(void);
-struct gmc_pkt gmc_pkt_transfer(struct gmc_side src, struct gmc_side dst, uint32_t length);
-struct gmc_pkt gmc_pkt_fill(uint32_t gpu_dst, uint32_t length, uint32_t pattern);
-struct gmc_pkt gmc_pkt_discard(uint32_t gpu_dst, uint32_t length, int poison);
-struct gmc_pkt gmc_pkt_read_physical(uint64_t addr, int gpu, unsigned size);
-struct gmc_pkt gmc_pkt_write_physical(uint64_t addr, int gpu, unsigned size, uint64_t value);
-struct gmc_pkt gmc_pkt_map_aperture(uint32_t gpu_dst, uint32_t pages, uint64_t mdl, uint32_t mdl_page,
-                                    int snooped, int readable, int writeable);
-struct gmc_pkt gmc_pkt_unmap_aperture(uint32_t gpu_dst, uint32_t pages);
-struct gmc_pkt gmc_pkt_flush_tlb(void);
-struct gmc_pkt gmc_pkt_fence(uint64_t value, uint64_t mem_addr, int write_mem, int irq);
-struct gmc_pkt gmc_pkt_indirect(uint64_t bus_addr, uint32_t length);
+/* struct gmc_pkt, struct gmc_side and the gmc_pkt_* encoders. */
+#include "gmc_pkt.h"
 
 /* A ring of 2^log2 bytes at bus address `bus`, followed by an arena of
  * arena_bytes of system memory, all mapped into the model. */

@@ -203,6 +203,21 @@ static int wrap_irq(void *ctx)
     return gmc_backend_sim.irq(((struct wrap *)ctx)->inner);
 }
 
+static int wrap_wait(void *ctx, uint64_t cycles, int until_irq, uint64_t *ran)
+{
+    return gmc_backend_sim.wait(((struct wrap *)ctx)->inner, cycles, until_irq, ran);
+}
+
+static uint64_t wrap_cycles(void *ctx)
+{
+    return gmc_backend_sim.cycles(((struct wrap *)ctx)->inner);
+}
+
+static int wrap_power(void *ctx, int state, const uint64_t *ranges, unsigned n)
+{
+    return gmc_backend_sim.power(((struct wrap *)ctx)->inner, state, ranges, n);
+}
+
 static const struct gmc_backend_ops wrap_ops = {
     .name = "wrap",
     .open = NULL,
@@ -214,6 +229,9 @@ static const struct gmc_backend_ops wrap_ops = {
     .host_map = wrap_host_map,
     .host_unmap = wrap_host_unmap,
     .irq = wrap_irq,
+    .wait = wrap_wait,
+    .cycles = wrap_cycles,
+    .power = wrap_power,
 };
 
 struct lie {

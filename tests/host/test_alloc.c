@@ -226,7 +226,8 @@ static void test_create_query_destroy(void **state)
     assert_int_equal(ai.gpu_address, 0);
     assert_int_equal(ai.alignment, GMC_PAGE_SIZE);
     assert_int_equal(ai.priority, GMC_PRIORITY_HIGH);
-    assert_int_equal(ai.state, GMC_ALLOC_STATE_CREATOR | GMC_ALLOC_STATE_CPU_REACHABLE);
+    /* placed at once (there is room), no content until its first page-in */
+    assert_int_equal(ai.state, GMC_ALLOC_STATE_CREATOR | GMC_ALLOC_STATE_CPU_REACHABLE | GMC_ALLOC_STATE_PLACED);
     assert_int_equal(ai.open_count, 1);
     assert_int_equal(ai.share_handle, GMC_HANDLE_NONE);
 
@@ -250,7 +251,10 @@ static void test_create_query_destroy(void **state)
     assert_int_equal(ai.segment, 3);
     assert_int_equal(ai.gpu_address, 0x80000000u + ai.offset);
     assert_int_equal(ai.priority, GMC_PRIORITY_NORMAL);
-    assert_int_equal(ai.state, GMC_ALLOC_STATE_CREATOR | GMC_ALLOC_STATE_PINNED);
+    /* pinned: placed and paged in at creation (its content is the system
+     * copy the aperture maps) */
+    assert_int_equal(ai.state, GMC_ALLOC_STATE_CREATOR | GMC_ALLOC_STATE_PINNED | GMC_ALLOC_STATE_PLACED |
+                                   GMC_ALLOC_STATE_HAS_CONTENT);
 
     /* destroy: gone, and a second destroy is refused */
     assert_int_equal(gmc_alloc_destroy(e.cl, h), GMC_OK);
@@ -452,49 +456,75 @@ static void test_zeroed(void **state)
     struct gmc_alloc_desc d;
     desc_visible(&d, sizeof(buf));
 
-    /* leave a pattern in VRAM, then show it survives a plain re-create */
+    /* leave a pattern in VRAM; a plain re-create in the same place does not
+     * see it: its first page-in fills GMC_FILL_UNINITIALISED */
     gmc_handle h = create_ok(e.cl, &d);
     memset(buf, 0xA5, sizeof(buf));
     assert_int_equal(gmc_alloc_write(e.cl, h, 0, buf, sizeof(buf)), GMC_OK);
+    assert_int_equal(gmc_sim_vram_peek(sim, sizeof(buf) - 1, buf, 1), 0);
+    assert_int_equal(buf[0], 0xA5);
     assert_int_equal(gmc_alloc_destroy(e.cl, h), GMC_OK);
     h = create_ok(e.cl, &d);
+    struct gmc_alloc_info ai;
+    assert_int_equal(gmc_alloc_query(e.cl, h, &ai), GMC_OK);
+    assert_int_equal(ai.offset, 0);
+    assert_false(ai.state & GMC_ALLOC_STATE_HAS_CONTENT);
     assert_int_equal(gmc_alloc_read(e.cl, h, 0, buf, sizeof(buf)), GMC_OK);
-    assert_int_equal(buf[0], 0xA5);
-    assert_int_equal(buf[sizeof(buf) - 1], 0xA5);
+    for (size_t i = 0; i < sizeof(buf); i++)
+        if (buf[i] != (uint8_t)(GMC_FILL_UNINITIALISED >> (8u * (i & 3u))))
+            fail_msg("byte %zu: %#x, expected the uninitialised pattern", i, buf[i]);
+    assert_int_equal(gmc_alloc_query(e.cl, h, &ai), GMC_OK);
+    assert_true(ai.state & GMC_ALLOC_STATE_HAS_CONTENT);
     assert_int_equal(gmc_alloc_destroy(e.cl, h), GMC_OK);
 
     /* Zeroed in the same place reads back zeros, through BAR1 and in VRAM */
     d.kmt_flags = GMC_KMT_ZEROED;
     h = create_ok(e.cl, &d);
-    struct gmc_alloc_info ai;
     assert_int_equal(gmc_alloc_query(e.cl, h, &ai), GMC_OK);
     assert_int_equal(ai.offset, 0);
-    assert_false(ai.state & GMC_ALLOC_STATE_ZERO_PENDING);
+    assert_true(ai.state & GMC_ALLOC_STATE_ZERO_PENDING);
     memset(buf, 0xFF, sizeof(buf));
     assert_int_equal(gmc_alloc_read(e.cl, h, 0, buf, sizeof(buf)), GMC_OK);
     assert_true(all_zero(buf, sizeof(buf)));
+    assert_int_equal(gmc_alloc_query(e.cl, h, &ai), GMC_OK);
+    assert_false(ai.state & GMC_ALLOC_STATE_ZERO_PENDING);
     memset(buf, 0xFF, sizeof(buf));
     assert_int_equal(gmc_sim_vram_peek(sim, 0, buf, sizeof(buf)), 0);
     assert_true(all_zero(buf, sizeof(buf)));
 
-    /* not CPU-reachable: zero-filled on first page-in (the paging issue) */
+    /* not CPU-reachable: zero-filled by the engine on first page-in */
     d.supported_segments = GMC_SEGMENT_BIT(2);
+    d.flags = 0;
     gmc_handle z2 = create_ok(e.cl, &d);
     assert_int_equal(gmc_alloc_query(e.cl, z2, &ai), GMC_OK);
     assert_int_equal(ai.segment, 2);
     assert_true(ai.state & GMC_ALLOC_STATE_ZERO_PENDING);
-    d.flags = 0;
+    memset(buf, 0xEE, sizeof(buf));
+    assert_int_equal(gmc_sim_vram_peek(sim, ai.gpu_address, buf, 64), 0);
+    struct gmc_residency_result rr;
+    assert_int_equal(gmc_make_resident(e.cl, &z2, 1, &rr), GMC_OK);
+    assert_true(rr.paging_fence > 0);
+    assert_int_equal(gmc_fence_wait(e.dev, rr.paging_fence, 0), GMC_OK);
+    assert_int_equal(gmc_sim_vram_peek(sim, ai.gpu_address, buf, sizeof(buf)), 0);
+    assert_true(all_zero(buf, sizeof(buf)));
+    assert_int_equal(gmc_alloc_query(e.cl, z2, &ai), GMC_OK);
+    assert_false(ai.state & GMC_ALLOC_STATE_ZERO_PENDING);
+    assert_true(ai.state & GMC_ALLOC_STATE_RESIDENT);
     d.supported_segments = GMC_SEGMENT_BIT(3);
     d.flags = GMC_ALLOC_CACHED | GMC_ALLOC_CPU_VISIBLE;
     gmc_handle z3 = create_ok(e.cl, &d);
     assert_int_equal(gmc_alloc_query(e.cl, z3, &ai), GMC_OK);
     assert_int_equal(ai.segment, 3);
     assert_true(ai.state & GMC_ALLOC_STATE_ZERO_PENDING);
+    /* the aperture's content lives in system memory: zeros there */
+    memset(buf, 0xFF, sizeof(buf));
+    assert_int_equal(gmc_alloc_read(e.cl, z3, 0, buf, sizeof(buf)), GMC_OK);
+    assert_true(all_zero(buf, sizeof(buf)));
     env_close(&e);
 }
 
-/* A fill the hardware refuses leaves no allocation behind. */
-static void test_zero_fill_failure_rolls_back(void **state)
+/* A CPU access the bus refuses answers GMC_E_BUS and leaves no lock behind. */
+static void test_bar_refusal_releases_lock(void **state)
 {
     (void)state;
     struct gmc_sim_config c;
@@ -508,17 +538,22 @@ static void test_zero_fill_failure_rolls_back(void **state)
     struct gmc_alloc_desc d;
     desc_visible(&d, 1536 * KiB);
     d.kmt_flags = GMC_KMT_ZEROED;
-    struct snap before;
-    take(e.dev, &before);
-    gmc_handle h = 5;
-    assert_status(gmc_alloc_create(e.cl, &d, &h), GMC_E_BUS);
-    assert_int_equal(h, 0);
-    assert_unchanged(e.dev, &before, "refused zero fill");
-    d.size = 512 * KiB; /* inside the window */
-    h = create_ok(e.cl, &d);
+    gmc_handle h = create_ok(e.cl, &d);
     unsigned char b[64];
+    memset(b, 0x77, sizeof(b));
+    /* the engine zero-fills all of it; the CPU reaches only the window */
+    assert_status(gmc_alloc_read(e.cl, h, 1536 * KiB - 64, b, sizeof(b)), GMC_E_BUS);
+    assert_true(all_zero(b, sizeof(b))); /* a failed read zeroes the buffer */
+    struct gmc_alloc_info ai;
+    assert_int_equal(gmc_alloc_query(e.cl, h, &ai), GMC_OK);
+    assert_false(ai.state & GMC_ALLOC_STATE_LOCKED);
+    assert_true(ai.state & GMC_ALLOC_STATE_HAS_CONTENT);
+    memset(b, 0x77, sizeof(b));
     assert_int_equal(gmc_alloc_read(e.cl, h, 512 * KiB - 64, b, sizeof(b)), GMC_OK);
     assert_true(all_zero(b, sizeof(b)));
+    uint8_t z[64];
+    assert_int_equal(gmc_sim_vram_peek(gmc_device_sim(e.dev), 1536 * KiB - 64, z, sizeof(z)), 0);
+    assert_true(all_zero(z, sizeof(z)));
     env_close(&e);
 }
 
@@ -642,7 +677,7 @@ int main(void)
         cmocka_unit_test(test_handles_fuzzed),
         cmocka_unit_test(test_cpu_read_write),
         cmocka_unit_test(test_zeroed),
-        cmocka_unit_test(test_zero_fill_failure_rolls_back),
+        cmocka_unit_test(test_bar_refusal_releases_lock),
         cmocka_unit_test(test_read_only),
         cmocka_unit_test(test_lock_permissions),
         cmocka_unit_test(test_client_destroy_releases),

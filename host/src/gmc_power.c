@@ -1,0 +1,195 @@
+/*
+ * gmc_power.c - standby, hibernate and resume, following each segment's
+ * DXGK_SEGMENTFLAGS (docs/residency.md, "Power transitions").
+ *
+ * DOC: Overview
+ *
+ * The truth table of the segment-flags seed, for a transition to state S:
+ *
+ *   S = standby:   a segment is purged unless PreservedDuringStandby.
+ *   S = hibernate: a segment is purged unless PreservedDuringHibernate
+ *                  (which implies standby). PartiallyPreservedDuringHibernate
+ *                  promises only part of the segment, and which part is not
+ *                  described, so gmc saves such segments like purged ones.
+ *   Hybrid sleep acts as hibernate.
+ *
+ * Before powering down, every allocation with content whose current copy
+ * lies in a purged memory segment is saved to its system copy (a clean
+ * one already is). Content that cannot be saved is reported lost: Protected
+ * and HardwareProtected content never leaves VRAM, and a save whose
+ * paging fails is lost too. A purged aperture loses its page table (which
+ * lives in VRAM); its allocations' content is in system memory anyway, and
+ * resume maps them again. On resume the controller comes out of reset, the
+ * paging engine is restarted, and every saved allocation is copied back to
+ * the place it had, so placements do not change across a transition.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "gmc.h"
+#include "gmc_kmd.h"
+#include "gmc_paging.h"
+#include "gmc_status.h"
+#include "gmc_vidmm.h"
+
+#define PAGE 4096u
+
+static int purged(const struct gmc_vseg *s, enum gmc_power_state to)
+{
+    uint32_t f = s->desc.flags;
+    if (to == GMC_POWER_STANDBY)
+        return !(f & GMC_SEGFLAGS_PRESERVED_DURING_STANDBY_MASK);
+    return !(f & GMC_SEGFLAGS_PRESERVED_DURING_HIBERNATE_MASK);
+}
+
+static int is_aperture(const struct gmc_vseg *s)
+{
+    return (s->desc.flags & GMC_SEGFLAGS_APERTURE_MASK) != 0u;
+}
+
+static void mark_lost(gmc_device *dev, struct gmc_valloc *a)
+{
+    gmc_resid_unplace(dev, a);
+    a->sys_valid = 0;
+    a->state &= ~(uint32_t)GMC_ALLOC_STATE_HAS_CONTENT;
+    a->state |= GMC_ALLOC_STATE_LOST;
+}
+
+int gmc_device_power(gmc_device *dev, enum gmc_power_state to, struct gmc_power_report *rep)
+{
+    if (rep != NULL)
+        memset(rep, 0, sizeof(*rep));
+    if (dev == NULL)
+        return GMC_E_NULL_POINTER;
+    if (to != GMC_POWER_STANDBY && to != GMC_POWER_HIBERNATE)
+        return GMC_E_INVALID_ARG;
+    if (dev->power != GMC_POWER_D0)
+        return GMC_E_POWER_STATE;
+    if (dev->pg == NULL || dev->kmd.ddi->set_power == NULL)
+        return GMC_E_UNSUPPORTED;
+    for (struct gmc_valloc *a = dev->allocs; a != NULL; a = a->dnext)
+        if (a->locker != NULL)
+            return GMC_E_LOCKED; /* a CPU mapping cannot survive power-down */
+    int rc = gmc_resid_wait_all(dev);
+    if (rc != GMC_OK)
+        return rc;
+    struct gmc_power_report r;
+    memset(&r, 0, sizeof(r));
+    uint64_t lost_before = dev->recovery.lost;
+    for (struct gmc_valloc *a = dev->allocs; a != NULL; a = a->dnext) {
+        if (a->node.mgr == NULL || !(a->state & GMC_ALLOC_STATE_HAS_CONTENT))
+            continue;
+        struct gmc_vseg *s = &dev->seg[a->seg];
+        if (is_aperture(s) || !purged(s, to)) {
+            r.allocations_preserved++;
+            continue;
+        }
+        if (!a->gpu_valid || a->sys_valid) {
+            r.allocations_saved++; /* the system copy already holds it */
+            continue;
+        }
+        if (a->desc.flags & (GMC_ALLOC_PROTECTED | GMC_ALLOC_HARDWARE_PROTECTED)) {
+            mark_lost(dev, a);
+            r.allocations_lost++;
+            continue;
+        }
+        rc = gmc_resid_save(dev, a);
+        if (rc == GMC_E_NO_MEMORY) {
+            mark_lost(dev, a);
+            r.allocations_lost++;
+            continue;
+        }
+        if (rc != GMC_OK)
+            return rc;
+        r.allocations_saved++;
+        r.bytes_saved += a->sz.size < a->sys.size ? a->sz.size : a->sys.size;
+    }
+    rc = gmc_resid_wait_all(dev);
+    if (rc == GMC_E_DEVICE_RESET) {
+        /* Saves that did not complete were reported lost by the recovery. */
+        uint64_t lost = dev->recovery.lost - lost_before;
+        r.allocations_lost += lost;
+        r.allocations_saved -= lost < r.allocations_saved ? lost : r.allocations_saved;
+    } else if (rc != GMC_OK) {
+        return rc;
+    }
+    /* Purged ranges: memory segments, and the page table with a purged aperture. */
+    uint64_t ranges[2 * (GMC_MAX_SEGMENTS + 1)];
+    unsigned n = 0;
+    int ap_purged = 0;
+    for (unsigned i = 0; i < dev->nsegs; i++) {
+        struct gmc_vseg *s = &dev->seg[i];
+        if (!purged(s, to))
+            continue;
+        if (is_aperture(s)) {
+            ap_purged = 1;
+            continue;
+        }
+        ranges[2 * n] = s->desc.base;
+        ranges[2 * n + 1] = s->desc.size;
+        n++;
+    }
+    if (ap_purged) {
+        uint64_t ptb = 0;
+        if (gmc_paging_pt_range(dev->pg, &ptb, &ranges[2 * n + 1]) == GMC_OK) {
+            ranges[2 * n] = ptb;
+            n++;
+        }
+    }
+    rc = dev->kmd.ddi->set_power(&dev->kmd, (int)to, ranges, n);
+    if (rc != GMC_OK)
+        return rc;
+    for (struct gmc_valloc *a = dev->allocs; a != NULL; a = a->dnext) {
+        if (a->node.mgr == NULL)
+            continue;
+        struct gmc_vseg *s = &dev->seg[a->seg];
+        if (purged(s, to) || (is_aperture(s) && ap_purged))
+            a->gpu_valid = 0; /* the placed copy (or mapping) is gone; the system copy holds it */
+    }
+    dev->power = (uint32_t)to;
+    dev->gart_purged = ap_purged;
+    if (rep != NULL)
+        *rep = r;
+    return GMC_OK;
+}
+
+int gmc_device_resume(gmc_device *dev, struct gmc_power_report *rep)
+{
+    if (rep != NULL)
+        memset(rep, 0, sizeof(*rep));
+    if (dev == NULL)
+        return GMC_E_NULL_POINTER;
+    if (dev->power == GMC_POWER_D0)
+        return GMC_E_POWER_STATE;
+    int rc = dev->kmd.ddi->set_power(&dev->kmd, GMC_POWER_D0, NULL, 0);
+    if (rc == GMC_OK)
+        rc = gmc_paging_restart(dev->pg);
+    if (rc != GMC_OK)
+        return rc;
+    dev->power = GMC_POWER_D0;
+    if (dev->gart_purged) {
+        rc = gmc_resid_clear_gart(dev);
+        if (rc != GMC_OK)
+            return rc;
+        dev->gart_purged = 0;
+    }
+    struct gmc_power_report r;
+    memset(&r, 0, sizeof(r));
+    for (struct gmc_valloc *a = dev->allocs; a != NULL; a = a->dnext) {
+        if (a->node.mgr == NULL || a->gpu_valid)
+            continue;
+        if (!(a->state & GMC_ALLOC_STATE_HAS_CONTENT)) {
+            continue; /* content-less: filled on its first page-in */
+        }
+        rc = gmc_resid_page_in(dev, a);
+        if (rc != GMC_OK)
+            return rc;
+        r.allocations_saved++;
+        if (!is_aperture(&dev->seg[a->seg]))
+            r.bytes_restored += a->sz.size;
+    }
+    rc = gmc_resid_wait_all(dev);
+    if (rep != NULL)
+        *rep = r;
+    return rc;
+}

@@ -1,0 +1,1131 @@
+/*
+ * gmc_resid.c - residency: placement under pressure, page-in, eviction,
+ * submissions, fences and the TDR path.
+ *
+ * DOC: Overview
+ *
+ * docs/residency.md is the contract. The bookkeeping is optimistic: when
+ * a paging operation is queued, the allocation's state (placed, which
+ * copy holds the content) changes at once, as if the operation had
+ * completed. This is safe because the engine executes in queue order and
+ * every CPU access to an allocation first waits for that allocation's
+ * last paging fence. If a fence never arrives (a TDR), recover() undoes
+ * what the lost operations promised, and reports each allocation as
+ * recovered or lost.
+ *
+ * An allocation's content lives in at most two copies: the placed copy
+ * (VRAM, or for an aperture placement the system copy itself, seen
+ * through the GART) and the system copy. gpu_valid and sys_valid say
+ * which of them hold the current content; with neither, it has none yet
+ * (first page-in fills it) or lost it.
+ *
+ * Eviction picks, among the allocations of one candidate segment that no
+ * client references as resident and that are neither pinned nor locked,
+ * the lowest priority first and the least recently used within a priority
+ * (ties: the older allocation). Candidate segments are tried in the
+ * allocation's placement order (docs/placement.md).
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gmc.h"
+#include "gmc_kmd.h"
+#include "gmc_paging.h"
+#include "gmc_place.h"
+#include "gmc_range.h"
+#include "gmc_status.h"
+#include "gmc_vidmm.h"
+
+#define DEFAULT_TDR_CYCLES 4000000u
+#define PAGE 4096u
+/* Nominal device clock for timeouts given in microseconds: 100 MHz. */
+#define CYCLES_PER_US 100u
+
+enum pend {
+    PEND_NONE = 0,
+    PEND_FILL,      /* first page-in fill */
+    PEND_PAGE_IN,   /* system copy -> placed copy */
+    PEND_MAP,       /* aperture placement mapped */
+    PEND_SAVE_KEEP, /* placed copy -> system copy, placement kept */
+    PEND_EVICT,     /* placed copy -> system copy, placement released */
+    PEND_MOVE       /* placed copy -> another placement */
+};
+
+static int is_aperture(const struct gmc_vseg *s)
+{
+    return (s->desc.flags & GMC_SEGFLAGS_APERTURE_MASK) != 0u;
+}
+
+static uint64_t page_round(uint64_t v)
+{
+    return (v + (PAGE - 1u)) & ~(uint64_t)(PAGE - 1u);
+}
+
+/* Bytes of content: the largest size the allocation takes in any segment. */
+static uint64_t content_size(const struct gmc_valloc *a)
+{
+    uint64_t s = page_round(a->desc.size);
+    uint64_t p = page_round(a->desc.pitch_aligned_size);
+    return p > s ? p : s;
+}
+
+uint64_t gmc_resid_user_size(const struct gmc_valloc *a)
+{
+    return a->node.mgr != NULL ? a->sz.size : page_round(a->desc.size);
+}
+
+static uint64_t xfer_size(const struct gmc_valloc *a)
+{
+    uint64_t c = a->sys.host != NULL && a->sys.size < a->sz.size ? a->sys.size : a->sz.size;
+    return c;
+}
+
+static uint32_t fill_pattern(const struct gmc_valloc *a)
+{
+    return (a->desc.kmt_flags & GMC_KMT_ZEROED) ? 0u : GMC_FILL_UNINITIALISED;
+}
+
+/* ------------------------------------------------------------ queueing */
+
+int gmc_resid_queue(gmc_device *dev, struct gmc_paging_args *args, uint64_t *fence)
+{
+    uint64_t f = 0;
+    int rc = gmc_paging_queue(dev->pg, args, &f);
+    if (rc != GMC_OK)
+        return rc;
+    dev->stats.paging_ops++;
+    dev->stats.fences_issued++;
+    if (fence != NULL)
+        *fence = f;
+    return GMC_OK;
+}
+
+void gmc_resid_defer_sysbuf(gmc_device *dev, struct gmc_sysbuf *b)
+{
+    if (b->host == NULL)
+        return;
+    uint64_t fence = gmc_paging_last_issued(dev->pg);
+    struct gmc_deferred *d = calloc(1, sizeof(*d));
+    if (d == NULL || fence <= gmc_paging_completed(dev->pg)) {
+        /* Nothing queued can still touch it (or no memory to defer: wait). */
+        if (d == NULL)
+            (void)gmc_paging_idle(dev->pg, dev->tdr_cycles);
+        free(d);
+        gmc_sysmem_free(dev->pg, b);
+        memset(b, 0, sizeof(*b));
+        return;
+    }
+    d->buf = *b;
+    d->fence = fence;
+    d->next = dev->deferred;
+    dev->deferred = d;
+    memset(b, 0, sizeof(*b));
+}
+
+/* Release system buffers whose last user completed (all: force). */
+static void reap(gmc_device *dev, int force)
+{
+    uint64_t done = dev->pg != NULL ? gmc_paging_completed(dev->pg) : 0u;
+    struct gmc_deferred **pp = &dev->deferred;
+    while (*pp != NULL) {
+        struct gmc_deferred *d = *pp;
+        if (force || d->fence <= done) {
+            *pp = d->next;
+            gmc_sysmem_free(dev->pg, &d->buf);
+            free(d);
+        } else {
+            pp = &d->next;
+        }
+    }
+}
+
+/* ------------------------------------------------------- notifications */
+
+static struct gmc_valloc *find_serial(gmc_device *dev, uint64_t serial)
+{
+    for (struct gmc_valloc *a = dev->allocs; a != NULL; a = a->dnext)
+        if (a->serial == serial)
+            return a;
+    return NULL;
+}
+
+static void on_notify(void *user, uint64_t cookie, int resident)
+{
+    gmc_device *dev = user;
+    struct gmc_valloc *a = find_serial(dev, cookie);
+    if (a == NULL)
+        return; /* destroyed since */
+    for (gmc_client *c = dev->clients; c != NULL; c = c->next) {
+        if (c->notify_fn == NULL)
+            continue;
+        for (struct gmc_vref *r = c->refs; r != NULL; r = r->next)
+            if (r->alloc == a) {
+                c->notify_fn(c->notify_user, r->handle, resident);
+                break;
+            }
+    }
+}
+
+static int queue_notify(gmc_device *dev, struct gmc_valloc *a, int resident)
+{
+    if (!(a->desc.flags & GMC_ALLOC_EXPLICIT_RESIDENCY_NOTIFICATION) || a->notified == resident)
+        return GMC_OK;
+    struct gmc_paging_args n = { .op = GMC_PAGING_NOTIFY_RESIDENCY };
+    n.u.notify.cookie = a->serial;
+    n.u.notify.resident = resident;
+    uint64_t f = 0;
+    int rc = gmc_resid_queue(dev, &n, &f);
+    if (rc != GMC_OK)
+        return rc;
+    a->notified = resident;
+    /* "Before evict": the client hears it before the content moves. */
+    return resident ? GMC_OK : gmc_resid_wait(dev, f);
+}
+
+/* ------------------------------------------------------ placement */
+
+void gmc_resid_unplace(gmc_device *dev, struct gmc_valloc *a)
+{
+    if (a->node.mgr == NULL)
+        return;
+    struct gmc_vseg *s = &dev->seg[a->seg];
+    gmc_range_remove(&s->mgr, &a->node);
+    s->used -= a->sz.placed;
+    s->count--;
+    a->gpu_valid = 0;
+    a->state &= ~(uint32_t)GMC_ALLOC_STATE_PLACED;
+}
+
+static void placed(gmc_device *dev, struct gmc_valloc *a, const struct gmc_placement *pl)
+{
+    struct gmc_vseg *s = &dev->seg[pl->index];
+    a->seg = pl->index;
+    a->sz = pl->sz;
+    s->used += pl->sz.placed;
+    s->count++;
+    a->gpu_valid = 0;
+    a->state |= GMC_ALLOC_STATE_PLACED;
+}
+
+/* The descriptor restricted to the segments of mask. */
+static void restrict_desc(const struct gmc_alloc_desc *d, uint32_t mask, struct gmc_alloc_desc *out)
+{
+    *out = *d;
+    out->supported_segments &= mask;
+    unsigned k = 0;
+    for (unsigned i = 0; i < GMC_MAX_PREFERRED_SEGMENTS; i++) {
+        unsigned id = d->preferred[i].id;
+        if (id == 0u)
+            break;
+        if (mask & GMC_SEGMENT_BIT(id))
+            out->preferred[k++] = d->preferred[i];
+    }
+    for (; k < GMC_MAX_PREFERRED_SEGMENTS; k++)
+        out->preferred[k] = (struct gmc_segment_pref){ 0, 0 };
+    if (out->preferred[0].id != d->preferred[0].id)
+        memset(out->hinted_banks, 0, sizeof(out->hinted_banks));
+}
+
+static int evictable(const struct gmc_valloc *v, const struct gmc_valloc *except)
+{
+    return v != except && v->node.mgr != NULL && v->resident == 0u &&
+           !(v->state & GMC_ALLOC_STATE_PINNED) && v->locker == NULL;
+}
+
+static uint32_t prio(const struct gmc_valloc *a)
+{
+    return (a->desc.info2_flags & GMC_INFO2_OVERRIDE_PRIORITY) ? a->desc.umd_priority
+                                                               : a->desc.priority;
+}
+
+static int victim_cmp(const void *x, const void *y)
+{
+    const struct gmc_valloc *a = *(struct gmc_valloc *const *)x;
+    const struct gmc_valloc *b = *(struct gmc_valloc *const *)y;
+    if (prio(a) != prio(b))
+        return prio(a) < prio(b) ? -1 : 1;
+    if (a->lru != b->lru)
+        return a->lru < b->lru ? -1 : 1;
+    return a->serial < b->serial ? -1 : (a->serial > b->serial);
+}
+
+/* Segment indices in placement order for d. */
+static unsigned seg_order(const gmc_device *dev, const struct gmc_alloc_desc *d, unsigned *idx)
+{
+    unsigned n = 0;
+    uint32_t listed = 0;
+    for (unsigned i = 0; i < GMC_MAX_PREFERRED_SEGMENTS; i++) {
+        unsigned id = d->preferred[i].id;
+        if (id == 0u)
+            break;
+        if (id > dev->nsegs || (listed & GMC_SEGMENT_BIT(id)) || !(d->supported_segments & GMC_SEGMENT_BIT(id)))
+            continue;
+        listed |= GMC_SEGMENT_BIT(id);
+        idx[n++] = id - 1u;
+    }
+    for (unsigned i = 0; i < dev->nsegs; i++) {
+        uint32_t bit = GMC_SEGMENT_BIT(i + 1u);
+        if ((d->supported_segments & bit) && !(listed & bit)) {
+            listed |= bit;
+            idx[n++] = i;
+        }
+    }
+    return n;
+}
+
+int gmc_resid_place(gmc_device *dev, struct gmc_valloc *a, uint32_t mask, int evict,
+                    uint64_t *bytes_needed)
+{
+    if (bytes_needed != NULL)
+        *bytes_needed = 0;
+    struct gmc_alloc_desc d;
+    restrict_desc(&a->desc, mask != 0u ? mask : a->desc.supported_segments, &d);
+    struct gmc_placement pl;
+    memset(&a->node, 0, sizeof(a->node));
+    int rc = gmc_place(dev->seg, dev->nsegs, &d, &a->node, &pl);
+    if (rc == GMC_OK) {
+        placed(dev, a, &pl);
+        return GMC_OK;
+    }
+    if (rc != GMC_E_NO_SPACE || !evict)
+        return rc;
+    unsigned order[32];
+    unsigned n = seg_order(dev, &d, order);
+    uint64_t best_deficit = UINT64_MAX;
+    struct gmc_valloc **v = NULL;
+    size_t cap = 0;
+    for (unsigned k = 0; k < n; k++) {
+        struct gmc_vseg *s = &dev->seg[order[k]];
+        struct gmc_place_size sz;
+        if (gmc_place_size(&s->desc, &d, &sz) != GMC_OK || sz.placed > s->desc.size)
+            continue;
+        size_t nv = 0;
+        uint64_t freeable = s->desc.size - s->used;
+        for (struct gmc_valloc *x = dev->allocs; x != NULL; x = x->dnext) {
+            if (!evictable(x, a) || x->seg != order[k])
+                continue;
+            if (nv == cap) {
+                size_t nc = cap ? cap * 2u : 64u;
+                struct gmc_valloc **nvp = realloc(v, nc * sizeof(*v));
+                if (nvp == NULL) {
+                    free(v);
+                    return GMC_E_NO_MEMORY;
+                }
+                v = nvp;
+                cap = nc;
+            }
+            v[nv++] = x;
+            freeable += x->sz.placed;
+        }
+        if (freeable < sz.placed) {
+            if (sz.placed - freeable < best_deficit)
+                best_deficit = sz.placed - freeable;
+            continue;
+        }
+        qsort(v, nv, sizeof(*v), victim_cmp);
+        struct gmc_alloc_desc one;
+        restrict_desc(&d, GMC_SEGMENT_BIT(order[k] + 1u), &one);
+        for (size_t i = 0; i < nv; i++) {
+            rc = gmc_resid_evict_one(dev, v[i]);
+            if (rc != GMC_OK) {
+                free(v);
+                return rc;
+            }
+            memset(&a->node, 0, sizeof(a->node));
+            if (gmc_place(dev->seg, dev->nsegs, &one, &a->node, &pl) == GMC_OK) {
+                free(v);
+                placed(dev, a, &pl);
+                return GMC_OK;
+            }
+        }
+        /* Fragmented by allocations that cannot move. */
+        struct gmc_range_stats st;
+        gmc_range_get_stats(&s->mgr, &st);
+        uint64_t deficit = sz.placed > st.largest_hole ? sz.placed - st.largest_hole : 1u;
+        if (deficit < best_deficit)
+            best_deficit = deficit;
+    }
+    free(v);
+    if (bytes_needed != NULL)
+        *bytes_needed = best_deficit == UINT64_MAX ? a->sz.placed : best_deficit;
+    return GMC_E_NO_SPACE;
+}
+
+/* --------------------------------------------------------- system copy */
+
+int gmc_resid_ensure_sys(gmc_device *dev, struct gmc_valloc *a)
+{
+    if (a->sys.host != NULL)
+        return GMC_OK;
+    return gmc_sysmem_alloc(dev->pg, content_size(a), &a->sys);
+}
+
+static void fill_host(void *p, uint64_t n, uint32_t pattern)
+{
+    uint8_t *b = p;
+    for (uint64_t i = 0; i < n; i++)
+        b[i] = (uint8_t)(pattern >> (8u * (i & 3u)));
+}
+
+/* SynchronousPaging: wait for the allocation to go idle before paging. */
+static int sync_before(gmc_device *dev, struct gmc_valloc *a)
+{
+    if (!(a->desc.flags & GMC_ALLOC_SYNCHRONOUS_PAGING) || a->busy_fence == 0u)
+        return GMC_OK;
+    return gmc_resid_wait(dev, a->busy_fence);
+}
+
+static void sync_after(gmc_device *dev, struct gmc_valloc *a, uint64_t fence)
+{
+    a->paging_fence = fence;
+    if ((a->desc.flags & GMC_ALLOC_SYNCHRONOUS_PAGING) && fence > dev->sync_wait_fence)
+        dev->sync_wait_fence = fence;
+}
+
+/* ------------------------------------------------------------ page-in */
+
+static int map_aperture(gmc_device *dev, struct gmc_valloc *a, uint64_t gpu, uint64_t *fence)
+{
+    struct gmc_paging_args m = { .op = GMC_PAGING_MAP_APERTURE_SEGMENT };
+    m.u.map.gpu_address = gpu;
+    m.u.map.pages = a->sys.npages < a->sz.placed / PAGE ? a->sys.npages : a->sz.placed / PAGE;
+    m.u.map.mdl = &a->sys;
+    m.u.map.mdl_offset = 0;
+    m.u.map.snooped = (dev->seg[a->seg].desc.flags & GMC_SEGFLAGS_CACHE_COHERENT_MASK) != 0u;
+    m.u.map.readable = 1;
+    m.u.map.writeable = 1;
+    return gmc_resid_queue(dev, &m, fence);
+}
+
+int gmc_resid_page_in(gmc_device *dev, struct gmc_valloc *a)
+{
+    if (a->node.mgr == NULL)
+        return GMC_E_INTERNAL;
+    if (a->gpu_valid)
+        return GMC_OK;
+    int rc = sync_before(dev, a);
+    if (rc != GMC_OK)
+        return rc;
+    struct gmc_vseg *s = &dev->seg[a->seg];
+    uint64_t f = 0;
+    if (is_aperture(s)) {
+        rc = gmc_resid_ensure_sys(dev, a);
+        if (rc != GMC_OK)
+            return rc;
+        if (!a->sys_valid) {
+            /* First page-in: the content is established in the system copy. */
+            fill_host(a->sys.host, a->sys.size, fill_pattern(a));
+            a->sys_valid = 1;
+            a->state |= GMC_ALLOC_STATE_HAS_CONTENT;
+            a->state &= ~(uint32_t)(GMC_ALLOC_STATE_ZERO_PENDING | GMC_ALLOC_STATE_LOST);
+            dev->stats.bytes_filled += a->sys.size;
+        }
+        rc = map_aperture(dev, a, a->node.start, &f);
+        if (rc != GMC_OK)
+            return rc;
+        a->pend = PEND_MAP;
+    } else if (a->sys_valid) {
+        struct gmc_paging_args t = { .op = GMC_PAGING_TRANSFER };
+        uint64_t n = xfer_size(a);
+        t.u.transfer.size = n;
+        t.u.transfer.flags = GMC_PAGING_TRANSFER_START | GMC_PAGING_TRANSFER_END;
+        t.u.transfer.src.mdl = &a->sys;
+        t.u.transfer.dst.segment_id = s->desc.id;
+        t.u.transfer.dst.segment_address = a->node.start;
+        rc = gmc_resid_queue(dev, &t, &f);
+        if (rc != GMC_OK)
+            return rc;
+        dev->stats.bytes_paged_in += n;
+        a->pend = PEND_PAGE_IN;
+        if (!a->keep_sys) {
+            /* The backing store goes once the content is in a memory segment. */
+            gmc_resid_defer_sysbuf(dev, &a->sys);
+            a->sys_valid = 0;
+        }
+    } else {
+        struct gmc_paging_args fl = { .op = GMC_PAGING_FILL };
+        fl.u.fill.gpu_address = a->node.start;
+        fl.u.fill.size = a->sz.size;
+        fl.u.fill.pattern = fill_pattern(a);
+        rc = gmc_resid_queue(dev, &fl, &f);
+        if (rc != GMC_OK)
+            return rc;
+        dev->stats.bytes_filled += a->sz.size;
+        a->pend = PEND_FILL;
+        a->state |= GMC_ALLOC_STATE_HAS_CONTENT;
+        a->state &= ~(uint32_t)(GMC_ALLOC_STATE_ZERO_PENDING | GMC_ALLOC_STATE_LOST);
+        if (a->keep_sys && a->sys.host != NULL) {
+            fill_host(a->sys.host, a->sys.size, fill_pattern(a));
+            a->sys_valid = 1;
+        }
+    }
+    a->gpu_valid = 1;
+    sync_after(dev, a, f);
+    dev->stats.page_ins++;
+    return queue_notify(dev, a, 1);
+}
+
+/* ------------------------------------------------------------ eviction */
+
+/* Copy the placed VRAM content to the system copy; through an aperture of
+ * the EvictionSegmentSet when one has room under its 80 % limit. */
+static int copy_out(gmc_device *dev, struct gmc_valloc *a, uint64_t *fence)
+{
+    int rc = gmc_resid_ensure_sys(dev, a);
+    if (rc != GMC_OK)
+        return rc;
+    struct gmc_vseg *src = &dev->seg[a->seg];
+    uint64_t n = xfer_size(a);
+    uint64_t pages = a->sys.npages;
+    for (unsigned i = 0; i < dev->nsegs && a->desc.eviction_segments != 0u; i++) {
+        struct gmc_vseg *ap = &dev->seg[i];
+        if (!(a->desc.eviction_segments & GMC_SEGMENT_BIT(i + 1u)) || !is_aperture(ap))
+            continue;
+        uint64_t bytes = pages * PAGE;
+        /* Eviction mappings never take more than 80 % of an aperture. */
+        if (bytes > gmc_eviction_limit(ap->desc.size))
+            continue;
+        struct gmc_range_node *node = calloc(1, sizeof(*node));
+        if (node == NULL)
+            return GMC_E_NO_MEMORY;
+        if (gmc_range_insert(&ap->mgr, node, bytes, PAGE, GMC_RANGE_BEST) != GMC_RANGE_OK) {
+            free(node);
+            continue;
+        }
+        struct gmc_paging_args m = { .op = GMC_PAGING_MAP_APERTURE_SEGMENT };
+        m.u.map.gpu_address = node->start;
+        m.u.map.pages = pages;
+        m.u.map.mdl = &a->sys;
+        m.u.map.snooped = (ap->desc.flags & GMC_SEGFLAGS_CACHE_COHERENT_MASK) != 0u;
+        m.u.map.readable = 1;
+        m.u.map.writeable = 1;
+        struct gmc_paging_args t = { .op = GMC_PAGING_TRANSFER };
+        t.u.transfer.size = n;
+        t.u.transfer.flags = GMC_PAGING_TRANSFER_START | GMC_PAGING_TRANSFER_END;
+        t.u.transfer.src.segment_id = src->desc.id;
+        t.u.transfer.src.segment_address = a->node.start;
+        t.u.transfer.dst.segment_id = ap->desc.id;
+        t.u.transfer.dst.segment_address = node->start;
+        struct gmc_paging_args u = { .op = GMC_PAGING_UNMAP_APERTURE_SEGMENT };
+        u.u.map.gpu_address = node->start;
+        u.u.map.pages = pages;
+        rc = gmc_resid_queue(dev, &m, NULL);
+        if (rc == GMC_OK)
+            rc = gmc_resid_queue(dev, &t, NULL);
+        if (rc == GMC_OK)
+            rc = gmc_resid_queue(dev, &u, fence);
+        /* The aperture range is free for the next eviction once the unmap
+         * is queued: later maps are ordered after it. */
+        gmc_range_remove(&ap->mgr, node);
+        free(node);
+        if (rc != GMC_OK)
+            return rc;
+        dev->stats.evictions_via_aperture++;
+        dev->stats.bytes_paged_out += n;
+        return GMC_OK;
+    }
+    struct gmc_paging_args t = { .op = GMC_PAGING_TRANSFER };
+    t.u.transfer.size = n;
+    t.u.transfer.flags = GMC_PAGING_TRANSFER_START | GMC_PAGING_TRANSFER_END;
+    t.u.transfer.src.segment_id = src->desc.id;
+    t.u.transfer.src.segment_address = a->node.start;
+    t.u.transfer.dst.mdl = &a->sys;
+    rc = gmc_resid_queue(dev, &t, fence);
+    if (rc == GMC_OK)
+        dev->stats.bytes_paged_out += n;
+    return rc;
+}
+
+int gmc_resid_save(gmc_device *dev, struct gmc_valloc *a)
+{
+    if (a->node.mgr == NULL || !a->gpu_valid || a->sys_valid || is_aperture(&dev->seg[a->seg]))
+        return GMC_OK;
+    int rc = sync_before(dev, a);
+    uint64_t f = 0;
+    if (rc == GMC_OK)
+        rc = copy_out(dev, a, &f);
+    if (rc != GMC_OK)
+        return rc;
+    a->sys_valid = 1;
+    a->pend = PEND_SAVE_KEEP;
+    sync_after(dev, a, f);
+    return GMC_OK;
+}
+
+int gmc_resid_evict_one(gmc_device *dev, struct gmc_valloc *a)
+{
+    if (a->node.mgr == NULL)
+        return GMC_OK;
+    int rc = queue_notify(dev, a, 0);
+    if (rc == GMC_OK)
+        rc = sync_before(dev, a);
+    if (rc != GMC_OK)
+        return rc;
+    struct gmc_vseg *s = &dev->seg[a->seg];
+    uint64_t f = 0;
+    if (is_aperture(s)) {
+        if (a->gpu_valid) {
+            struct gmc_paging_args u = { .op = GMC_PAGING_UNMAP_APERTURE_SEGMENT };
+            u.u.map.gpu_address = a->node.start;
+            u.u.map.pages = a->sz.placed / PAGE;
+            rc = gmc_resid_queue(dev, &u, &f);
+            if (rc != GMC_OK)
+                return rc;
+            sync_after(dev, a, f);
+        }
+        dev->stats.discards++;
+    } else if (a->gpu_valid && a->sys_valid) {
+        dev->stats.discards++; /* clean: the system copy already holds it */
+    } else if (a->gpu_valid) {
+        rc = sync_before(dev, a);
+        if (rc == GMC_OK)
+            rc = copy_out(dev, a, &f);
+        if (rc != GMC_OK)
+            return rc;
+        a->sys_valid = 1;
+        a->pend = PEND_EVICT;
+        sync_after(dev, a, f);
+    }
+    gmc_resid_unplace(dev, a);
+    dev->stats.evictions++;
+    for (gmc_client *c = dev->clients; c != NULL; c = c->next)
+        if (c->serial == a->creator) {
+            c->evictions++;
+            break;
+        }
+    return GMC_OK;
+}
+
+/* ------------------------------------------------------------ waiting */
+
+static void recover(gmc_device *dev)
+{
+    uint64_t done = 0;
+    (void)gmc_paging_reset(dev->pg, &done);
+    uint64_t recovered = 0, lost = 0;
+    for (struct gmc_valloc *a = dev->allocs; a != NULL; a = a->dnext) {
+        int was_lost = 0;
+        if (a->paging_fence > done) {
+            switch (a->pend) {
+            case PEND_PAGE_IN:
+            case PEND_MAP:
+            case PEND_FILL:
+                /* The placed copy is incomplete; the system copy (if any)
+                 * is still whole. Page it in again when it is needed. */
+                if (a->pend == PEND_PAGE_IN && !a->sys_valid && !a->keep_sys)
+                    was_lost = 1; /* its backing store went with the queueing */
+                if (a->pend == PEND_FILL)
+                    a->state &= ~(uint32_t)GMC_ALLOC_STATE_HAS_CONTENT;
+                gmc_resid_unplace(dev, a);
+                break;
+            case PEND_SAVE_KEEP:
+                a->sys_valid = 0; /* the placed copy is intact */
+                break;
+            case PEND_EVICT:
+            case PEND_MOVE:
+                was_lost = 1;
+                break;
+            default:
+                break;
+            }
+        }
+        if (a->write_fence > done)
+            was_lost = 1; /* a submission that wrote it never completed */
+        if (was_lost) {
+            gmc_resid_unplace(dev, a);
+            a->sys_valid = 0;
+            a->state &= ~(uint32_t)GMC_ALLOC_STATE_HAS_CONTENT;
+            a->state |= GMC_ALLOC_STATE_LOST;
+            lost++;
+        } else if (a->state & GMC_ALLOC_STATE_HAS_CONTENT) {
+            recovered++;
+        }
+        a->pend = PEND_NONE;
+        if (a->paging_fence > done)
+            a->paging_fence = done;
+        if (a->busy_fence > done)
+            a->busy_fence = done;
+        if (a->write_fence > done)
+            a->write_fence = done;
+    }
+    reap(dev, 1);
+    dev->sync_wait_fence = 0;
+    dev->recovery.resets++;
+    dev->recovery.recovered = recovered;
+    dev->recovery.lost = lost;
+    dev->recovery.fence_completed = done;
+    dev->stats.resets++;
+}
+
+int gmc_resid_wait(gmc_device *dev, uint64_t fence)
+{
+    if (fence == 0u)
+        return GMC_OK;
+    int rc = gmc_paging_wait(dev->pg, fence, dev->tdr_cycles);
+    if (rc == GMC_OK) {
+        reap(dev, 0);
+        return GMC_OK;
+    }
+    if (rc == GMC_E_TIMEOUT || rc == GMC_E_FAULT) {
+        if (rc == GMC_E_FAULT)
+            dev->stats.faults++;
+        recover(dev);
+        return GMC_E_DEVICE_RESET;
+    }
+    return rc;
+}
+
+static int wait_all(gmc_device *dev)
+{
+    return gmc_resid_wait(dev, gmc_paging_last_issued(dev->pg));
+}
+
+/* ------------------------------------------------------- device hooks */
+
+int gmc_resid_init(gmc_device *dev, uint32_t pbuf_bytes, uint64_t tdr_cycles)
+{
+    dev->tdr_cycles = tdr_cycles != 0u ? tdr_cycles : DEFAULT_TDR_CYCLES;
+    if (!(dev->adapter.caps & GMC_CAPS_DMA_MASK))
+        return GMC_OK; /* no paging engine: residency answers GMC_E_UNSUPPORTED */
+    struct gmc_paging_config cfg;
+    gmc_paging_config_default(&cfg);
+    if (pbuf_bytes != 0u)
+        cfg.buffer_bytes = pbuf_bytes;
+    int rc = gmc_paging_init(&dev->kmd, &dev->adapter, &cfg, &dev->pg);
+    if (rc == GMC_E_UNSUPPORTED) {
+        dev->pg = NULL; /* e.g. a backend that cannot wait: no paging */
+        return GMC_OK;
+    }
+    if (rc != GMC_OK)
+        return rc;
+    gmc_paging_set_notify(dev->pg, on_notify, dev);
+    return gmc_resid_clear_gart(dev);
+}
+
+int gmc_resid_clear_gart(gmc_device *dev)
+{
+    /* Every aperture page starts on the dummy page (WDDM: unmapped pages
+     * stay GPU-accessible), whatever VRAM held. */
+    if (dev->adapter.aperture_pages == 0u)
+        return GMC_OK;
+    struct gmc_paging_args u = { .op = GMC_PAGING_UNMAP_APERTURE_SEGMENT };
+    u.u.map.gpu_address = dev->adapter.aperture_base;
+    u.u.map.pages = dev->adapter.aperture_pages;
+    uint64_t f = 0;
+    int rc = gmc_resid_queue(dev, &u, &f);
+    return rc == GMC_OK ? gmc_resid_wait(dev, f) : rc;
+}
+
+void gmc_resid_fini(gmc_device *dev)
+{
+    if (dev->pg == NULL)
+        return;
+    (void)gmc_paging_idle(dev->pg, dev->tdr_cycles);
+    reap(dev, 1);
+    gmc_paging_fini(dev->pg);
+    dev->pg = NULL;
+}
+
+static void link_alloc(gmc_device *dev, struct gmc_valloc *a)
+{
+    a->dprev = NULL;
+    a->dnext = dev->allocs;
+    if (dev->allocs != NULL)
+        dev->allocs->dprev = a;
+    dev->allocs = a;
+}
+
+static void unlink_alloc(gmc_device *dev, struct gmc_valloc *a)
+{
+    if (a->dprev != NULL)
+        a->dprev->dnext = a->dnext;
+    else
+        dev->allocs = a->dnext;
+    if (a->dnext != NULL)
+        a->dnext->dprev = a->dprev;
+}
+
+int gmc_resid_create(gmc_device *dev, struct gmc_valloc *a)
+{
+    a->serial = ++dev->alloc_serial;
+    uint32_t sysflags = GMC_ALLOC_PERMANENT_SYS_MEM | GMC_ALLOC_EXISTING_SYS_MEM |
+                        GMC_ALLOC_EXISTING_KERNEL_SYS_MEM;
+    a->keep_sys = (a->desc.flags & sysflags) != 0u || (a->desc.kmt_flags & GMC_KMT_EXISTING_SYS_MEM);
+    int rc = GMC_OK;
+    if (a->keep_sys && dev->pg != NULL) {
+        if (a->desc.system_mem != NULL) {
+            /* ExistingSysMem: the caller's memory is the system copy and
+             * already holds the content. */
+            rc = gmc_sysmem_wrap(dev->pg, (void *)(uintptr_t)a->desc.system_mem,
+                                 a->desc.system_mem_size, &a->sys);
+            if (rc == GMC_OK) {
+                a->sys_valid = 1;
+                a->state |= GMC_ALLOC_STATE_HAS_CONTENT;
+            }
+        } else {
+            rc = gmc_resid_ensure_sys(dev, a);
+        }
+        if (rc != GMC_OK)
+            return rc;
+    }
+    int pinned = (a->state & GMC_ALLOC_STATE_PINNED) != 0u;
+    rc = gmc_resid_place(dev, a, 0u, 0, NULL);
+    if (rc == GMC_E_NO_SPACE && !pinned)
+        rc = GMC_OK; /* placed when first made resident */
+    if (rc == GMC_OK && pinned && dev->pg != NULL)
+        rc = gmc_resid_page_in(dev, a);
+    if (rc != GMC_OK) {
+        gmc_resid_unplace(dev, a);
+        if (a->desc.system_mem != NULL)
+            gmc_sysmem_free(dev->pg, &a->sys);
+        else if (a->sys.host != NULL)
+            gmc_sysmem_free(dev->pg, &a->sys);
+        return rc;
+    }
+    gmc_resid_touch(dev, a);
+    link_alloc(dev, a);
+    return GMC_OK;
+}
+
+void gmc_resid_destroy(gmc_device *dev, struct gmc_valloc *a)
+{
+    unlink_alloc(dev, a);
+    gmc_resid_unplace(dev, a);
+    if (a->sys.host != NULL) {
+        if (a->desc.system_mem != NULL) {
+            /* The caller's memory: the engine must be done with it now. */
+            if (a->paging_fence > 0u || a->busy_fence > 0u)
+                (void)gmc_resid_wait(dev, a->paging_fence > a->busy_fence ? a->paging_fence
+                                                                         : a->busy_fence);
+            gmc_sysmem_free(dev->pg, &a->sys);
+        } else {
+            gmc_resid_defer_sysbuf(dev, &a->sys);
+        }
+    }
+}
+
+/* ---------------------------------------------------------- public API */
+
+static int need_paging(const gmc_device *dev)
+{
+    if (dev->pg == NULL)
+        return GMC_E_UNSUPPORTED;
+    if (dev->power != GMC_POWER_D0)
+        return GMC_E_POWER_STATE;
+    return GMC_OK;
+}
+
+/* Place and page in; the allocation becomes GPU-accessible. */
+static int bring_in(gmc_device *dev, struct gmc_valloc *a, uint64_t *needed)
+{
+    int rc = GMC_OK;
+    if (a->node.mgr == NULL)
+        rc = gmc_resid_place(dev, a, 0u, 1, needed);
+    if (rc == GMC_OK)
+        rc = gmc_resid_page_in(dev, a);
+    return rc;
+}
+
+int gmc_make_resident(gmc_client *c, const gmc_handle *h, unsigned n,
+                      struct gmc_residency_result *res)
+{
+    if (res != NULL)
+        memset(res, 0, sizeof(*res));
+    if (c == NULL || (h == NULL && n > 0u))
+        return GMC_E_NULL_POINTER;
+    if (res != NULL)
+        res->failed_index = n;
+    gmc_device *dev = c->dev;
+    struct gmc_vref **refs = calloc(n ? n : 1u, sizeof(*refs));
+    if (refs == NULL)
+        return GMC_E_NO_MEMORY;
+    int rc = GMC_OK;
+    for (unsigned i = 0; i < n; i++) {
+        refs[i] = gmc_vidmm_ref(c, h[i]);
+        if (refs[i] == NULL) {
+            if (res != NULL)
+                res->failed_index = i;
+            free(refs);
+            return GMC_E_BAD_HANDLE;
+        }
+    }
+    rc = need_paging(dev);
+    if (rc != GMC_OK) {
+        free(refs);
+        return rc;
+    }
+    dev->stats.make_resident_calls++;
+    /* Take the references first, so nothing this call brings in is chosen
+     * as a victim by a later one of its own handles. */
+    for (unsigned i = 0; i < n; i++) {
+        refs[i]->resident++;
+        refs[i]->alloc->resident++;
+    }
+    uint64_t before = gmc_paging_last_issued(dev->pg);
+    for (unsigned i = 0; i < n && rc == GMC_OK; i++) {
+        struct gmc_valloc *a = refs[i]->alloc;
+        uint64_t needed = 0;
+        rc = bring_in(dev, a, &needed);
+        if (rc != GMC_OK) {
+            if (res != NULL) {
+                res->failed_index = i;
+                res->bytes_needed = needed;
+            }
+            break;
+        }
+        gmc_resid_touch(dev, a);
+    }
+    if (rc != GMC_OK) {
+        for (unsigned i = 0; i < n; i++) {
+            refs[i]->resident--;
+            refs[i]->alloc->resident--;
+        }
+    }
+    uint64_t after = dev->pg != NULL ? gmc_paging_last_issued(dev->pg) : 0u;
+    if (res != NULL && after > before)
+        res->paging_fence = after;
+    if (rc == GMC_OK && after > before)
+        rc = gmc_paging_flush(dev->pg);
+    free(refs);
+    return rc;
+}
+
+int gmc_evict(gmc_client *c, const gmc_handle *h, unsigned n)
+{
+    if (c == NULL || (h == NULL && n > 0u))
+        return GMC_E_NULL_POINTER;
+    /* Count per handle first: a handle listed twice needs two references. */
+    for (unsigned i = 0; i < n; i++) {
+        struct gmc_vref *r = gmc_vidmm_ref(c, h[i]);
+        if (r == NULL)
+            return GMC_E_BAD_HANDLE;
+        uint32_t want = 0;
+        for (unsigned j = 0; j < n; j++)
+            if (h[j] == h[i])
+                want++;
+        if (r->resident < want)
+            return GMC_E_NOT_RESIDENT;
+    }
+    c->dev->stats.evict_calls++;
+    for (unsigned i = 0; i < n; i++) {
+        struct gmc_vref *r = gmc_vidmm_ref(c, h[i]);
+        r->resident--;
+        r->alloc->resident--;
+    }
+    return GMC_OK;
+}
+
+int gmc_client_set_residency_callback(gmc_client *c, gmc_residency_fn fn, void *user)
+{
+    if (c == NULL)
+        return GMC_E_NULL_POINTER;
+    c->notify_fn = fn;
+    c->notify_user = fn != NULL ? user : NULL;
+    return GMC_OK;
+}
+
+/* ---------------------------------------------------------- submission */
+
+uint32_t gmc_resid_aperture_mask(const gmc_device *dev)
+{
+    uint32_t mask = 0;
+    for (unsigned i = 0; i < dev->nsegs; i++)
+        if (is_aperture(&dev->seg[i]))
+            mask |= GMC_SEGMENT_BIT(i + 1u);
+    return mask;
+}
+
+static int check_op(const struct gmc_submit *s, const struct gmc_gpu_op *op,
+                    struct gmc_valloc *const *al)
+{
+    if (op->kind != GMC_GPU_COPY && op->kind != GMC_GPU_FILL)
+        return GMC_E_INVALID_ARG;
+    if (op->dst >= s->nrefs || (op->kind == GMC_GPU_COPY && op->src >= s->nrefs))
+        return GMC_E_INVALID_ARG;
+    if (op->size == 0u)
+        return GMC_E_INVALID_ARG;
+    if (!(s->refs[op->dst].flags & GMC_REF_WRITE))
+        return GMC_E_PERMISSION;
+    const struct gmc_valloc *d = al[op->dst];
+    uint64_t dsz = page_round(d->desc.size);
+    if (op->dst_offset > dsz || op->size > dsz - op->dst_offset)
+        return GMC_E_OUT_OF_BOUNDS;
+    if (op->kind == GMC_GPU_FILL && op->src != 0u)
+        return GMC_E_INVALID_ARG;
+    if (op->kind == GMC_GPU_COPY) {
+        const struct gmc_valloc *sa = al[op->src];
+        uint64_t ssz = page_round(sa->desc.size);
+        if (op->src_offset > ssz || op->size > ssz - op->src_offset)
+            return GMC_E_OUT_OF_BOUNDS;
+    } else if (op->src_offset != 0u) {
+        return GMC_E_INVALID_ARG;
+    }
+    if (op->size > UINT32_MAX)
+        return GMC_E_INVALID_ARG;
+    return GMC_OK;
+}
+
+/* A locked allocation the GPU must reach without moving the CPU pointer. */
+static int reach_locked(gmc_device *dev, struct gmc_valloc *a)
+{
+    if (a->lock_map.kind == GMC_LOCK_MAP_BAR)
+        return GMC_OK; /* in CPU-visible VRAM: the GPU reaches it too */
+    if (a->node.mgr != NULL && a->gpu_valid)
+        return GMC_OK;
+    /* Content is the locked system copy: map it through an aperture. */
+    uint32_t mask = gmc_resid_aperture_mask(dev);
+    mask &= a->desc.supported_segments | a->desc.eviction_segments;
+    if (mask == 0u)
+        return GMC_E_SUBMIT_LOCKED;
+    struct gmc_alloc_desc keep = a->desc;
+    a->desc.supported_segments |= mask;
+    int rc = gmc_resid_place(dev, a, mask, 1, NULL);
+    a->desc = keep;
+    if (rc == GMC_E_NO_SPACE)
+        return GMC_E_SUBMIT_LOCKED;
+    if (rc == GMC_OK)
+        rc = gmc_resid_page_in(dev, a);
+    return rc;
+}
+
+int gmc_submit(gmc_client *c, const struct gmc_submit *s, uint64_t *fence)
+{
+    if (fence != NULL)
+        *fence = 0;
+    if (c == NULL || s == NULL || (s->refs == NULL && s->nrefs > 0u) ||
+        (s->ops == NULL && s->nops > 0u))
+        return GMC_E_NULL_POINTER;
+    gmc_device *dev = c->dev;
+    struct gmc_valloc **al = calloc(s->nrefs ? s->nrefs : 1u, sizeof(*al));
+    if (al == NULL)
+        return GMC_E_NO_MEMORY;
+    int rc = GMC_OK;
+    for (unsigned i = 0; i < s->nrefs && rc == GMC_OK; i++) {
+        struct gmc_vref *r = gmc_vidmm_ref(c, s->refs[i].handle);
+        if (r == NULL)
+            rc = GMC_E_BAD_HANDLE;
+        else if (s->refs[i].flags & ~(uint32_t)GMC_REF_WRITE)
+            rc = GMC_E_INVALID_ARG;
+        else
+            al[i] = r->alloc;
+    }
+    for (unsigned i = 0; i < s->nops && rc == GMC_OK; i++)
+        rc = check_op(s, &s->ops[i], al);
+    if (rc == GMC_OK)
+        rc = need_paging(dev);
+    for (unsigned i = 0; i < s->nrefs && rc == GMC_OK; i++) {
+        struct gmc_vref *r = gmc_vidmm_ref(c, s->refs[i].handle);
+        if (r->resident == 0u)
+            rc = GMC_E_NOT_RESIDENT;
+        else if ((s->refs[i].flags & GMC_REF_WRITE) && (al[i]->desc.kmt_flags & GMC_KMT_READ_ONLY))
+            rc = GMC_E_READ_ONLY;
+    }
+    /* FILL reaches memory segments only (the engine refuses the aperture). */
+    for (unsigned i = 0; i < s->nops && rc == GMC_OK; i++) {
+        const struct gmc_valloc *d = al[s->ops[i].dst];
+        if (s->ops[i].kind == GMC_GPU_FILL && !(d->desc.supported_segments & ~gmc_resid_aperture_mask(dev)))
+            rc = GMC_E_UNSUPPORTED;
+    }
+    /* Every referenced allocation GPU-accessible. */
+    for (unsigned i = 0; i < s->nrefs && rc == GMC_OK; i++) {
+        struct gmc_valloc *a = al[i];
+        if (a->locker != NULL)
+            rc = reach_locked(dev, a);
+        else if (!(a->node.mgr != NULL && a->gpu_valid))
+            rc = bring_in(dev, a, NULL);
+    }
+    /* A FILL target that landed in an aperture: move it to memory. */
+    for (unsigned i = 0; i < s->nops && rc == GMC_OK; i++) {
+        struct gmc_valloc *d = al[s->ops[i].dst];
+        if (s->ops[i].kind == GMC_GPU_FILL && is_aperture(&dev->seg[d->seg]))
+            rc = d->locker != NULL ? GMC_E_SUBMIT_LOCKED : GMC_E_UNSUPPORTED;
+    }
+    if (rc == GMC_OK && dev->sync_wait_fence > gmc_paging_completed(dev->pg)) {
+        dev->stats.sync_waits++;
+        rc = gmc_resid_wait(dev, dev->sync_wait_fence);
+    }
+    uint64_t f = 0;
+    for (unsigned i = 0; i < s->nops && rc == GMC_OK; i++) {
+        const struct gmc_gpu_op *op = &s->ops[i];
+        struct gmc_valloc *d = al[op->dst];
+        struct gmc_paging_args x;
+        memset(&x, 0, sizeof(x));
+        if (op->kind == GMC_GPU_FILL) {
+            x.op = GMC_PAGING_FILL;
+            x.u.fill.gpu_address = d->node.start + op->dst_offset;
+            x.u.fill.size = op->size;
+            x.u.fill.pattern = op->pattern;
+        } else {
+            struct gmc_valloc *sa = al[op->src];
+            x.op = GMC_PAGING_TRANSFER;
+            x.u.transfer.size = op->size;
+            x.u.transfer.flags = GMC_PAGING_TRANSFER_START | GMC_PAGING_TRANSFER_END;
+            x.u.transfer.src.segment_id = dev->seg[sa->seg].desc.id;
+            x.u.transfer.src.segment_address = sa->node.start + op->src_offset;
+            x.u.transfer.dst.segment_id = dev->seg[d->seg].desc.id;
+            x.u.transfer.dst.segment_address = d->node.start + op->dst_offset;
+        }
+        rc = gmc_resid_queue(dev, &x, &f);
+    }
+    if (rc == GMC_OK && f == 0u)
+        f = gmc_paging_last_issued(dev->pg);
+    if (rc == GMC_OK)
+        rc = gmc_paging_flush(dev->pg);
+    if (rc == GMC_OK) {
+        for (unsigned i = 0; i < s->nrefs; i++) {
+            struct gmc_valloc *a = al[i];
+            if (f > a->busy_fence)
+                a->busy_fence = f;
+            if (s->refs[i].flags & GMC_REF_WRITE) {
+                a->write_fence = f;
+                if (!is_aperture(&dev->seg[a->seg]))
+                    a->sys_valid = 0; /* the GPU copy is newer */
+                a->state |= GMC_ALLOC_STATE_HAS_CONTENT;
+            }
+            gmc_resid_touch(dev, a);
+        }
+        dev->stats.submits++;
+        if (fence != NULL)
+            *fence = f;
+    }
+    free(al);
+    return rc;
+}
+
+int gmc_fence_wait(gmc_device *dev, uint64_t fence, uint64_t timeout_us)
+{
+    if (dev == NULL)
+        return GMC_E_NULL_POINTER;
+    if (dev->pg == NULL)
+        return GMC_E_UNSUPPORTED;
+    if (fence > gmc_paging_last_issued(dev->pg))
+        return GMC_E_INVALID_ARG;
+    uint64_t keep = dev->tdr_cycles;
+    if (timeout_us != 0u && timeout_us < UINT64_MAX / CYCLES_PER_US)
+        dev->tdr_cycles = timeout_us * CYCLES_PER_US;
+    int rc = gmc_resid_wait(dev, fence);
+    dev->tdr_cycles = keep;
+    return rc;
+}
+
+uint64_t gmc_fence_completed(gmc_device *dev)
+{
+    return dev != NULL && dev->pg != NULL ? gmc_paging_completed(dev->pg) : 0u;
+}
+
+int gmc_device_recovery(const gmc_device *dev, struct gmc_recovery_report *out)
+{
+    if (out == NULL)
+        return GMC_E_NULL_POINTER;
+    memset(out, 0, sizeof(*out));
+    if (dev == NULL)
+        return GMC_E_NULL_POINTER;
+    *out = dev->recovery;
+    return GMC_OK;
+}
+
+int gmc_resid_wait_all(gmc_device *dev)
+{
+    return dev->pg != NULL ? wait_all(dev) : GMC_OK;
+}
