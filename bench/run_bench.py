@@ -46,6 +46,9 @@ def main():
     res.update(run_json([os.path.join(build, "rel/bin/bench-alloc")]))
     res.update(run_json([os.path.join(build, "rel/bin/bench-api")]))
     res.update(run_json([os.path.join(build, "rel/bin/bench-dma")]))
+    # Eviction policy vs offline LRU and Belady, paging throughput and host
+    # cost (bench/bench_evict.c, docs/residency.md "Eviction benchmark").
+    res.update(run_json([os.path.join(build, "rel/bin/bench-evict")]))
     if reports:
         fpga = run_json([sys.executable, os.path.join(ROOT, "tools/fpga_report.py"), *reports])
         # Numbers only: names of critical-path cells stay in build/fw/report.json.
