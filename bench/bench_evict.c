@@ -64,11 +64,13 @@
  * Offline models, over the same trace, same capacity, same protection rule
  * (a step's allocations are not victims while it is made resident):
  *   policy replica  priority then LRU, placed first-fit (GMC_RANGE_LOW) with
- *                   the library's range allocator and the library's evict-
- *                   until-it-fits loop: must reproduce the library's bytes
+ *                   the library's range allocator and the library's
+ *                   drm_mm-style eviction scan (victims in policy order
+ *                   until a window fits; only the window's victims go):
+ *                   must reproduce the library's bytes
  *                   exactly (evict_replica_match), which checks the
  *                   accounting of the models against the real run.
- *   LRU             plain LRU (no priorities), the same placement and loop.
+ *   LRU             plain LRU (no priorities), the same placement and scan.
  *   Belady          evict the allocation whose next use is furthest in the
  *                   future (never used again first), capacity only: it
  *                   ignores fragmentation, which makes it optimistic (with
@@ -933,8 +935,8 @@ int main(void)
         t_finish(t);
         uint64_t base = 0, cap = 0;
         struct lib_res lib = run_library(t, &base, &cap);
-        struct model_res rep = run_model(t, POL_REPLICA, 1, base, cap);
-        struct model_res lru = run_model(t, POL_LRU, 1, base, cap);
+        struct model_res rep = run_model(t, POL_REPLICA, 2, base, cap);
+        struct model_res lru = run_model(t, POL_LRU, 2, base, cap);
         struct model_res bel = run_model(t, POL_BELADY, 0, base, cap);
         struct model_res belt = run_model(t, POL_BELADY_TRIM, 0, base, cap);
         struct model_res belc = run_model(t, POL_BELADY, 1, base, cap);

@@ -101,6 +101,16 @@ int gmc_resid_queue(gmc_device *dev, struct gmc_paging_args *args, uint64_t *fen
     return GMC_OK;
 }
 
+/* Free a page-in's source once the page-in completed; a TDR before that
+ * gives it back to its owner (recover()). */
+static void defer_owned(gmc_device *dev, struct gmc_valloc *owner)
+{
+    gmc_resid_defer_sysbuf(dev, &owner->sys);
+    if (dev->deferred != NULL && owner->sys.host == NULL && dev->deferred->owner == NULL &&
+        dev->deferred->fence > gmc_paging_completed(dev->pg))
+        dev->deferred->owner = owner;
+}
+
 void gmc_resid_defer_sysbuf(gmc_device *dev, struct gmc_sysbuf *b)
 {
     if (b->host == NULL)
@@ -132,7 +142,12 @@ static void reap(gmc_device *dev, int force)
         struct gmc_deferred *d = *pp;
         if (force || d->fence <= done) {
             *pp = d->next;
-            gmc_sysmem_free(dev->pg, &d->buf);
+            if (d->node != NULL) {
+                gmc_range_remove(&dev->seg[d->seg].mgr, d->node);
+                free(d->node);
+            } else {
+                gmc_sysmem_free(dev->pg, &d->buf);
+            }
             free(d);
         } else {
             pp = &d->next;
@@ -250,6 +265,40 @@ static int victim_cmp(const void *x, const void *y)
     return a->serial < b->serial ? -1 : (a->serial > b->serial);
 }
 
+/*
+ * The eviction scan, after drm_mm's: add victims in policy order until the
+ * free space around them (holes plus victims already added) holds an
+ * aligned range of sz->placed bytes; evicting only the victims inside that
+ * range then makes room, and victims elsewhere stay. Returns how many
+ * victims (a prefix of v) the scan used, 0 when none opens a range; *win is
+ * the range's start.
+ */
+static size_t scan_window(struct gmc_vseg *s, struct gmc_valloc **v, size_t nv,
+                          const struct gmc_place_size *sz, uint64_t *win)
+{
+    struct gmc_range_mgr *m = &s->mgr;
+    const uint64_t mstart = m->head.start, mend = m->last + 1u;
+    size_t found = 0;
+    for (size_t k = 0; k < nv && found == 0u; k++) {
+        v[k]->scan = 1;
+        struct gmc_range_node *l = v[k]->node.prev, *r = v[k]->node.next;
+        while (l != &m->head && ((struct gmc_valloc *)(void *)l)->scan)
+            l = l->prev;
+        while (r != &m->head && ((struct gmc_valloc *)(void *)r)->scan)
+            r = r->next;
+        uint64_t lo = l == &m->head ? mstart : l->start + l->size;
+        uint64_t hi = r == &m->head ? mend : r->start;
+        uint64_t at = (lo + (sz->align - 1u)) & ~(sz->align - 1u);
+        if (at >= lo && at < hi && hi - at >= sz->placed) {
+            *win = at;
+            found = k + 1u;
+        }
+    }
+    for (size_t k = 0; k < nv; k++)
+        v[k]->scan = 0;
+    return found;
+}
+
 /* Segment indices in placement order for d. */
 static unsigned seg_order(const gmc_device *dev, const struct gmc_alloc_desc *d, unsigned *idx)
 {
@@ -324,14 +373,22 @@ int gmc_resid_place(gmc_device *dev, struct gmc_valloc *a, uint32_t mask, int ev
             continue;
         }
         qsort(v, nv, sizeof(*v), victim_cmp);
-        struct gmc_alloc_desc one;
-        restrict_desc(&d, GMC_SEGMENT_BIT(order[k] + 1u), &one);
-        for (size_t i = 0; i < nv; i++) {
-            rc = gmc_resid_evict_one(dev, v[i]);
-            if (rc != GMC_OK) {
-                free(v);
-                return rc;
+        uint64_t win = 0;
+        size_t upto = scan_window(s, v, nv, &sz, &win);
+        if (upto > 0u) {
+            /* Evict only the victims inside the window the scan found. */
+            for (size_t i = 0; i < upto; i++) {
+                struct gmc_valloc *x = v[i];
+                if (x->node.start + x->node.size <= win || x->node.start >= win + sz.placed)
+                    continue;
+                rc = gmc_resid_evict_one(dev, x);
+                if (rc != GMC_OK) {
+                    free(v);
+                    return rc;
+                }
             }
+            struct gmc_alloc_desc one;
+            restrict_desc(&d, GMC_SEGMENT_BIT(order[k] + 1u), &one);
             memset(&a->node, 0, sizeof(a->node));
             if (gmc_place(dev->seg, dev->nsegs, &one, &a->node, &pl) == GMC_OK) {
                 free(v);
@@ -381,6 +438,52 @@ static void sync_after(gmc_device *dev, struct gmc_valloc *a, uint64_t fence)
     a->paging_fence = fence;
     if ((a->desc.flags & GMC_ALLOC_SYNCHRONOUS_PAGING) && fence > dev->sync_wait_fence)
         dev->sync_wait_fence = fence;
+}
+
+int gmc_resid_rename_placement(gmc_device *dev, struct gmc_valloc *a, uint32_t mask)
+{
+    if (a->node.mgr == NULL)
+        return GMC_E_INTERNAL;
+    struct gmc_alloc_desc d;
+    restrict_desc(&a->desc, mask, &d);
+    struct gmc_range_node *fresh = calloc(1, sizeof(*fresh));
+    struct gmc_range_node *hold = calloc(1, sizeof(*hold));
+    struct gmc_deferred *def = calloc(1, sizeof(*def));
+    struct gmc_placement pl;
+    if (fresh == NULL || hold == NULL || def == NULL) {
+        free(fresh);
+        free(hold);
+        free(def);
+        return GMC_E_NO_MEMORY;
+    }
+    int rc = gmc_place(dev->seg, dev->nsegs, &d, fresh, &pl);
+    if (rc != GMC_OK) {
+        free(fresh);
+        free(hold);
+        free(def);
+        return rc;
+    }
+    uint64_t new_start = fresh->start;
+    gmc_range_remove(&dev->seg[pl.index].mgr, fresh);
+    free(fresh);
+    /* The old range stays reserved (unaccounted) until the GPU is done. */
+    unsigned old_seg = a->seg;
+    uint64_t old_start = a->node.start, old_size = a->sz.placed;
+    gmc_resid_unplace(dev, a);
+    memset(&a->node, 0, sizeof(a->node));
+    if (gmc_range_reserve(&dev->seg[old_seg].mgr, hold, old_start, old_size) != GMC_RANGE_OK ||
+        gmc_range_reserve(&dev->seg[pl.index].mgr, &a->node, new_start, pl.sz.placed) != GMC_RANGE_OK) {
+        free(hold);
+        free(def);
+        return GMC_E_INTERNAL; /* both ranges were just free */
+    }
+    placed(dev, a, &pl);
+    def->node = hold;
+    def->seg = old_seg;
+    def->fence = gmc_paging_last_issued(dev->pg);
+    def->next = dev->deferred;
+    dev->deferred = def;
+    return GMC_OK;
 }
 
 /* ------------------------------------------------------------ page-in */
@@ -440,7 +543,7 @@ int gmc_resid_page_in(gmc_device *dev, struct gmc_valloc *a)
         a->pend = PEND_PAGE_IN;
         if (!a->keep_sys) {
             /* The backing store goes once the content is in a memory segment. */
-            gmc_resid_defer_sysbuf(dev, &a->sys);
+            defer_owned(dev, a);
             a->sys_valid = 0;
         }
     } else {
@@ -603,6 +706,20 @@ static void recover(gmc_device *dev)
 {
     uint64_t done = 0;
     (void)gmc_paging_reset(dev->pg, &done);
+    /* Page-in sources whose page-in never completed go back to their owner. */
+    for (struct gmc_deferred **pp = &dev->deferred; *pp != NULL;) {
+        struct gmc_deferred *d = *pp;
+        struct gmc_valloc *o = d->owner;
+        if (o != NULL && d->fence > done && o->sys.host == NULL && o->pend == PEND_PAGE_IN &&
+            o->paging_fence > done) {
+            o->sys = d->buf;
+            o->sys_valid = 1;
+            *pp = d->next;
+            free(d);
+        } else {
+            pp = &d->next;
+        }
+    }
     uint64_t recovered = 0, lost = 0;
     for (struct gmc_valloc *a = dev->allocs; a != NULL; a = a->dnext) {
         int was_lost = 0;
@@ -790,6 +907,9 @@ int gmc_resid_create(gmc_device *dev, struct gmc_valloc *a)
 
 void gmc_resid_destroy(gmc_device *dev, struct gmc_valloc *a)
 {
+    for (struct gmc_deferred *d = dev->deferred; d != NULL; d = d->next)
+        if (d->owner == a)
+            d->owner = NULL;
     unlink_alloc(dev, a);
     gmc_resid_unplace(dev, a);
     if (a->sys.host != NULL) {
@@ -966,18 +1086,47 @@ static int check_op(const struct gmc_submit *s, const struct gmc_gpu_op *op,
     return GMC_OK;
 }
 
+/* Move a GPU-accessible allocation into the segments of mask (its content
+ * goes through its system copy). */
+static int move_to(gmc_device *dev, struct gmc_valloc *a, uint32_t mask)
+{
+    int rc = gmc_resid_evict_one(dev, a);
+    if (rc != GMC_OK)
+        return rc;
+    a->resident++; /* not a victim of its own placement */
+    rc = gmc_resid_place(dev, a, mask, 1, NULL);
+    a->resident--;
+    if (rc == GMC_OK)
+        rc = gmc_resid_page_in(dev, a);
+    return rc;
+}
+
 /* A locked allocation the GPU must reach without moving the CPU pointer. */
 static int reach_locked(gmc_device *dev, struct gmc_valloc *a)
 {
     if (a->lock_map.kind == GMC_LOCK_MAP_BAR)
         return GMC_OK; /* in CPU-visible VRAM: the GPU reaches it too */
-    if (a->node.mgr != NULL && a->gpu_valid)
-        return GMC_OK;
-    /* Content is the locked system copy: map it through an aperture. */
+    if (a->node.mgr != NULL && is_aperture(&dev->seg[a->seg]) && a->gpu_valid)
+        return GMC_OK; /* the aperture maps the locked system copy itself */
+    /* The content is the locked system copy (the lock made it hold the
+     * content): the GPU must see those very pages, so through an aperture
+     * (WDDM: evict it to an aperture segment, or refuse). A VRAM copy would
+     * not see what the CPU writes while locked. */
     uint32_t mask = gmc_resid_aperture_mask(dev);
     mask &= a->desc.supported_segments | a->desc.eviction_segments;
-    if (mask == 0u)
+    if (mask == 0u || a->sys.host == NULL || !a->sys_valid)
         return GMC_E_SUBMIT_LOCKED;
+    if (a->node.mgr != NULL) {
+        /* Drop the VRAM copy once the GPU work that used it completed (the
+         * lock waited for it, unless it renamed). */
+        uint64_t until = a->busy_fence > a->paging_fence ? a->busy_fence : a->paging_fence;
+        if (until > gmc_paging_completed(dev->pg)) {
+            int rc = gmc_resid_wait(dev, until);
+            if (rc != GMC_OK)
+                return rc;
+        }
+        gmc_resid_unplace(dev, a);
+    }
     struct gmc_alloc_desc keep = a->desc;
     a->desc.supported_segments |= mask;
     int rc = gmc_resid_place(dev, a, mask, 1, NULL);
@@ -1035,11 +1184,19 @@ int gmc_submit(gmc_client *c, const struct gmc_submit *s, uint64_t *fence)
         else if (!(a->node.mgr != NULL && a->gpu_valid))
             rc = bring_in(dev, a, NULL);
     }
-    /* A FILL target that landed in an aperture: move it to memory. */
+    /* A FILL target that landed in an aperture (placed there, or evicted
+     * there by a lock): move it to a memory segment it supports. */
     for (unsigned i = 0; i < s->nops && rc == GMC_OK; i++) {
         struct gmc_valloc *d = al[s->ops[i].dst];
-        if (s->ops[i].kind == GMC_GPU_FILL && is_aperture(&dev->seg[d->seg]))
-            rc = d->locker != NULL ? GMC_E_SUBMIT_LOCKED : GMC_E_UNSUPPORTED;
+        if (s->ops[i].kind != GMC_GPU_FILL || !is_aperture(&dev->seg[d->seg]))
+            continue;
+        uint32_t mem = d->desc.supported_segments & ~gmc_resid_aperture_mask(dev);
+        if (d->locker != NULL)
+            rc = GMC_E_SUBMIT_LOCKED;
+        else if (mem == 0u)
+            rc = GMC_E_UNSUPPORTED;
+        else
+            rc = move_to(dev, d, mem);
     }
     if (rc == GMC_OK && dev->sync_wait_fence > gmc_paging_completed(dev->pg)) {
         dev->stats.sync_waits++;

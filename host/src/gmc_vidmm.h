@@ -57,11 +57,13 @@ struct gmc_valloc {
     uint64_t paging_fence;      /* last paging operation on its content or placement */
     uint64_t write_fence;       /* last submission that wrote it */
     int pend;                   /* what its last paging operation did (gmc_resid.c) */
+    int scan;                   /* in the current eviction scan */
     struct gmc_sysbuf sys;      /* system copy (sys.host != NULL when it exists) */
     int gpu_valid;              /* the placed copy holds the content */
     int sys_valid;              /* the system copy holds the content */
     int keep_sys;               /* PermanentSysMem / ExistingSysMem: the system copy is kept */
     int notified;               /* ExplicitResidencyNotification: last notification sent was "resident" */
+    int power_purged;           /* the last power-down took its placed copy (or mapping) */
     /* lock */
     struct gmc_client *locker;  /* client holding the lock, or NULL */
     uint32_t lock_flags;
@@ -114,10 +116,14 @@ struct gmc_device {
     struct gmc_deferred *deferred;  /* ranges freed once a fence completes */
 };
 
-/* A system buffer released while the engine may still use it. */
+/* A system buffer (or a segment range, node != NULL) released while the
+ * engine may still use it. */
 struct gmc_deferred {
     struct gmc_sysbuf buf;
+    struct gmc_range_node *node; /* a range of segment seg held until fence */
+    unsigned seg;
     uint64_t fence;
+    struct gmc_valloc *owner;       /* a page-in source: given back after a TDR */
     struct gmc_deferred *next;
 };
 
@@ -173,6 +179,11 @@ int gmc_resid_wait(gmc_device *dev, uint64_t fence);
 int gmc_resid_queue(gmc_device *dev, struct gmc_paging_args *args, uint64_t *fence);
 void gmc_resid_unplace(gmc_device *dev, struct gmc_valloc *a);
 int gmc_resid_ensure_sys(gmc_device *dev, struct gmc_valloc *a);
+/* Discard renaming of a placed allocation: move it to a free range of the
+ * segments in mask (no eviction) and hold its old range until the GPU work
+ * queued so far completes. GMC_E_NO_SPACE when no range is free (nothing
+ * changes). The content of the new range is undefined. */
+int gmc_resid_rename_placement(gmc_device *dev, struct gmc_valloc *a, uint32_t mask);
 /* Free a system buffer once the engine is done with it. */
 void gmc_resid_defer_sysbuf(gmc_device *dev, struct gmc_sysbuf *b);
 /* Bytes the client sees: the placed size, or the page-rounded Size. */
