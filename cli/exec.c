@@ -1,0 +1,691 @@
+/*
+ * exec.c - run an expanded trace (trace.h) on a gmc device and record what
+ * the memory manager decided (timeline.h).
+ *
+ * After every operation each live allocation is queried (gmc_alloc_query)
+ * and compared with where it sat before: a new placement opens an interval,
+ * leaving GPU memory closes it as an eviction, a new place closes it as a
+ * move. The device counters (gmc_device_stats) give the bytes paged per
+ * step. Every decision is also written, one line each, to the decision
+ * log whose FNV-1a hash is the run's digest: the same trace and seed give
+ * the same log on every run.
+ *
+ * The executor keeps a shadow of every allocation's content as the trace
+ * wrote it (writes, GPU fills and copies), so `read ... verify` checks the
+ * bytes that came back through paging, eviction and power transitions.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "exec.h"
+
+struct ent_rt {
+    int alive;
+    gmc_handle h[TR_MAX_CLIENTS];
+    int cur;          /* open interval index, -1 none */
+    unsigned locked;  /* client + 1 */
+    uint8_t *shadow;  /* expected content */
+    uint8_t *known;   /* 1 per byte the trace wrote */
+    void *sysmem;     /* ExistingSysMem backing */
+    uint64_t gen;     /* writes so far (pattern key) */
+};
+
+struct run {
+    const struct trace *t;
+    const struct exec_opts *o;
+    struct timeline *tl;
+    gmc_device *dev;
+    gmc_client *cl[TR_MAX_CLIENTS];
+    struct ent_rt *er;
+    uint64_t last_fence;
+    uint64_t hash;
+    struct gmc_device_stats prev;
+    char *logbuf;
+    size_t loglen, logcap;
+    unsigned step;
+    struct timespec t0, last_progress;
+    unsigned progress_pct;
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* One line of the decision log: hashed, and written when asked. */
+static void dlog(struct run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void dlog(struct run *r, const char *fmt, ...)
+{
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n > sizeof(line) - 2)
+        n = (int)sizeof(line) - 2;
+    line[n++] = '\n';
+    line[n] = '\0';
+    r->hash = tl_fnv(r->hash, line, (size_t)n);
+    if (r->o->log)
+        fputs(line, r->o->log);
+}
+
+static const char *short_status(int st)
+{
+    const char *n = gmc_status_name(st);
+    if (strncmp(n, "GMC_E_", 6) == 0)
+        return n + 6;
+    if (strcmp(n, "GMC_OK") == 0)
+        return "OK";
+    return n;
+}
+
+/* Deterministic content of write number gen to entity e, at byte x. */
+static uint8_t pattern_byte(uint64_t seed, unsigned e, uint64_t gen, uint64_t x)
+{
+    uint64_t z = seed ^ ((uint64_t)e << 40) ^ (gen << 20) ^ (x >> 3) * 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    return (uint8_t)(z >> ((x & 7u) * 8u));
+}
+
+static void fill32(uint8_t *dst, uint64_t off, uint64_t n, uint32_t pattern)
+{
+    /* the pattern is laid down little-endian from offset 0 of the allocation */
+    for (uint64_t i = 0; i < n; i++)
+        dst[i] = (uint8_t)(pattern >> (((off + i) & 3u) * 8u));
+}
+
+/* --------------------------------------------------------------- progress */
+
+static void progress(struct run *r, int final)
+{
+    if (r->o->progress == EXEC_PROGRESS_NONE)
+        return;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    double since = (double)(ts.tv_sec - r->last_progress.tv_sec) +
+                   (double)(ts.tv_nsec - r->last_progress.tv_nsec) * 1e-9;
+    unsigned total = r->t->nops ? r->t->nops : 1;
+    unsigned pct = (unsigned)((uint64_t)r->step * 100u / total);
+    if (r->o->progress == EXEC_PROGRESS_TTY) {
+        if (!final && since < 0.1)
+            return;
+    } else {
+        if (!final && pct / 10u == r->progress_pct / 10u && since < 5.0)
+            return;
+        if (final)
+            return;
+    }
+    r->last_progress = ts;
+    r->progress_pct = pct;
+    char in[32], out[32];
+    tl_bytes(r->prev.bytes_paged_in, in, sizeof(in));
+    tl_bytes(r->prev.bytes_paged_out, out, sizeof(out));
+    int frame = r->step > 0 && r->step <= r->t->nops ? r->t->ops[r->step - 1].frame : -1;
+    char fr[32] = "";
+    if (frame >= 0)
+        snprintf(fr, sizeof(fr), "  frame %d/%u", frame + 1, r->t->frames);
+    double el = now_s() - ((double)r->t0.tv_sec + (double)r->t0.tv_nsec * 1e-9);
+    if (r->o->progress == EXEC_PROGRESS_TTY)
+        fprintf(stderr, "\r\033[K");
+    fprintf(stderr, "gmc: step %u/%u (%u%%)%s  evictions %" PRIu64 "  paged in %s out %s  cycles %" PRIu64
+                    "  %.1f s%s",
+            r->step, r->t->nops, pct, fr, r->prev.evictions, in, out, r->prev.cycles, el,
+            r->o->progress == EXEC_PROGRESS_TTY ? (final ? "\n" : "") : "\n");
+    fflush(stderr);
+}
+
+/* --------------------------------------------------------------- snapshot */
+
+static int holder(const struct run *r, unsigned e)
+{
+    const struct tr_entity *en = &r->t->entities[e];
+    if (r->er[e].h[en->client])
+        return (int)en->client;
+    for (unsigned c = 0; c < r->t->nclients; c++)
+        if (r->er[e].h[c])
+            return (int)c;
+    return -1;
+}
+
+static void close_interval(struct run *r, unsigned e, int kind)
+{
+    struct ent_rt *x = &r->er[e];
+    if (x->cur < 0)
+        return;
+    struct tl_interval *iv = &r->tl->intervals[x->cur];
+    iv->end = r->step; /* gone after this step */
+    iv->end_kind = kind;
+    x->cur = -1;
+    static const char *const kn[] = { "run-end", "evict", "destroy", "move" };
+    if (kind == TL_END_EVICTED || kind == TL_END_MOVED)
+        dlog(r, "  %s %s", kn[kind], r->t->entities[e].name);
+}
+
+static void snapshot(struct run *r)
+{
+    struct timeline *tl = r->tl;
+    for (unsigned e = 0; e < r->t->nentities; e++) {
+        struct ent_rt *x = &r->er[e];
+        if (!x->alive)
+            continue;
+        int c = holder(r, e);
+        struct gmc_alloc_info ai;
+        if (c < 0 || gmc_alloc_query(r->cl[c], x->h[c], &ai) != GMC_OK)
+            continue;
+        if (ai.state & GMC_ALLOC_STATE_LOST) {
+            if (x->known && memchr(x->known, 1, r->t->entities[e].cpu_size) != NULL)
+                dlog(r, "  lost %s", r->t->entities[e].name);
+            if (x->known)
+                memset(x->known, 0, r->t->entities[e].cpu_size);
+        }
+        int placed = (ai.state & GMC_ALLOC_STATE_PLACED) != 0;
+        if (x->cur >= 0) {
+            const struct tl_interval *iv = &tl->intervals[x->cur];
+            if (placed && iv->seg == ai.segment && iv->offset == ai.offset && iv->size == ai.placed_size)
+                continue;
+            close_interval(r, e, placed ? TL_END_MOVED : TL_END_EVICTED);
+        }
+        if (placed) {
+            struct tl_interval iv = { .entity = e, .seg = ai.segment, .offset = ai.offset,
+                                      .size = ai.placed_size, .start = r->step, .end = r->step + 1,
+                                      .end_kind = TL_END_RUN };
+            if (tl_add_interval(tl, &iv) == 0)
+                x->cur = (int)tl->nintervals - 1;
+            dlog(r, "  place %s seg %u off 0x%" PRIx64 " size 0x%" PRIx64, r->t->entities[e].name, ai.segment,
+                 ai.offset, ai.placed_size);
+        }
+    }
+}
+
+/* ------------------------------------------------------------- operations */
+
+static void kill_entity(struct run *r, unsigned e)
+{
+    struct ent_rt *x = &r->er[e];
+    close_interval(r, e, TL_END_DESTROYED);
+    x->alive = 0;
+    free(x->shadow);
+    free(x->known);
+    free(x->sysmem);
+    x->shadow = x->known = NULL;
+    x->sysmem = NULL;
+}
+
+static int any_handle(const struct ent_rt *x)
+{
+    for (unsigned c = 0; c < TR_MAX_CLIENTS; c++)
+        if (x->h[c])
+            return 1;
+    return 0;
+}
+
+static uint32_t memory_segments(const struct timeline *tl)
+{
+    uint32_t m = 0;
+    for (unsigned i = 0; i < tl->nsegs; i++)
+        if (!(tl->segs[i].desc.flags & (GMC_SEGFLAGS_APERTURE_MASK | GMC_SEGFLAGS_AGP_MASK)))
+            m |= GMC_SEGMENT_BIT(i + 1);
+    return m;
+}
+
+static void build_desc(const struct run *r, const struct tr_entity *en, struct gmc_alloc_desc *d)
+{
+    *d = en->desc;
+    if (en->default_segments)
+        d->supported_segments = memory_segments(r->tl);
+}
+
+static int op_alloc(struct run *r, const struct tr_op *op)
+{
+    const struct tr_entity *en = &r->t->entities[op->entity];
+    struct ent_rt *x = &r->er[op->entity];
+    struct gmc_alloc_desc d;
+    build_desc(r, en, &d);
+    void *sys = NULL;
+    if (d.system_mem_size) {
+        sys = aligned_alloc(GMC_PAGE_SIZE, d.system_mem_size);
+        if (sys == NULL)
+            return GMC_E_NO_MEMORY;
+        memset(sys, 0, d.system_mem_size);
+        d.system_mem = sys;
+    }
+    gmc_handle h = GMC_HANDLE_NONE;
+    int st = gmc_alloc_create(r->cl[op->client], &d, &h);
+    if (st != GMC_OK) {
+        free(sys);
+        return st;
+    }
+    memset(x->h, 0, sizeof(x->h));
+    x->h[op->client] = h;
+    x->alive = 1;
+    x->cur = -1;
+    x->locked = 0;
+    x->sysmem = sys;
+    x->gen = 0;
+    x->shadow = calloc(en->cpu_size, 1);
+    x->known = calloc(en->cpu_size, 1);
+    if (x->shadow == NULL || x->known == NULL)
+        return GMC_E_NO_MEMORY;
+    return GMC_OK;
+}
+
+static int op_rw(struct run *r, const struct tr_op *op, char *why, size_t wn)
+{
+    struct ent_rt *x = &r->er[op->entity];
+    gmc_client *cl = r->cl[op->client];
+    gmc_handle h = x->h[op->client];
+    uint8_t *buf = malloc(op->size ? op->size : 1);
+    if (buf == NULL)
+        return GMC_E_NO_MEMORY;
+    int st;
+    if (op->kind == TR_WRITE) {
+        if (op->has_pattern)
+            fill32(buf, op->offset, op->size, op->pattern);
+        else
+            for (uint64_t i = 0; i < op->size; i++)
+                buf[i] = pattern_byte(r->t->seed, op->entity, x->gen, op->offset + i);
+        st = x->locked ? gmc_lock_write(cl, h, op->offset, buf, op->size)
+                       : gmc_alloc_write(cl, h, op->offset, buf, op->size);
+        if (st == GMC_OK && x->shadow) {
+            memcpy(x->shadow + op->offset, buf, op->size);
+            memset(x->known + op->offset, 1, op->size);
+            x->gen++;
+        }
+    } else {
+        st = x->locked ? gmc_lock_read(cl, h, op->offset, buf, op->size)
+                       : gmc_alloc_read(cl, h, op->offset, buf, op->size);
+        if (st == GMC_OK) {
+            dlog(r, "  read %s fnv %016" PRIx64, r->t->entities[op->entity].name,
+                 tl_fnv(TL_FNV_INIT, buf, op->size));
+            if (op->verify && x->shadow) {
+                uint64_t checked = 0;
+                for (uint64_t i = 0; i < op->size; i++) {
+                    if (!x->known[op->offset + i])
+                        continue;
+                    checked++;
+                    if (buf[i] != x->shadow[op->offset + i]) {
+                        snprintf(why, wn,
+                                 "content differs at byte %" PRIu64 " of '%s': read 0x%02x, expected 0x%02x",
+                                 op->offset + i, r->t->entities[op->entity].name, buf[i],
+                                 x->shadow[op->offset + i]);
+                        free(buf);
+                        return GMC_E_CORRUPT;
+                    }
+                }
+                r->tl->reads_verified++;
+                r->tl->bytes_verified += checked;
+            }
+        }
+    }
+    free(buf);
+    return st;
+}
+
+static int op_submit(struct run *r, const struct tr_op *op, uint64_t *fence)
+{
+    struct gmc_submit_ref refs[TR_MAX_REFS];
+    for (unsigned i = 0; i < op->nrefs; i++) {
+        refs[i].handle = r->er[op->refs[i].entity].h[op->client];
+        refs[i].flags = op->refs[i].write ? GMC_REF_WRITE : 0u;
+    }
+    struct gmc_submit s = { .refs = refs, .nrefs = op->nrefs, .ops = op->ops, .nops = op->nops };
+    int st = gmc_submit(r->cl[op->client], &s, fence);
+    if (st != GMC_OK)
+        return st;
+    for (unsigned i = 0; i < op->nops; i++) {
+        const struct gmc_gpu_op *g = &op->ops[i];
+        struct ent_rt *d = &r->er[op->refs[g->dst].entity];
+        if (d->shadow == NULL)
+            continue;
+        if (g->kind == GMC_GPU_FILL) {
+            fill32(d->shadow + g->dst_offset, g->dst_offset, g->size, g->pattern);
+            memset(d->known + g->dst_offset, 1, g->size);
+        } else {
+            struct ent_rt *sx = &r->er[op->refs[g->src].entity];
+            if (sx->shadow == NULL)
+                continue;
+            memmove(d->shadow + g->dst_offset, sx->shadow + g->src_offset, g->size);
+            memmove(d->known + g->dst_offset, sx->known + g->src_offset, g->size);
+        }
+    }
+    return GMC_OK;
+}
+
+static int run_op(struct run *r, const struct tr_op *op, char *why, size_t wn)
+{
+    const struct trace *t = r->t;
+    struct ent_rt *x = op->entity < t->nentities ? &r->er[op->entity] : NULL;
+    gmc_client *cl = r->cl[op->client];
+    why[0] = '\0';
+    switch (op->kind) {
+    case TR_CLIENT: {
+        struct gmc_client_desc cd = { .flags = t->clients[op->client].flags, .owner = t->clients[op->client].owner };
+        return gmc_client_create(r->dev, &cd, &r->cl[op->client]);
+    }
+    case TR_EXIT:
+        gmc_client_destroy(cl);
+        r->cl[op->client] = NULL;
+        for (unsigned e = 0; e < t->nentities; e++) {
+            struct ent_rt *y = &r->er[e];
+            if (!y->alive || !y->h[op->client])
+                continue;
+            y->h[op->client] = GMC_HANDLE_NONE;
+            if (y->locked == op->client + 1)
+                y->locked = 0;
+            if (!any_handle(y))
+                kill_entity(r, e);
+        }
+        return GMC_OK;
+    case TR_ALLOC:
+        return op_alloc(r, op);
+    case TR_DESTROY: {
+        int st = gmc_alloc_destroy(cl, x->h[op->client]);
+        if (st == GMC_OK) {
+            x->h[op->client] = GMC_HANDLE_NONE;
+            if (x->locked == op->client + 1)
+                x->locked = 0;
+            if (!any_handle(x))
+                kill_entity(r, op->entity);
+        }
+        return st;
+    }
+    case TR_OPEN: {
+        const struct tr_entity *en = &t->entities[op->entity];
+        gmc_client *creator = r->cl[en->client];
+        gmc_share_handle sh = GMC_HANDLE_NONE;
+        int st;
+        if (en->desc.kmt_flags & GMC_KMT_NT_SECURITY_SHARING) {
+            st = gmc_alloc_share_nt(creator, x->h[en->client], cl, &sh);
+        } else {
+            struct gmc_alloc_info ai;
+            st = gmc_alloc_query(creator, x->h[en->client], &ai);
+            sh = ai.share_handle;
+        }
+        if (st != GMC_OK)
+            return st;
+        gmc_handle h = GMC_HANDLE_NONE;
+        st = gmc_alloc_open(cl, sh, &h);
+        if (st == GMC_OK)
+            x->h[op->client] = h;
+        return st;
+    }
+    case TR_LOCK: {
+        struct gmc_lock_map map;
+        int st = gmc_lock(cl, x->h[op->client], op->lock_flags, &map);
+        if (st == GMC_OK) {
+            x->locked = op->client + 1;
+            if ((op->lock_flags & GMC_LOCK_DISCARD) && x->known)
+                memset(x->known, 0, t->entities[op->entity].cpu_size);
+            dlog(r, "  map %s %s", t->entities[op->entity].name, map.kind == GMC_LOCK_MAP_BAR ? "bar" : "system");
+        }
+        return st;
+    }
+    case TR_UNLOCK: {
+        int st = gmc_unlock(cl, x->h[op->client]);
+        if (st == GMC_OK)
+            x->locked = 0;
+        return st;
+    }
+    case TR_WRITE:
+    case TR_READ:
+        return op_rw(r, op, why, wn);
+    case TR_RESIDENT:
+    case TR_EVICT: {
+        gmc_handle hs[TR_MAX_REFS];
+        for (unsigned i = 0; i < op->nrefs; i++)
+            hs[i] = r->er[op->refs[i].entity].h[op->client];
+        if (op->kind == TR_EVICT)
+            return gmc_evict(cl, hs, op->nrefs);
+        struct gmc_residency_result res;
+        memset(&res, 0, sizeof(res));
+        int st = gmc_make_resident(cl, hs, op->nrefs, &res);
+        if (st == GMC_E_NO_SPACE && res.bytes_needed > 0)
+            snprintf(why, wn, "'%s' needs %" PRIu64 " more bytes",
+                     res.failed_index < op->nrefs ? t->entities[op->refs[res.failed_index].entity].name : "?",
+                     res.bytes_needed);
+        return st;
+    }
+    case TR_SUBMIT: {
+        uint64_t fence = 0;
+        int st = op_submit(r, op, &fence);
+        if (st == GMC_OK && fence > r->last_fence)
+            r->last_fence = fence;
+        return st;
+    }
+    case TR_WAIT:
+        if (r->last_fence == 0)
+            return GMC_OK;
+        return gmc_fence_wait(r->dev, r->last_fence, op->timeout_us);
+    case TR_STANDBY:
+    case TR_HIBERNATE:
+    case TR_RESUME: {
+        struct gmc_power_report rep;
+        memset(&rep, 0, sizeof(rep));
+        int st = op->kind == TR_RESUME ? gmc_device_resume(r->dev, &rep)
+                                       : gmc_device_power(r->dev,
+                                                          op->kind == TR_STANDBY ? GMC_POWER_STANDBY
+                                                                                 : GMC_POWER_HIBERNATE,
+                                                          &rep);
+        if (st == GMC_OK)
+            dlog(r, "  power preserved %" PRIu64 " saved %" PRIu64 " lost %" PRIu64 " bytes-saved %" PRIu64
+                    " bytes-restored %" PRIu64,
+                 rep.allocations_preserved, rep.allocations_saved, rep.allocations_lost, rep.bytes_saved,
+                 rep.bytes_restored);
+        return st;
+    }
+    default:
+        return GMC_E_INTERNAL;
+    }
+}
+
+/* ------------------------------------------------------------------- run */
+
+static int prepass(struct run *r, char *err, size_t errlen)
+{
+    const struct trace *t = r->t;
+    struct gmc_segment_desc segs[TL_MAX_SEGS];
+    for (unsigned i = 0; i < r->tl->nsegs; i++)
+        segs[i] = r->tl->segs[i].desc;
+    for (unsigned i = 0; i < t->nops; i++) {
+        const struct tr_op *op = &t->ops[i];
+        if (op->kind != TR_ALLOC)
+            continue;
+        const struct tr_entity *en = &t->entities[op->entity];
+        struct gmc_alloc_desc d;
+        build_desc(r, en, &d);
+        static _Alignas(4096) const uint8_t dummy[GMC_PAGE_SIZE];
+        if (d.system_mem_size)
+            d.system_mem = dummy; /* only its alignment is judged here */
+        const struct gmc_rule *rule = NULL;
+        int st = gmc_rules_check_alloc(&d, segs, r->tl->nsegs, &rule);
+        if (st == GMC_OK || (op->has_expect && op->expect == st))
+            continue;
+        if (rule != NULL)
+            snprintf(err, errlen, "%s:%u: alloc %s: breaks rule %s on this device: %s (%s)", t->file, op->line,
+                     en->name, gmc_rule_id(rule), gmc_rule_statement(rule), gmc_status_name(st));
+        else
+            snprintf(err, errlen, "%s:%u: alloc %s: refused on this device: %s (%s)", t->file, op->line,
+                     en->name, gmc_strerror(st), gmc_status_name(st));
+        return -1;
+    }
+    return 0;
+}
+
+int exec_run(const struct trace *t, const struct exec_opts *o, struct timeline *tl, char *err, size_t errlen)
+{
+    struct run r;
+    memset(&r, 0, sizeof(r));
+    r.t = t;
+    r.o = o;
+    r.tl = tl;
+    r.hash = TL_FNV_INIT;
+    memset(tl, 0, sizeof(*tl));
+    snprintf(tl->trace, sizeof(tl->trace), "%s", t->file);
+    snprintf(tl->device, sizeof(tl->device), "%s", o->device);
+    tl->seed = t->seed;
+    tl->planned_steps = t->nops;
+    tl->frames = t->frames;
+    err[0] = '\0';
+
+    struct gmc_open_report rep;
+    memset(&rep, 0, sizeof(rep));
+    int st = gmc_device_open_ex(o->device, &rep, &r.dev);
+    if (st != GMC_OK) {
+        if (rep.rule)
+            snprintf(err, errlen, "cannot open device '%s': segment %u breaks rule %s: %s (%s)", o->device,
+                     rep.segment, gmc_rule_id(rep.rule), gmc_rule_statement(rep.rule), gmc_status_name(st));
+        else
+            snprintf(err, errlen, "cannot open device '%s': %s (%s)%s", o->device, gmc_strerror(st),
+                     gmc_status_name(st), "");
+        if (rep.error_pos && strlen(err) + 40 < errlen)
+            snprintf(err + strlen(err), errlen - strlen(err), " at byte %zu", rep.error_pos);
+        return 2;
+    }
+    gmc_device_query(r.dev, &tl->info);
+    tl->nsegs = tl->info.segment_count < TL_MAX_SEGS ? tl->info.segment_count : TL_MAX_SEGS;
+    for (unsigned i = 0; i < tl->nsegs; i++) {
+        struct gmc_segment_info si;
+        if (gmc_segment_query(r.dev, i + 1, &si) == GMC_OK)
+            tl->segs[i].desc = si.desc;
+    }
+    if (prepass(&r, err, errlen) != 0) {
+        gmc_device_close(r.dev);
+        return 2;
+    }
+    if (o->fst) {
+        struct gmc_device_stats ds;
+        memset(&ds, 0, sizeof(ds));
+        gmc_device_stats(r.dev, &ds);
+        if (o->win_end != 0 && o->win_end <= ds.cycles) {
+            snprintf(err, errlen,
+                     "the waveform window ends at cycle %" PRIu64 ", before the run starts (cycle %" PRIu64
+                     ", after opening the device)",
+                     o->win_end, ds.cycles);
+            gmc_device_close(r.dev);
+            return 2;
+        }
+        st = gmc_device_trace(r.dev, o->fst, o->win_start, o->win_end);
+        if (st != GMC_OK) {
+            snprintf(err, errlen, "cannot write waveform '%s': %s (%s)", o->fst, gmc_strerror(st),
+                     gmc_status_name(st));
+            gmc_device_close(r.dev);
+            return 2;
+        }
+    }
+    tl->nclients = t->nclients;
+    for (unsigned c = 0; c < t->nclients; c++)
+        snprintf(tl->clients[c].name, sizeof(tl->clients[c].name), "%s", t->clients[c].name);
+    tl->nentities = t->nentities;
+    tl->entities = calloc(t->nentities ? t->nentities : 1, sizeof(*tl->entities));
+    r.er = calloc(t->nentities ? t->nentities : 1, sizeof(*r.er));
+    if (tl->entities == NULL || r.er == NULL) {
+        snprintf(err, errlen, "out of memory");
+        free(r.er);
+        gmc_device_close(r.dev);
+        return 2;
+    }
+    for (unsigned e = 0; e < t->nentities; e++) {
+        const struct tr_entity *en = &t->entities[e];
+        struct tl_entity *te = &tl->entities[e];
+        snprintf(te->name, sizeof(te->name), "%s", en->name);
+        te->client = en->client;
+        te->priority = (en->desc.info2_flags & GMC_INFO2_OVERRIDE_PRIORITY) ? en->desc.umd_priority
+                                                                             : en->desc.priority;
+        te->size = en->cpu_size;
+        te->line = en->line;
+        r.er[e].cur = -1;
+    }
+    gmc_device_stats(r.dev, &r.prev);
+    clock_gettime(CLOCK_MONOTONIC, &r.t0);
+    r.last_progress = r.t0;
+    double start = now_s();
+    const char *base = strrchr(t->file, '/');
+    dlog(&r, "gmc decision log: %s seed %" PRIu64 " device %s operations %u", base ? base + 1 : t->file, t->seed,
+         o->device, t->nops);
+    int rc = 0;
+    for (r.step = 0; r.step < t->nops; r.step++) {
+        const struct tr_op *op = &t->ops[r.step];
+        char why[256];
+        int want = op->has_expect ? op->expect : GMC_OK;
+        st = run_op(&r, op, why, sizeof(why));
+        dlog(&r, "step %u line %u %s %s", r.step, op->line, tr_kind_name(op->kind), short_status(st));
+        snapshot(&r);
+        struct gmc_device_stats now;
+        memset(&now, 0, sizeof(now));
+        gmc_device_stats(r.dev, &now);
+        struct tl_step ts = { .line = op->line, .kind = op->kind, .status = st, .frame = op->frame,
+                              .paged_in = now.bytes_paged_in - r.prev.bytes_paged_in,
+                              .paged_out = now.bytes_paged_out - r.prev.bytes_paged_out,
+                              .filled = now.bytes_filled - r.prev.bytes_filled,
+                              .evictions = now.evictions - r.prev.evictions,
+                              .page_ins = now.page_ins - r.prev.page_ins,
+                              .cycles = now.cycles };
+        if (ts.paged_in || ts.paged_out || ts.evictions)
+            dlog(&r, "  paged in %" PRIu64 " out %" PRIu64 " evictions %" PRIu64, ts.paged_in, ts.paged_out,
+                 ts.evictions);
+        r.prev = now;
+        tl_add_step(tl, &ts);
+        if (st != want) {
+            tl->ops_failed++;
+            if (tl->first_error[0] == '\0') {
+                const char *nm = op->entity < t->nentities &&
+                                         (op->kind == TR_ALLOC || op->kind == TR_DESTROY || op->kind == TR_OPEN ||
+                                          op->kind == TR_LOCK || op->kind == TR_UNLOCK ||
+                                          op->kind == TR_WRITE || op->kind == TR_READ)
+                                     ? t->entities[op->entity].name
+                                     : "";
+                snprintf(tl->first_error, sizeof(tl->first_error), "%s:%u: %s%s%s: %s (%s)%s%s%s%s", t->file,
+                         op->line, tr_kind_name(op->kind), nm[0] ? " " : "", nm, gmc_status_name(st),
+                         gmc_strerror(st), op->has_expect ? ", expected " : "",
+                         op->has_expect ? gmc_status_name(want) : "", why[0] ? ": " : "", why);
+            }
+            rc = 1;
+            if (!o->keep_going) {
+                r.step++;
+                break;
+            }
+        } else if (want != GMC_OK) {
+            tl->ops_expected_fail++;
+        }
+        progress(&r, 0);
+    }
+    unsigned end_step = r.step;
+    progress(&r, 1);
+    tl->wall_seconds = now_s() - start;
+    /* close what is still placed */
+    for (unsigned e = 0; e < t->nentities; e++)
+        if (r.er[e].cur >= 0) {
+            tl->intervals[r.er[e].cur].end = end_step;
+            tl->intervals[r.er[e].cur].end_kind = TL_END_RUN;
+            r.er[e].cur = -1;
+        }
+    tl->has_stats = gmc_device_stats(r.dev, &tl->stats) == GMC_OK;
+    gmc_device_query(r.dev, &tl->info);
+    for (unsigned i = 0; i < tl->nsegs; i++)
+        gmc_segment_query(r.dev, i + 1, &tl->segs[i].end);
+    for (unsigned c = 0; c < t->nclients; c++)
+        if (r.cl[c])
+            tl->clients[c].has_stats = gmc_client_stats(r.cl[c], &tl->clients[c].stats) == GMC_OK;
+    dlog(&r, "end steps %u failed %" PRIu64, end_step, tl->ops_failed);
+    tl->digest = r.hash;
+    gmc_device_close(r.dev);
+    for (unsigned e = 0; e < t->nentities; e++) {
+        free(r.er[e].shadow);
+        free(r.er[e].known);
+        free(r.er[e].sysmem);
+    }
+    free(r.er);
+    return rc;
+}

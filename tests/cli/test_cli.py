@@ -1,0 +1,285 @@
+#!/usr/bin/env python3
+"""The gmc command end to end, on the simulated controller.
+
+Runs every check against $BUILD/rel/bin/gmc and $BUILD/asan/bin/gmc:
+help and error paths (exit status and message), `gmc info` against the
+model's configured and strapped segments, replay determinism (digest and
+decision log), the report files (stats.json parses and carries every
+counter; each SVG parses as XML and draws exactly the placements and
+evictions the decision log and the library's counters report), waveforms,
+progress lines, and every example trace passing `gmc check`.
+
+Prints "test_cli: N passed, M failed" last.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = os.environ.get("BUILD", "build")
+if not os.path.isabs(BUILD):
+    BUILD = os.path.join(ROOT, BUILD)
+
+passed = 0
+failed = 0
+
+
+def check(cond, what):
+    global passed, failed
+    if cond:
+        passed += 1
+    else:
+        failed += 1
+        print("FAIL:", what)
+
+
+def gmc(binary, *args, cwd=None):
+    p = subprocess.run([binary] + list(args), cwd=cwd or ROOT, capture_output=True, text=True, timeout=600)
+    return p.returncode, p.stdout, p.stderr
+
+
+# A small workload that over-commits segment 2 of the default device and
+# pages through the aperture: quick even under AddressSanitizer.
+SMALL = """\
+# small over-committing workload for the CLI tests: segment 2 is 1 MiB here
+device sim:segs=3,seg1=0/0x100000/0x84,seg2=0x100000/0x100000/0x88/0/2,seg3=0x80000000/0x1000000/0x191
+client app
+client tool owner=3
+alloc keep size=128K segments=2 priority=high client=tool
+repeat 6 as i
+  alloc buf{i} size={256 + 64*rand(4)}K segments=2 evict-to=3
+end
+alloc staging size=64K segments=1 flags=CpuVisible
+resident keep
+frames 3 as f
+  repeat 6 as i
+    resident buf{i}
+    submit
+      fill buf{i} pattern={0x100 + i}
+    end
+    evict buf{i}
+  end
+  wait
+end
+lock staging flags=WriteOnly
+write staging
+unlock staging
+read staging verify
+"""
+
+
+def write(path, text):
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def svg_counts(path):
+    root = ET.parse(path).getroot()
+    counts = {}
+    for e in root.iter():
+        c = e.get("class")
+        if c:
+            counts[c] = counts.get(c, 0) + 1
+    return root, counts
+
+
+def run_checks(binary, tmp, tag):
+    # ---------------------------------------------------------- help
+    rc, out, err = gmc(binary, "--help")
+    check(rc == 0 and "usage: gmc COMMAND" in out, f"{tag}: gmc --help")
+    for cmd in ("info", "run", "replay", "check"):
+        rc, out, err = gmc(binary, cmd, "--help")
+        check(rc == 0 and out.startswith(f"usage: gmc {cmd}"), f"{tag}: gmc {cmd} --help ({rc}, {out[:40]!r})")
+    rc, out, err = gmc(binary)
+    check(rc == 2 and "usage: gmc COMMAND" in err, f"{tag}: gmc without a command")
+
+    # ---------------------------------------------------------- error paths
+    rc, out, err = gmc(binary, "frobnicate")
+    check(rc == 2 and "gmc: unknown command 'frobnicate'" in err, f"{tag}: unknown command: {err!r}")
+    rc, out, err = gmc(binary, "info", "--bogus")
+    check(rc == 2 and "gmc info: unknown option '--bogus'" in err, f"{tag}: bad option: {err!r}")
+    rc, out, err = gmc(binary, "run", "examples/frame_loop.trace", "--seed")
+    check(rc == 2 and "gmc run: option '--seed' needs a value" in err, f"{tag}: option without value: {err!r}")
+    rc, out, err = gmc(binary, "run", "examples/frame_loop.trace", "--seed", "x")
+    check(rc == 2 and "gmc run: bad --seed 'x' (a number)" in err, f"{tag}: bad seed: {err!r}")
+    rc, out, err = gmc(binary, "run")
+    check(rc == 2 and "gmc run: missing WORKLOAD" in err, f"{tag}: run without a workload: {err!r}")
+    rc, out, err = gmc(binary, "run", "examples/frame_loop.trace", "--trace-window", "0:10")
+    check(rc == 2 and "--trace-window needs --trace FILE.fst" in err, f"{tag}: window without trace: {err!r}")
+    rc, out, err = gmc(binary, "run", "examples/frame_loop.trace", "--trace", "x.fst", "--trace-window", "9:3")
+    check(rc == 2 and "bad --trace-window '9:3'" in err, f"{tag}: inverted window: {err!r}")
+    rc, out, err = gmc(binary, "run", os.path.join(tmp, "missing.trace"))
+    check(rc == 2 and f"gmc: {tmp}/missing.trace: cannot read: No such file or directory" in err,
+          f"{tag}: missing file: {err!r}")
+    rc, out, err = gmc(binary, "info", "--device", "nope")
+    check(rc == 2 and "gmc: cannot open device 'nope'" in err and "GMC_E_BAD_DEVICE_STRING" in err,
+          f"{tag}: unknown device string: {err!r}")
+    rc, out, err = gmc(binary, "info", "--device", "sim:latency=x")
+    check(rc == 2 and "GMC_E_DEVSTR_NUMBER" in err and "at byte 12" in err, f"{tag}: bad number in device string: {err!r}")
+    rc, out, err = gmc(binary, "info", "--device", "pci:0000:01:00.0")
+    check(rc == 2 and "GMC_E_BACKEND_UNAVAILABLE" in err, f"{tag}: pci backend: {err!r}")
+    small = os.path.join(tmp, "small.trace")
+    write(small, SMALL)
+    rc, out, err = gmc(binary, "run", small, "--device", "sim:bogus=1", "--progress", "none")
+    check(rc == 2 and "cannot open device 'sim:bogus=1'" in err and "GMC_E_DEVSTR_OPTION" in err,
+          f"{tag}: run with a bad device: {err!r}")
+
+    # A malformed trace: the message names FILE:LINE, and nothing runs (no
+    # report, no waveform).
+    bad = os.path.join(tmp, "bad.trace")
+    write(bad, SMALL.replace("  wait\n", "  wiat\n"))
+    line = SMALL.split("\n").index("  wait") + 1
+    rep = os.path.join(tmp, "bad-report")
+    fst = os.path.join(tmp, "bad.fst")
+    rc, out, err = gmc(binary, "run", bad, "--report", rep, "--trace", fst)
+    check(rc == 2 and err.strip() == f"gmc: {bad}:{line}: unknown operation 'wiat'", f"{tag}: malformed trace: {err!r}")
+    check(not os.path.exists(rep) and not os.path.exists(fst), f"{tag}: nothing runs on a malformed trace")
+    check(out == "", f"{tag}: no summary for a malformed trace")
+    # An allocation this device's segments refuse: rejected before anything runs.
+    rule = os.path.join(tmp, "rule.trace")
+    write(rule, "alloc a size=64K segments=1 evict-to=1\nresident a\n")
+    rc, out, err = gmc(binary, "run", rule, "--report", rep)
+    check(rc == 2 and f"{rule}:1: alloc a: breaks rule" in err and "GMC_E_RULE_EVICTION_NOT_APERTURE" in err,
+          f"{tag}: rule broken for this device: {err!r}")
+    check(not os.path.exists(rep), f"{tag}: nothing runs when a rule is broken")
+    # A status the trace does not expect: exit 1, FILE:LINE and the status;
+    # the same with expect= runs to the end with exit 0.
+    nospace = os.path.join(tmp, "nospace.trace")
+    write(nospace, "alloc a size=7M segments=2\nresident a\nalloc b size=4K\n")
+    rc, out, err = gmc(binary, "run", nospace, "--progress", "none")
+    check(rc == 1 and f"gmc: {nospace}:2: resident: GMC_E_NO_SPACE" in err and "operations        3 of 4 run, 1 failed" in out,
+          f"{tag}: unexpected status: rc {rc} {err!r}")
+    write(nospace, "alloc a size=7M segments=2\nresident a expect=NO_SPACE\nalloc b size=4K\n")
+    rc, out, err = gmc(binary, "run", nospace, "--progress", "none")
+    check(rc == 0 and "4 of 4 run, 0 failed, 1 refused as expected" in out, f"{tag}: expected status: rc {rc} {out!r}")
+
+    # ---------------------------------------------------------- info
+    rc, out, err = gmc(binary, "info")
+    segs = re.findall(r"^  (\d): base 0x([0-9a-f]+)  size 0x([0-9a-f]+) \([^)]*\)  banks (\d+)  cpu_offset 0x([0-9a-f]+)  flags (\S+)$",
+                      out, re.M)
+    check(rc == 0 and "segments: 3" in out and len(segs) == 3, f"{tag}: gmc info: {out!r}")
+    want = [("1", 0, 2 << 20, "0", "CpuVisible,PreservedDuringStandby"),
+            ("2", 2 << 20, 6080 << 10, "4", "UseBanking,PreservedDuringStandby"),
+            ("3", 0x80000000, 16 << 20, "0", "Aperture,CacheCoherent,PreservedDuringStandby,PreservedDuringHibernate")]
+    got = [(s[0], int(s[1], 16), int(s[2], 16), s[3], s[5]) for s in segs]
+    check(got == want, f"{tag}: default segments: {got}")
+    check("page size    4096 bytes" in out and "tlb          16 entries" in out and "id           0x474d4300" in out
+          and "version      1." in out, f"{tag}: info page/tlb/id")
+    # strapped segments: exactly those
+    dev = "sim:segs=2,seg1=0/0x100000/0x84,seg2=0x100000/0x300000/0x88/0/2"
+    rc, out, err = gmc(binary, "info", "--device", dev)
+    segs = re.findall(r"^  (\d): base 0x([0-9a-f]+)  size 0x([0-9a-f]+) \([^)]*\)  banks (\d+)  cpu_offset 0x([0-9a-f]+)  flags (\S+)$",
+                      out, re.M)
+    got = [(s[0], int(s[1], 16), int(s[2], 16), s[3], s[5]) for s in segs]
+    check(rc == 0 and "segments: 2" in out and got == [("1", 0, 0x100000, "0", "CpuVisible,PreservedDuringStandby"),
+                                                       ("2", 0x100000, 0x300000, "2", "UseBanking,PreservedDuringStandby")],
+          f"{tag}: strapped segments: {got} {err!r}")
+    # a strapped descriptor that breaks a segment rule
+    rc, out, err = gmc(binary, "info", "--device", "sim:segs=1,seg1=0/0x100000/0x12")
+    check(rc == 2 and "breaks rule" in err, f"{tag}: rule-breaking strap: {err!r}")
+
+    # ---------------------------------------------------------- check
+    for ex in ("frame_loop", "streaming_uploads", "large_weights"):
+        rc, out, err = gmc(binary, "check", f"examples/{ex}.trace")
+        check(rc == 0 and ": ok: " in out, f"{tag}: check {ex}: {err!r}")
+    rc, out, err = gmc(binary, "check", bad)
+    check(rc == 2 and f"{bad}:{line}: unknown operation 'wiat'" in err, f"{tag}: check malformed")
+
+    # ---------------------------------------------------------- replay
+    logs = [os.path.join(tmp, f"log{i}.txt") for i in range(3)]
+    r1 = gmc(binary, "replay", small, "--log", logs[0])
+    r2 = gmc(binary, "replay", small, "--log", logs[1])
+    r3 = gmc(binary, "replay", small, "--seed", "2", "--log", logs[2])
+    d = [re.match(r"digest ([0-9a-f]{16}) ", r[1]) for r in (r1, r2, r3)]
+    check(all(r[0] == 0 for r in (r1, r2, r3)) and all(d), f"{tag}: replay ran: {r1} {r3}")
+    if all(d):
+        check(d[0].group(1) == d[1].group(1), f"{tag}: same trace and seed, same digest")
+        check(open(logs[0]).read() == open(logs[1]).read(), f"{tag}: same decision log")
+        check(d[0].group(1) != d[2].group(1), f"{tag}: another seed, another digest")
+    other = os.path.join(tmp, "other.trace")
+    write(other, SMALL.replace("alloc keep size=128K", "alloc keep size=192K"))
+    r4 = gmc(binary, "replay", other)
+    d4 = re.match(r"digest ([0-9a-f]{16}) ", r4[1])
+    check(r4[0] == 0 and d4 and d[0] and d4.group(1) != d[0].group(1), f"{tag}: another trace, another digest")
+    log = open(logs[0]).read()
+    check(log.startswith("gmc decision log: ") and " evict buf" in log and " place buf" in log,
+          f"{tag}: decision log has placements and evictions")
+
+    # ---------------------------------------------------------- run + report
+    rep = os.path.join(tmp, "report")
+    rc, out, err = gmc(binary, "run", small, "--report", rep, "--progress", "plain")
+    check(rc == 0 and "digest            " + (d[0].group(1) if d[0] else "?") in out,
+          f"{tag}: run digest equals replay digest: {out!r} {err!r}")
+    check(re.search(r"^gmc: step \d+/\d+ \(\d+%\)", err, re.M) is not None, f"{tag}: plain progress lines: {err!r}")
+    for key in ("allocations", "evictions", "paged in", "paged out", "faults", "fences", "simulated cycles", "wall time"):
+        check(re.search(r"^  " + key, out, re.M) is not None, f"{tag}: summary has {key}")
+    check(f"pictures: {rep}/segment-N.svg" in out, f"{tag}: summary says where the pictures are")
+    stats = json.load(open(os.path.join(rep, "stats.json")))
+    ds = stats["device_stats"]
+    for k in ("make_resident_calls", "evict_calls", "submits", "page_ins", "evictions", "discards", "bytes_paged_in",
+              "bytes_paged_out", "bytes_filled", "paging_ops", "paging_buffers", "multipass", "fences_issued",
+              "fences_completed", "faults", "resets", "locks", "lock_waits", "renames", "cycles"):
+        check(isinstance(ds.get(k), int), f"{tag}: stats.json device_stats.{k}")
+    check(ds["evictions"] > 0 and ds["bytes_paged_out"] > 0 and ds["cycles"] > 0, f"{tag}: the workload evicts: {ds}")
+    check(len(stats["segments"]) == 3 and stats["segments"][1]["size"] == 1 << 20 and stats["run"]["steps_run"] == stats["run"]["operations"] and
+          len(stats["steps"]) == stats["run"]["steps_run"] and stats["run"]["failed"] == 0, f"{tag}: stats.json run")
+    check(sum(s["paged_in"] for s in stats["steps"]) == ds["bytes_paged_in"] and
+          sum(s["paged_out"] for s in stats["steps"]) == ds["bytes_paged_out"], f"{tag}: per-step bytes add up")
+    # placements and evictions per segment, from the decision log
+    seg_of, places, evicts = {}, {}, {}
+    for ln in log.splitlines():
+        m = re.match(r"  place (\S+) seg (\d+) ", ln)
+        if m:
+            seg_of[m.group(1)] = int(m.group(2))
+            places[int(m.group(2))] = places.get(int(m.group(2)), 0) + 1
+        m = re.match(r"  evict (\S+)$", ln)
+        if m:
+            evicts[seg_of[m.group(1)]] = evicts.get(seg_of[m.group(1)], 0) + 1
+    drawn_evictions = 0
+    for s in stats["segments"]:
+        path = os.path.join(rep, f"segment-{s['id']}.svg")
+        root, counts = svg_counts(path)
+        check(root.tag == "{http://www.w3.org/2000/svg}svg", f"{tag}: {path} is SVG")
+        check(counts.get("alloc", 0) == s["placements"] == places.get(s["id"], 0),
+              f"{tag}: segment {s['id']}: {counts.get('alloc', 0)} rectangles, stats {s['placements']}, log {places.get(s['id'], 0)}")
+        check(counts.get("evict", 0) == s["evictions_drawn"] == evicts.get(s["id"], 0),
+              f"{tag}: segment {s['id']}: eviction marks {counts.get('evict', 0)}, log {evicts.get(s['id'], 0)}")
+        drawn_evictions += counts.get("evict", 0)
+        texts = "".join(root.itertext())
+        check(f"Segment {s['id']}" in texts and "offset in segment" in texts and "step" in texts and "evicted" in texts,
+              f"{tag}: segment {s['id']} has a title, axes and a legend")
+    check(drawn_evictions == ds["evictions"], f"{tag}: eviction marks {drawn_evictions} = library evictions {ds['evictions']}")
+    root, counts = svg_counts(os.path.join(rep, "paging.svg"))
+    check(counts.get("in", 0) > 0 and counts.get("out", 0) > 0 and "paged in" in "".join(root.itertext()),
+          f"{tag}: paging chart has both directions: {counts}")
+    if shutil.which("rsvg-convert") or shutil.which("convert"):
+        check(os.path.getsize(os.path.join(rep, "segment-2.png")) > 1000, f"{tag}: PNG written")
+
+    # ---------------------------------------------------------- waveform
+    fst = os.path.join(tmp, "w.fst")
+    rc, out, err = gmc(binary, "run", small, "--trace", fst, "--trace-window", "0:100000", "--progress", "none")
+    check(rc == 0 and os.path.exists(fst) and os.path.getsize(fst) > 100, f"{tag}: FST waveform written: {err!r}")
+    with open(fst, "rb") as f:
+        check(f.read(1) == b"\x00", f"{tag}: FST file starts with a header block")
+    rc, out, err = gmc(binary, "run", small, "--trace", fst, "--trace-window", "10:20", "--progress", "none")
+    check(rc == 2 and "the waveform window ends at cycle 20, before the run starts" in err, f"{tag}: past window: {err!r}")
+
+
+def main():
+    binaries = [(v, os.path.join(BUILD, v, "bin", "gmc")) for v in ("rel", "asan")]
+    binaries = [(v, b) for v, b in binaries if os.path.exists(b)]
+    check(len(binaries) == 2, f"gmc binaries in {BUILD}/rel/bin and {BUILD}/asan/bin")
+    for tag, b in binaries:
+        with tempfile.TemporaryDirectory(prefix=f"gmc-cli-{tag}-") as tmp:
+            run_checks(b, tmp, tag)
+    print(f"test_cli: {passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
