@@ -79,14 +79,19 @@ module gmc_dma_axi_rd_arb #(
     /* verilator lint_off UNUSEDSIGNAL */
     integer   kk;
     /* verilator lint_on UNUSEDSIGNAL */
+    // (Searched only when some stream asks: the simulator skips the loop
+    // in the other cycles.)
     always @* begin
         pick_valid = 1'b0;
         pick = 3'd0;
-        for (k = 2 * PORTS - 1; k >= 0; k = k - 1) begin
-            kk = k % PORTS;
-            if (k >= {29'd0, rr_reg} && k < {29'd0, rr_reg} + PORTS && req_valid[kk]) begin
-                pick_valid = 1'b1;
-                pick = kk[2:0];
+        kk = 0;
+        if (req_valid != {PORTS{1'b0}}) begin
+            for (k = 2 * PORTS - 1; k >= 0; k = k - 1) begin
+                kk = k % PORTS;
+                if (k >= {29'd0, rr_reg} && k < {29'd0, rr_reg} + PORTS && req_valid[kk]) begin
+                    pick_valid = 1'b1;
+                    pick = kk[2:0];
+                end
             end
         end
     end

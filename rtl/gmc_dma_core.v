@@ -216,6 +216,7 @@ module gmc_dma_core #(
         .VRAM_BYTES(VRAM_BYTES), .APERTURE_BASE(APERTURE_BASE), .APERTURE_PAGES(APERTURE_PAGES),
         .PROT_RANGES(PROT_RANGES)
     ) u_check (
+        .en(state_reg == S_DECODE),
         .w0(w0), .w1(w1), .w2(w2), .w3(w3), .in_ib(pkt_ib_reg),
         .prot_base(prot_base), .prot_limit(prot_limit),
         .chk_code(pc_code), .chk_addr(pc_addr), .s_vram(s_vram), .d_vram(d_vram)
@@ -227,21 +228,35 @@ module gmc_dma_core #(
 
     // -------------------------------------------------------- side setup
 
-    wire [19:0] src_page_idx = w3[GMC_PKT_MDL_W3_SRC_PAGE_LSB +: 20];
-    wire [11:0] src_off      = w3[GMC_PKT_MDL_W3_SRC_OFFSET_LSB +: 12];
-    wire [19:0] dst_page_idx = w3[GMC_PKT_MDL_W3_DST_PAGE_LSB +: 20];
-    wire [11:0] dst_off      = w3[GMC_PKT_MDL_W3_DST_OFFSET_LSB +: 12];
-    wire [11:0] s12 = f_src_mdl ? src_off : w1[11:0];
-    wire [11:0] d12 = f_dst_mdl ? dst_off : w2[11:0];
-    wire [32:0] s_pg_sum = {21'd0, s12} + {1'b0, len} + 33'd4095;
-    wire [32:0] d_pg_sum = {21'd0, d12} + {1'b0, len} + 33'd4095;
-    wire [1:0]  s_kind = (op_rdp && !f_gpu) ? K_BUS : (op_xfer && f_src_mdl) ? K_MDL : s_vram ? K_VRAM : K_AP;
-    wire [1:0]  d_kind = ((op_wrp && !f_gpu) || op_fence) ? K_BUS : (op_xfer && f_dst_mdl) ? K_MDL
-                       : d_vram ? K_VRAM : K_AP;
-    wire [35:0] s_page0 = (op_xfer && f_src_mdl) ? {16'd0, src_page_idx} : (s_kind == K_BUS) ? w1[47:12]
-                        : {16'd0, w1[31:12]};
-    wire [35:0] d_page0 = (op_xfer && f_dst_mdl) ? {16'd0, dst_page_idx} : (d_kind == K_BUS) ? w2[47:12]
-                        : {16'd0, w2[31:12]};
+    // Used only while the packet is decoded (state S_DECODE); 0 otherwise,
+    // so the simulator skips this logic in the other cycles.
+    reg [11:0] s12, d12;
+    reg [32:0] s_pg_sum, d_pg_sum;
+    reg [1:0]  s_kind, d_kind;
+    reg [35:0] s_page0, d_page0;
+    always @* begin
+        s12 = 12'd0;
+        d12 = 12'd0;
+        s_pg_sum = 33'd0;
+        d_pg_sum = 33'd0;
+        s_kind = K_VRAM;
+        d_kind = K_VRAM;
+        s_page0 = 36'd0;
+        d_page0 = 36'd0;
+        if (state_reg == S_DECODE) begin
+            s12 = f_src_mdl ? w3[GMC_PKT_MDL_W3_SRC_OFFSET_LSB +: 12] : w1[11:0];
+            d12 = f_dst_mdl ? w3[GMC_PKT_MDL_W3_DST_OFFSET_LSB +: 12] : w2[11:0];
+            s_pg_sum = {21'd0, s12} + {1'b0, len} + 33'd4095;
+            d_pg_sum = {21'd0, d12} + {1'b0, len} + 33'd4095;
+            s_kind = (op_rdp && !f_gpu) ? K_BUS : (op_xfer && f_src_mdl) ? K_MDL : s_vram ? K_VRAM : K_AP;
+            d_kind = ((op_wrp && !f_gpu) || op_fence) ? K_BUS : (op_xfer && f_dst_mdl) ? K_MDL
+                   : d_vram ? K_VRAM : K_AP;
+            s_page0 = (op_xfer && f_src_mdl) ? {16'd0, w3[GMC_PKT_MDL_W3_SRC_PAGE_LSB +: 20]}
+                    : (s_kind == K_BUS) ? w1[47:12] : {16'd0, w1[31:12]};
+            d_page0 = (op_xfer && f_dst_mdl) ? {16'd0, w3[GMC_PKT_MDL_W3_DST_PAGE_LSB +: 20]}
+                    : (d_kind == K_BUS) ? w2[47:12] : {16'd0, w2[31:12]};
+        end
+    end
 
     function [1:0] tgt_of;
         input [1:0] k;
@@ -279,9 +294,6 @@ module gmc_dma_core #(
     wire rdp_fail = (state_reg == S_RDP) && !rd_start && !fifo_valid && rd_sf_valid && (rd_pushed == 30'd0)
                     && !cmd_reset;
     assign fifo_pop = rdp_data;
-    wire [63:0] rdp_shift = fifo_data >> {w1[2:0], 3'd0};
-    wire [63:0] rdp_mask  = (len[3:0] == 4'd8) ? 64'hFFFF_FFFF_FFFF_FFFF
-                          : ~(64'hFFFF_FFFF_FFFF_FFFF << {len[2:0], 3'd0});
 
     // --------------------------------------------------------------- status
 
@@ -500,7 +512,9 @@ module gmc_dma_core #(
             end
             S_RDP: begin
                 if (rdp_data)
-                    read_result <= rdp_shift & rdp_mask;
+                    read_result <= (fifo_data >> {w1[2:0], 3'd0})
+                                   & ((len[3:0] == 4'd8) ? 64'hFFFF_FFFF_FFFF_FFFF
+                                      : ~(64'hFFFF_FFFF_FFFF_FFFF << {len[2:0], 3'd0}));
             end
             S_MAP: begin
                 if (map_wrote) begin

@@ -83,19 +83,30 @@ module gmc_dma_fetch #(
 
     // Ring geometry: offsets wrap at 2^ring_log2 bytes.
     wire [19:0] ring_mask = (20'hFFFFF >> (5'd20 - ring_log2));
-    wire [19:0] to_tail   = (tail - off_reg) & ring_mask;
-    wire [47:0] ring_addr = {ring_base, 12'd0} | {28'd0, off_reg & ring_mask};
-    wire [47:0] cur_addr  = ib_reg ? ib_addr_reg : ring_addr;
 
-    // Words to the next 4 KiB boundary, and words that remain.
-    wire [9:0]  to_4k     = 10'd512 - {1'b0, cur_addr[11:3]};
-    wire [28:0] left_w    = ib_reg ? ib_left_reg[31:3] : {12'd0, to_tail[19:3]};
-    wire [9:0]  max_b     = MAX_BURST[9:0];
+    // The next burst: its address and beats (words to the next 4 KiB
+    // boundary, and words that remain). Only needed while enabled (a
+    // request needs enable); 0 otherwise, so the simulator skips it.
+    reg  [19:0] to_tail;
+    reg  [47:0] cur_addr;
+    reg  [9:0]  to_4k;
+    reg  [28:0] left_w;
     reg  [9:0]  beats;
     always @* begin
-        beats = max_b;
-        if (to_4k < beats) beats = to_4k;
-        if (left_w < {19'd0, beats}) beats = left_w[9:0];
+        to_tail = 20'd0;
+        cur_addr = 48'd0;
+        to_4k = 10'd0;
+        left_w = 29'd0;
+        beats = 10'd0;
+        if (enable) begin
+            to_tail  = (tail - off_reg) & ring_mask;
+            cur_addr = ib_reg ? ib_addr_reg : ({ring_base, 12'd0} | {28'd0, off_reg & ring_mask});
+            to_4k    = 10'd512 - {1'b0, cur_addr[11:3]};
+            left_w   = ib_reg ? ib_left_reg[31:3] : {12'd0, to_tail[19:3]};
+            beats    = MAX_BURST[9:0];
+            if (to_4k < beats) beats = to_4k;
+            if (left_w < {19'd0, beats}) beats = left_w[9:0];
+        end
     end
 
     wire [FAW:0] fifo_count;
