@@ -100,6 +100,12 @@ static int stub_power(void *ctx, int state, const uint64_t *ranges, unsigned n)
     return GMC_E_BACKEND_UNAVAILABLE;
 }
 
+static int stub_reset(void *ctx)
+{
+    (void)ctx;
+    return GMC_E_BACKEND_UNAVAILABLE;
+}
+
 static uint64_t stub_cycles(void *ctx)
 {
     (void)ctx;
@@ -121,6 +127,7 @@ const struct gmc_backend_ops gmc_backend_pci = {
     .wait = stub_wait,
     .cycles = stub_cycles,
     .power = stub_power,
+    .reset = stub_reset,
 };
 
 /* iCE40 board behind the serial bridge (docs/uart-bridge.md). */
@@ -138,6 +145,7 @@ const struct gmc_backend_ops gmc_backend_uart = {
     .wait = stub_wait,
     .cycles = stub_cycles,
     .power = stub_power,
+    .reset = stub_reset,
 };
 
 const struct gmc_backend_ops *gmc_backend_for(const struct gmc_devspec *spec)

@@ -48,6 +48,9 @@ struct gmc_backend_ops {
      * content, the rest of VRAM is kept (self-refresh), registers reset.
      * State 0 powers it back up, out of reset. */
     int (*power)(void *ctx, int state, const uint64_t *ranges, unsigned n);
+    /* Reset the controller (a TDR's adapter reset): registers to their
+     * reset values, bus transactions in flight dropped, VRAM kept. */
+    int (*reset)(void *ctx);
 };
 
 extern const struct gmc_backend_ops gmc_backend_sim;

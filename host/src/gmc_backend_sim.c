@@ -132,6 +132,11 @@ static int sim_power(void *ctx, int state, const uint64_t *ranges, unsigned n)
     return status_of(gmc_sim_reset(ctx, 8));
 }
 
+static int sim_reset(void *ctx)
+{
+    return status_of(gmc_sim_reset(ctx, 8));
+}
+
 static uint64_t sim_cycles(void *ctx)
 {
     return gmc_sim_cycles(ctx);
@@ -151,4 +156,5 @@ const struct gmc_backend_ops gmc_backend_sim = {
     .wait = sim_wait,
     .cycles = sim_cycles,
     .power = sim_power,
+    .reset = sim_reset,
 };

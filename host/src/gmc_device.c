@@ -281,6 +281,9 @@ int gmc_device_stats(const gmc_device *dev, struct gmc_device_stats *out)
         out->paging_buffers = ps.buffers;
         out->multipass = ps.multipass;
         out->faults = ps.faults > out->faults ? ps.faults : out->faults;
+        /* Fence values, not calls: a paging buffer that fills in the middle
+         * of an operation ends with a fence of its own. */
+        out->fences_issued = gmc_paging_last_issued(dev->pg);
         out->fences_completed = gmc_paging_completed(dev->pg);
     }
     if (dev->kmd.be->cycles != NULL)

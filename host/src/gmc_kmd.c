@@ -194,7 +194,15 @@ static int set_power(struct gmc_kmd *k, int state, const uint64_t *ranges, unsig
     return k->be->power(k->be_ctx, state, ranges, n);
 }
 
+static int reset_from_timeout(struct gmc_kmd *k)
+{
+    if (k->be->reset == NULL)
+        return GMC_E_UNSUPPORTED;
+    return k->be->reset(k->be_ctx);
+}
+
 const struct gmc_kmd_ddi gmc_kmd_ddi_gmc = {
+    .reset_from_timeout = reset_from_timeout,
     .set_power = set_power,
     .query_adapter_info = query_adapter_info,
     .fill = fill,

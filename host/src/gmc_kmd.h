@@ -59,6 +59,9 @@ struct gmc_kmd_ddi {
      * down, `ranges` (n base/size pairs) are the VRAM the transition
      * purges. */
     int (*set_power)(struct gmc_kmd *kmd, int state, const uint64_t *ranges, unsigned n);
+    /* DxgkDdiResetFromTimeout: reset the controller after a TDR. VRAM
+     * (and so the page table) is kept; registers return to reset values. */
+    int (*reset_from_timeout)(struct gmc_kmd *kmd);
     /* DxgkDdiStopDevice: release the backend. */
     void (*stop_device)(struct gmc_kmd *kmd);
 };

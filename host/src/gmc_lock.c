@@ -43,6 +43,16 @@ static uint32_t cpu_mask(const gmc_device *dev, const struct gmc_valloc *a)
     return m & a->desc.supported_segments;
 }
 
+/* Whether a lock maps the system copy: a kept one, an aperture placement,
+ * or an allocation no CPU-visible memory segment can take but an aperture
+ * can (its content is reached through the system copy). */
+static int sys_mapped(const gmc_device *dev, const struct gmc_valloc *a)
+{
+    if (a->keep_sys || is_aperture(dev, a))
+        return 1;
+    return cpu_mask(dev, a) == 0u && (a->desc.supported_segments & gmc_resid_aperture_mask(dev));
+}
+
 static void fill_host(void *p, uint64_t n, uint32_t pattern)
 {
     uint8_t *b = p;
@@ -77,10 +87,17 @@ static int rename_alloc(gmc_device *dev, struct gmc_valloc *a, int sys_map)
             a->gpu_valid = 0; /* the VRAM copy is stale; unlock uploads */
         }
     } else {
+        /* The GPU keeps the old range until its work completes: the new
+         * one is taken while the old is still held. No room without
+         * evicting: wait instead. */
         uint32_t mask = cpu_mask(dev, a);
-        if (a->node.mgr != NULL)
-            gmc_resid_unplace(dev, a);
-        rc = gmc_resid_place(dev, a, mask, 1, NULL);
+        rc = mask != 0u && a->node.mgr != NULL ? gmc_resid_rename_placement(dev, a, mask)
+                                               : GMC_E_NO_SPACE;
+        if (rc == GMC_E_NO_SPACE) {
+            dev->stats.lock_waits++;
+            return gmc_resid_wait(dev, a->busy_fence > a->paging_fence ? a->busy_fence
+                                                                      : a->paging_fence);
+        }
         if (rc != GMC_OK)
             return rc;
         a->gpu_valid = 1; /* content undefined: Discard promises to overwrite it */
@@ -166,7 +183,7 @@ int gmc_lock(gmc_client *c, gmc_handle h, uint32_t flags, struct gmc_lock_map *o
         return GMC_E_UNSUPPORTED;
     if (dev->power != GMC_POWER_D0)
         return GMC_E_POWER_STATE;
-    int sys_map = a->keep_sys || is_aperture(dev, a);
+    int sys_map = sys_mapped(dev, a);
     uint64_t until = a->busy_fence > a->paging_fence ? a->busy_fence : a->paging_fence;
     if (until > gmc_paging_completed(dev->pg)) {
         if (flags & GMC_LOCK_DISCARD) {
@@ -180,7 +197,7 @@ int gmc_lock(gmc_client *c, gmc_handle h, uint32_t flags, struct gmc_lock_map *o
         if (rc != GMC_OK)
             return rc;
     }
-    sys_map = a->keep_sys || is_aperture(dev, a);
+    sys_map = sys_mapped(dev, a);
     if (sys_map) {
         if (a->sys.host == NULL)
             rc = gmc_resid_ensure_sys(dev, a);

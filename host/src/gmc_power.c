@@ -143,8 +143,10 @@ int gmc_device_power(gmc_device *dev, enum gmc_power_state to, struct gmc_power_
         if (a->node.mgr == NULL)
             continue;
         struct gmc_vseg *s = &dev->seg[a->seg];
-        if (purged(s, to) || (is_aperture(s) && ap_purged))
+        if ((purged(s, to) || (is_aperture(s) && ap_purged)) && a->gpu_valid) {
             a->gpu_valid = 0; /* the placed copy (or mapping) is gone; the system copy holds it */
+            a->power_purged = 1;
+        }
     }
     dev->power = (uint32_t)to;
     dev->gart_purged = ap_purged;
@@ -176,11 +178,13 @@ int gmc_device_resume(gmc_device *dev, struct gmc_power_report *rep)
     struct gmc_power_report r;
     memset(&r, 0, sizeof(r));
     for (struct gmc_valloc *a = dev->allocs; a != NULL; a = a->dnext) {
-        if (a->node.mgr == NULL || a->gpu_valid)
+        int was_purged = a->power_purged;
+        a->power_purged = 0;
+        /* Only what the power-down took is restored; content-less
+         * allocations are filled on their first page-in. */
+        if (!was_purged || a->node.mgr == NULL || a->gpu_valid ||
+            !(a->state & GMC_ALLOC_STATE_HAS_CONTENT))
             continue;
-        if (!(a->state & GMC_ALLOC_STATE_HAS_CONTENT)) {
-            continue; /* content-less: filled on its first page-in */
-        }
         rc = gmc_resid_page_in(dev, a);
         if (rc != GMC_OK)
             return rc;

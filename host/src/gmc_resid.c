@@ -25,6 +25,7 @@
  * (ties: the older allocation). Candidate segments are tried in the
  * allocation's placement order (docs/placement.md).
  */
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,20 +102,10 @@ int gmc_resid_queue(gmc_device *dev, struct gmc_paging_args *args, uint64_t *fen
     return GMC_OK;
 }
 
-/* Free a page-in's source once the page-in completed; a TDR before that
- * gives it back to its owner (recover()). */
-static void defer_owned(gmc_device *dev, struct gmc_valloc *owner)
-{
-    gmc_resid_defer_sysbuf(dev, &owner->sys);
-    if (dev->deferred != NULL && owner->sys.host == NULL && dev->deferred->owner == NULL &&
-        dev->deferred->fence > gmc_paging_completed(dev->pg))
-        dev->deferred->owner = owner;
-}
-
-void gmc_resid_defer_sysbuf(gmc_device *dev, struct gmc_sysbuf *b)
+static struct gmc_deferred *defer(gmc_device *dev, struct gmc_sysbuf *b)
 {
     if (b->host == NULL)
-        return;
+        return NULL;
     uint64_t fence = gmc_paging_last_issued(dev->pg);
     struct gmc_deferred *d = calloc(1, sizeof(*d));
     if (d == NULL || fence <= gmc_paging_completed(dev->pg)) {
@@ -124,13 +115,28 @@ void gmc_resid_defer_sysbuf(gmc_device *dev, struct gmc_sysbuf *b)
         free(d);
         gmc_sysmem_free(dev->pg, b);
         memset(b, 0, sizeof(*b));
-        return;
+        return NULL;
     }
     d->buf = *b;
     d->fence = fence;
     d->next = dev->deferred;
     dev->deferred = d;
     memset(b, 0, sizeof(*b));
+    return d;
+}
+
+/* Free a page-in's source once the page-in completed; a TDR before that
+ * gives it back to its owner (recover()). */
+static void defer_owned(gmc_device *dev, struct gmc_valloc *owner)
+{
+    struct gmc_deferred *d = defer(dev, &owner->sys);
+    if (d != NULL)
+        d->owner = owner;
+}
+
+void gmc_resid_defer_sysbuf(gmc_device *dev, struct gmc_sysbuf *b)
+{
+    (void)defer(dev, b);
 }
 
 /* Release system buffers whose last user completed (all: force). */
@@ -144,7 +150,7 @@ static void reap(gmc_device *dev, int force)
             *pp = d->next;
             if (d->node != NULL) {
                 gmc_range_remove(&dev->seg[d->seg].mgr, d->node);
-                free(d->node);
+                free(d->node); /* the holder allocation (node is its first member) */
             } else {
                 gmc_sysmem_free(dev->pg, &d->buf);
             }
@@ -205,6 +211,8 @@ void gmc_resid_unplace(gmc_device *dev, struct gmc_valloc *a)
     if (a->node.mgr == NULL)
         return;
     struct gmc_vseg *s = &dev->seg[a->seg];
+    if (dev->pg != NULL && gmc_paging_last_issued(dev->pg) > dev->freed_fence[a->seg])
+        dev->freed_fence[a->seg] = gmc_paging_last_issued(dev->pg);
     gmc_range_remove(&s->mgr, &a->node);
     s->used -= a->sz.placed;
     s->count--;
@@ -440,6 +448,8 @@ static void sync_after(gmc_device *dev, struct gmc_valloc *a, uint64_t fence)
         dev->sync_wait_fence = fence;
 }
 
+_Static_assert(offsetof(struct gmc_valloc, node) == 0, "a range node is its allocation");
+
 int gmc_resid_rename_placement(gmc_device *dev, struct gmc_valloc *a, uint32_t mask)
 {
     if (a->node.mgr == NULL)
@@ -447,7 +457,10 @@ int gmc_resid_rename_placement(gmc_device *dev, struct gmc_valloc *a, uint32_t m
     struct gmc_alloc_desc d;
     restrict_desc(&a->desc, mask, &d);
     struct gmc_range_node *fresh = calloc(1, sizeof(*fresh));
-    struct gmc_range_node *hold = calloc(1, sizeof(*hold));
+    /* The held range's node is a (blank) allocation's: scan_window() looks
+     * at every node of a segment as an allocation. */
+    struct gmc_valloc *holder = calloc(1, sizeof(*holder));
+    struct gmc_range_node *hold = holder != NULL ? &holder->node : NULL;
     struct gmc_deferred *def = calloc(1, sizeof(*def));
     struct gmc_placement pl;
     if (fresh == NULL || hold == NULL || def == NULL) {
@@ -456,7 +469,16 @@ int gmc_resid_rename_placement(gmc_device *dev, struct gmc_valloc *a, uint32_t m
         free(def);
         return GMC_E_NO_MEMORY;
     }
-    int rc = gmc_place(dev->seg, dev->nsegs, &d, fresh, &pl);
+    /* The CPU writes the new range at once: queued work that still reads
+     * a range released from these segments (an eviction's copy-out) must
+     * be done first. */
+    uint64_t ff = 0;
+    for (unsigned i = 0; i < dev->nsegs; i++)
+        if ((mask & GMC_SEGMENT_BIT(i + 1u)) && dev->freed_fence[i] > ff)
+            ff = dev->freed_fence[i];
+    int rc = ff > gmc_paging_completed(dev->pg) ? gmc_resid_wait(dev, ff) : GMC_OK;
+    if (rc == GMC_OK)
+        rc = gmc_place(dev->seg, dev->nsegs, &d, fresh, &pl);
     if (rc != GMC_OK) {
         free(fresh);
         free(hold);
@@ -706,6 +728,12 @@ static void recover(gmc_device *dev)
 {
     uint64_t done = 0;
     (void)gmc_paging_reset(dev->pg, &done);
+    /* The engine reset cannot take back transactions a hung bus still owes
+     * (each keeps an outstanding slot until answered), so reset the whole
+     * controller as DxgkDdiResetFromTimeout does, then program the queue
+     * again. VRAM and the page table survive. */
+    if (dev->kmd.ddi->reset_from_timeout(&dev->kmd) == GMC_OK)
+        (void)gmc_paging_restart(dev->pg);
     /* Page-in sources whose page-in never completed go back to their owner. */
     for (struct gmc_deferred **pp = &dev->deferred; *pp != NULL;) {
         struct gmc_deferred *d = *pp;

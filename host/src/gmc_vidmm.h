@@ -114,6 +114,9 @@ struct gmc_device {
     struct gmc_device_stats stats;
     struct gmc_recovery_report recovery;
     struct gmc_deferred *deferred;  /* ranges freed once a fence completes */
+    /* Per segment: the engine may still touch ranges released from it
+     * until this fence (work queued before the release). */
+    uint64_t freed_fence[GMC_MAX_SEGMENTS];
 };
 
 /* A system buffer (or a segment range, node != NULL) released while the

@@ -218,6 +218,11 @@ static int wrap_power(void *ctx, int state, const uint64_t *ranges, unsigned n)
     return gmc_backend_sim.power(((struct wrap *)ctx)->inner, state, ranges, n);
 }
 
+static int wrap_reset(void *ctx)
+{
+    return gmc_backend_sim.reset(((struct wrap *)ctx)->inner);
+}
+
 static const struct gmc_backend_ops wrap_ops = {
     .name = "wrap",
     .open = NULL,
@@ -232,6 +237,7 @@ static const struct gmc_backend_ops wrap_ops = {
     .wait = wrap_wait,
     .cycles = wrap_cycles,
     .power = wrap_power,
+    .reset = wrap_reset,
 };
 
 struct lie {

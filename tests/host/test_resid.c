@@ -1,0 +1,775 @@
+/*
+ * test_resid.c - residency (docs/residency.md) on the model through the
+ * public API: MakeResident/Evict reference counts per client, submissions
+ * of non-resident allocations, eviction under pressure (priority first,
+ * LRU within a priority; referenced, locked and pinned allocations never
+ * chosen; exact bytes_needed), eviction through an aperture versus an
+ * MDL, PermanentSysMem and ExistingSysMem (clean eviction is a discard,
+ * dirty content is copied), the first page-in (FILL pattern or zeros, in
+ * VRAM), NOTIFY_RESIDENCY callbacks, SynchronousPaging ordering,
+ * submission copies and fills byte for byte, every submission refusal and
+ * fence-wait argument errors. Every model is checked for AXI protocol
+ * violations when its device closes.
+ */
+#include "vidmm_test.h"
+
+/* ------------------------------------------------ reference counts */
+
+static void test_refcounts(void **state)
+{
+    (void)state;
+    gmc_device *dev = t_open(NULL);
+    gmc_client *c1 = t_client(dev), *c2 = t_client(dev);
+    struct gmc_alloc_desc d;
+    t_desc(&d, 64 * KiB, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+    d.kmt_flags = GMC_KMT_CREATE_RESOURCE | GMC_KMT_CREATE_SHARED;
+    gmc_handle h1 = t_create(c1, &d);
+    gmc_handle h2 = GMC_HANDLE_NONE;
+    ok(gmc_alloc_open(c2, t_info(c1, h1).share_handle, &h2));
+
+    gmc_handle twice[2] = { h1, h1 };
+    struct gmc_residency_result res;
+    ok(gmc_make_resident(c1, twice, 2, &res));
+    assert_int_equal(res.failed_index, 2);
+    assert_int_equal(res.bytes_needed, 0);
+    assert_true(res.paging_fence != 0u); /* the first page-in */
+    assert_int_equal(t_info(c1, h1).resident_refs, 2);
+    assert_int_equal(t_info(c1, h1).resident_total, 2);
+    assert_int_equal(t_info(c2, h2).resident_refs, 0);
+    assert_int_equal(t_info(c2, h2).resident_total, 2);
+    ok(t_resident1(c2, h2));
+    assert_int_equal(t_info(c2, h2).resident_refs, 1);
+    assert_int_equal(t_info(c1, h1).resident_total, 3);
+    struct gmc_client_stats cs;
+    ok(gmc_client_stats(c2, &cs));
+    assert_int_equal(cs.bytes_resident, 64 * KiB);
+
+    /* already in memory: a second MakeResident pages nothing */
+    ok(gmc_make_resident(c1, &h1, 1, &res));
+    assert_int_equal(res.paging_fence, 0);
+    ok(t_evict1(c1, h1));
+
+    ok(t_evict1(c2, h2));
+    struct gmc_device_stats before = t_stats(dev);
+    assert_status(t_evict1(c2, h2), GMC_E_NOT_RESIDENT);
+    struct gmc_device_stats after = t_stats(dev);
+    assert_int_equal(after.evict_calls, before.evict_calls);
+    assert_int_equal(t_info(c1, h1).resident_refs, 2);
+    assert_int_equal(t_info(c1, h1).resident_total, 2);
+    assert_int_equal(t_info(c2, h2).resident_refs, 0);
+    ok(gmc_client_stats(c2, &cs));
+    assert_int_equal(cs.bytes_resident, 0);
+
+    /* three references asked, two held: nothing changes */
+    gmc_handle thrice[3] = { h1, h1, h1 };
+    assert_status(gmc_evict(c1, thrice, 3), GMC_E_NOT_RESIDENT);
+    assert_int_equal(t_info(c1, h1).resident_refs, 2);
+    /* another client's handle is not this client's */
+    assert_status(gmc_evict(c2, &h1, 1), GMC_E_BAD_HANDLE);
+    res.failed_index = 99;
+    assert_status(gmc_make_resident(c2, &h1, 1, &res), GMC_E_BAD_HANDLE);
+    assert_int_equal(res.failed_index, 0);
+    assert_int_equal(t_info(c1, h1).resident_total, 2);
+    assert_status(gmc_make_resident(NULL, &h1, 1, NULL), GMC_E_NULL_POINTER);
+    assert_status(gmc_make_resident(c1, NULL, 1, NULL), GMC_E_NULL_POINTER);
+    assert_status(gmc_evict(c1, NULL, 1), GMC_E_NULL_POINTER);
+    ok(gmc_make_resident(c1, NULL, 0, NULL));
+
+    ok(gmc_evict(c1, twice, 2));
+    struct gmc_alloc_info ai = t_info(c1, h1);
+    assert_int_equal(ai.resident_refs, 0);
+    assert_int_equal(ai.resident_total, 0);
+    assert_false(ai.state & GMC_ALLOC_STATE_RESIDENT);
+    assert_true(ai.state & GMC_ALLOC_STATE_PLACED); /* unreferenced, not moved */
+
+    /* a destroyed handle drops its references */
+    ok(t_resident1(c2, h2));
+    assert_int_equal(t_info(c1, h1).resident_total, 1);
+    ok(gmc_alloc_destroy(c2, h2));
+    assert_int_equal(t_info(c1, h1).resident_total, 0);
+    t_close(dev);
+}
+
+/* ------------------------------------------ eviction under pressure */
+
+struct slot {
+    gmc_handle h;
+    uint32_t prio;
+    uint64_t offset;
+};
+
+static int placed_at(gmc_client *c, gmc_handle h, unsigned seg)
+{
+    struct gmc_alloc_info ai = t_info(c, h);
+    return (ai.state & GMC_ALLOC_STATE_PLACED) && ai.segment == seg;
+}
+
+static void test_pressure_policy(void **state)
+{
+    (void)state;
+    gmc_device *dev = t_open(NULL);
+    gmc_client *c = t_client(dev);
+    enum { N = 8 };
+    const uint64_t SZ = 256 * KiB;
+    static const uint32_t prio[N] = { GMC_PRIORITY_HIGH, GMC_PRIORITY_LOW, GMC_PRIORITY_NORMAL,
+                                      GMC_PRIORITY_LOW, GMC_PRIORITY_NORMAL, GMC_PRIORITY_LOW,
+                                      GMC_PRIORITY_HIGH, GMC_PRIORITY_NORMAL };
+    struct slot a[N];
+    for (unsigned i = 0; i < N; i++) {
+        struct gmc_alloc_desc d;
+        t_desc(&d, SZ, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+        d.priority = prio[i];
+        a[i].h = t_create(c, &d);
+        a[i].prio = prio[i];
+        struct gmc_alloc_info ai = t_info(c, a[i].h);
+        assert_int_equal(ai.segment, SEG_VIS); /* 8 x 256 KiB fill the 2 MiB exactly */
+        assert_int_equal(ai.offset, i * SZ);
+        a[i].offset = ai.offset;
+        assert_int_equal(ai.priority, prio[i]);
+        t_write_pattern(c, a[i].h, SZ, 100 + i);
+    }
+    /* LRU order: touch 7 first ... 0 last */
+    for (unsigned i = N; i-- > 0;) {
+        ok(t_resident1(c, a[i].h));
+        ok(t_evict1(c, a[i].h));
+    }
+    /* a[3] (LOW) stays referenced, a[5] (LOW) locked: never victims */
+    ok(t_resident1(c, a[3].h));
+    struct gmc_lock_map m;
+    ok(gmc_lock(c, a[5].h, GMC_LOCK_READ_ONLY, &m));
+    assert_int_equal(m.kind, GMC_LOCK_MAP_BAR);
+    assert_int_equal(m.bar_offset, a[5].offset);
+
+    /* each new 256 KiB allocation evicts exactly one, in policy order:
+     * LOW a1; NORMAL by LRU a7, a4, a2; HIGH by LRU a6, a0 */
+    static const unsigned order[] = { 1, 7, 4, 2, 6, 0 };
+    gmc_handle n[6];
+    struct gmc_device_stats st0 = t_stats(dev);
+    for (unsigned k = 0; k < 6; k++) {
+        struct gmc_alloc_desc d;
+        t_desc(&d, SZ, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+        n[k] = t_create(c, &d);
+        assert_false(t_info(c, n[k]).state & GMC_ALLOC_STATE_PLACED); /* creation never evicts */
+        struct gmc_residency_result res;
+        ok(gmc_make_resident(c, &n[k], 1, &res));
+        assert_true(res.paging_fence != 0u);
+        unsigned v = order[k];
+        struct gmc_alloc_info ai = t_info(c, a[v].h);
+        if (ai.state & GMC_ALLOC_STATE_PLACED)
+            fail_msg("step %u: a%u should have been evicted", k, v);
+        assert_true(ai.state & GMC_ALLOC_STATE_IN_SYSTEM);
+        assert_true(ai.state & GMC_ALLOC_STATE_HAS_CONTENT);
+        assert_int_equal(t_info(c, n[k]).offset, a[v].offset); /* took its place */
+        for (unsigned j = 0; j < N; j++) {
+            int gone = 0;
+            for (unsigned q = 0; q <= k; q++)
+                gone |= order[q] == j;
+            if (placed_at(c, a[j].h, SEG_VIS) == gone)
+                fail_msg("step %u: a%u placed=%d", k, j, !gone);
+        }
+    }
+    struct gmc_device_stats st1 = t_stats(dev);
+    assert_int_equal(st1.evictions - st0.evictions, 6);
+    assert_int_equal(st1.bytes_paged_out - st0.bytes_paged_out, 6 * SZ); /* all dirty: copied */
+    assert_int_equal(st1.discards, st0.discards);
+    assert_int_equal(st1.evictions_via_aperture, st0.evictions_via_aperture);
+    struct gmc_client_stats cs;
+    ok(gmc_client_stats(c, &cs));
+    assert_int_equal(cs.evictions, 6);
+
+    /* full of referenced and locked allocations: NO_SPACE, exact */
+    struct gmc_alloc_desc d;
+    t_desc(&d, SZ, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+    gmc_handle big = t_create(c, &d);
+    struct gmc_residency_result res;
+    struct gmc_device_stats sb = t_stats(dev);
+    assert_status(gmc_make_resident(c, &big, 1, &res), GMC_E_NO_SPACE);
+    assert_int_equal(res.bytes_needed, SZ);
+    assert_int_equal(res.failed_index, 0);
+    assert_int_equal(t_stats(dev).evictions, sb.evictions);
+    /* one unreferenced 256 KiB: 512 KiB still 256 KiB short, nothing evicted */
+    ok(t_evict1(c, n[0]));
+    d.size = 2 * SZ;
+    gmc_handle big2 = t_create(c, &d);
+    gmc_handle two[2] = { a[3].h, big2 };
+    uint32_t refs3 = t_info(c, a[3].h).resident_refs;
+    assert_status(gmc_make_resident(c, two, 2, &res), GMC_E_NO_SPACE);
+    assert_int_equal(res.bytes_needed, SZ);
+    assert_int_equal(res.failed_index, 1);
+    assert_int_equal(t_info(c, a[3].h).resident_refs, refs3); /* all or nothing */
+    assert_true(placed_at(c, n[0], SEG_VIS));
+    assert_int_equal(t_stats(dev).evictions, sb.evictions);
+    /* the 256 KiB one fits by evicting n[0] */
+    ok(gmc_make_resident(c, &big, 1, &res));
+    assert_false(t_info(c, n[0]).state & GMC_ALLOC_STATE_PLACED);
+
+    /* every evicted allocation's content is intact */
+    ok(gmc_unlock(c, a[5].h));
+    for (unsigned i = 0; i < N; i++)
+        if (!t_check_pattern(c, a[i].h, SZ, 100 + i))
+            fail_msg("a%u content changed", i);
+    t_close(dev);
+}
+
+static void test_pinned_never_evicted(void **state)
+{
+    (void)state;
+    gmc_device *dev = t_open(NULL);
+    gmc_client *c = t_client(dev);
+    struct gmc_alloc_desc d;
+    t_desc(&d, 64 * KiB, GMC_ALLOC_OVERLAY | GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+    d.priority = GMC_PRIORITY_MINIMUM;
+    gmc_handle ov = t_create(c, &d);
+    struct gmc_alloc_info oi = t_info(c, ov);
+    assert_true(oi.state & GMC_ALLOC_STATE_PINNED);
+    assert_true(oi.state & GMC_ALLOC_STATE_PLACED);
+    gmc_handle small = t_new(c, 512 * KiB, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+    assert_true(placed_at(c, small, SEG_VIS));
+    /* the whole segment: everything but the overlay could go */
+    t_desc(&d, 2 * MiB, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+    gmc_handle all = t_create(c, &d);
+    struct gmc_residency_result res;
+    assert_status(gmc_make_resident(c, &all, 1, &res), GMC_E_NO_SPACE);
+    assert_int_equal(res.bytes_needed, 64 * KiB);
+    assert_true(placed_at(c, ov, SEG_VIS));
+    assert_true(placed_at(c, small, SEG_VIS)); /* not evicted in vain */
+    assert_int_equal(t_stats(dev).evictions, 0);
+    t_close(dev);
+}
+
+/* -------------------------------------- aperture versus MDL eviction */
+
+static void test_evict_via_aperture(void **state)
+{
+    (void)state;
+    gmc_device *dev = t_open(NULL);
+    gmc_client *c = t_client(dev);
+    struct gmc_alloc_desc d;
+    t_desc(&d, 1 * MiB, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+    d.eviction_segments = BIT(SEG_AP);
+    gmc_handle ea = t_create(c, &d); /* offset 0 */
+    d.eviction_segments = 0;
+    gmc_handle em = t_create(c, &d); /* offset 1 MiB */
+    t_write_pattern(c, ea, MiB, 1);
+    t_write_pattern(c, em, MiB, 2);
+    struct gmc_device_stats s0 = t_stats(dev);
+
+    /* LRU: ea (older) goes first, through the aperture */
+    d.size = 1 * MiB;
+    gmc_handle x = t_create(c, &d);
+    ok(t_resident1(c, x));
+    assert_false(t_info(c, ea).state & GMC_ALLOC_STATE_PLACED);
+    assert_true(placed_at(c, em, SEG_VIS));
+    struct gmc_device_stats s1 = t_stats(dev);
+    assert_int_equal(s1.evictions - s0.evictions, 1);
+    assert_int_equal(s1.evictions_via_aperture - s0.evictions_via_aperture, 1);
+    assert_int_equal(s1.bytes_paged_out - s0.bytes_paged_out, MiB);
+    /* the eviction mapping is gone: the aperture has nothing placed */
+    struct gmc_segment_info si;
+    ok(gmc_segment_query(dev, SEG_AP, &si));
+    assert_int_equal(si.used, 0);
+    assert_int_equal(si.largest_free, si.desc.size);
+
+    /* then em, straight through its MDL */
+    gmc_handle y = t_create(c, &d);
+    ok(t_resident1(c, y));
+    assert_false(t_info(c, em).state & GMC_ALLOC_STATE_PLACED);
+    struct gmc_device_stats s2 = t_stats(dev);
+    assert_int_equal(s2.evictions - s1.evictions, 1);
+    assert_int_equal(s2.evictions_via_aperture, s1.evictions_via_aperture);
+    assert_int_equal(s2.bytes_paged_out - s1.bytes_paged_out, MiB);
+
+    ok(t_evict1(c, x));
+    ok(t_evict1(c, y));
+    assert_true(t_check_pattern(c, ea, MiB, 1));
+    assert_true(t_check_pattern(c, em, MiB, 2));
+    t_close(dev);
+}
+
+/* ------------------------------- PermanentSysMem and ExistingSysMem */
+
+static _Alignas(4096) uint8_t existing[256 * 1024];
+
+static void test_kept_system_copy(void **state)
+{
+    (void)state;
+    gmc_device *dev = t_open(NULL);
+    gmc_client *c = t_client(dev);
+    const uint64_t SZ = 1 * MiB;
+    struct gmc_alloc_desc d;
+    t_desc(&d, SZ, GMC_ALLOC_CPU_VISIBLE | GMC_ALLOC_PERMANENT_SYS_MEM, BIT(SEG_VIS));
+    gmc_handle p = t_create(c, &d);
+    t_desc(&d, SZ, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+    gmc_handle q = t_create(c, &d);
+    struct gmc_alloc_info pi = t_info(c, p);
+    assert_int_equal(pi.offset, 0);
+
+    /* first page-in: FILL in VRAM */
+    struct gmc_device_stats s0 = t_stats(dev);
+    ok(t_resident1(c, p));
+    t_idle(dev);
+    assert_int_equal(t_stats(dev).bytes_filled - s0.bytes_filled, SZ);
+    assert_true(t_vram_filled(dev, pi.gpu_address, SZ, GMC_FILL_UNINITIALISED));
+    ok(t_evict1(c, p));
+
+    /* clean: evicted by discarding */
+    ok(t_resident1(c, q)); /* evicts nothing: room for both */
+    t_write_pattern(c, q, SZ, 5);
+    ok(t_evict1(c, q));
+    t_desc(&d, SZ, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+    gmc_handle r = t_create(c, &d);
+    s0 = t_stats(dev);
+    ok(t_resident1(c, r)); /* p is older than q */
+    assert_false(t_info(c, p).state & GMC_ALLOC_STATE_PLACED);
+    struct gmc_device_stats s1 = t_stats(dev);
+    assert_int_equal(s1.evictions - s0.evictions, 1);
+    assert_int_equal(s1.discards - s0.discards, 1);
+    assert_int_equal(s1.bytes_paged_out, s0.bytes_paged_out);
+    ok(gmc_alloc_destroy(c, r));
+
+    /* back in: copied from the system copy; then a GPU write makes it dirty */
+    s0 = t_stats(dev);
+    ok(t_resident1(c, p)); /* into r's free place */
+    struct gmc_device_stats s2 = t_stats(dev);
+    assert_int_equal(s2.bytes_paged_in - s0.bytes_paged_in, SZ);
+    assert_int_equal(s2.bytes_paged_out, s0.bytes_paged_out);
+    assert_int_equal(s2.evictions, s0.evictions);
+    ok(gmc_fence_wait(dev, t_fill(c, p, 0x1000, 0x3000, 0x11223344u), 0));
+    assert_true(t_info(c, p).state & GMC_ALLOC_STATE_DIRTY);
+    ok(t_evict1(c, p));
+    t_desc(&d, 2 * MiB, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+    gmc_handle all = t_create(c, &d);
+    s0 = t_stats(dev);
+    ok(t_resident1(c, all)); /* evicts p and q, both dirty: copied */
+    assert_false(t_info(c, p).state & GMC_ALLOC_STATE_PLACED);
+    assert_false(t_info(c, q).state & GMC_ALLOC_STATE_PLACED);
+    s1 = t_stats(dev);
+    assert_int_equal(s1.evictions - s0.evictions, 2);
+    assert_int_equal(s1.discards, s0.discards);
+    assert_int_equal(s1.bytes_paged_out - s0.bytes_paged_out, 2 * SZ);
+    ok(gmc_alloc_destroy(c, all));
+    /* the system copy has the GPU's bytes, the rest the first fill */
+    struct gmc_lock_map m;
+    ok(gmc_lock(c, p, GMC_LOCK_READ_ONLY, &m));
+    assert_int_equal(m.kind, GMC_LOCK_MAP_SYSTEM);
+    assert_non_null(m.ptr);
+    const uint8_t *b = m.ptr;
+    for (uint64_t i = 0; i < SZ; i++) {
+        uint8_t want = (i >= 0x1000 && i < 0x4000) ? (uint8_t)(0x11223344u >> (8u * (i & 3u)))
+                                                   : (uint8_t)(GMC_FILL_UNINITIALISED >> (8u * (i & 3u)));
+        if (b[i] != want)
+            fail_msg("byte %llu: %02x, want %02x", (unsigned long long)i, b[i], want);
+    }
+    ok(gmc_unlock(c, p));
+
+    /* a write lock while resident: unlock uploads it, eviction then discards */
+    ok(t_resident1(c, p));
+    pi = t_info(c, p);
+    ok(gmc_lock(c, p, GMC_LOCK_WRITE_ONLY, &m));
+    t_pattern(m.ptr, SZ, 9);
+    s0 = t_stats(dev);
+    ok(gmc_unlock(c, p));
+    t_idle(dev);
+    s1 = t_stats(dev);
+    assert_int_equal(s1.bytes_paged_in - s0.bytes_paged_in, SZ);
+    assert_true(t_vram_is(dev, pi.gpu_address, SZ, 9));
+    ok(t_evict1(c, p));
+    t_desc(&d, 2 * MiB, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+    all = t_create(c, &d);
+    s0 = t_stats(dev);
+    ok(t_resident1(c, all)); /* evicts p only (q is out): clean, discarded */
+    s1 = t_stats(dev);
+    assert_int_equal(s1.evictions - s0.evictions, 1);
+    assert_int_equal(s1.discards - s0.discards, 1);
+    assert_int_equal(s1.bytes_paged_out, s0.bytes_paged_out);
+    ok(t_evict1(c, all));
+    assert_true(t_check_pattern(c, p, SZ, 9));
+    assert_true(t_check_pattern(c, q, SZ, 5));
+    ok(gmc_alloc_destroy(c, all));
+
+    /* ExistingSysMem: the caller's memory is the system copy */
+    t_pattern(existing, sizeof existing, 77);
+    t_desc(&d, sizeof existing, GMC_ALLOC_CPU_VISIBLE | GMC_ALLOC_EXISTING_SYS_MEM, BIT(SEG_VIS));
+    d.system_mem = existing;
+    d.system_mem_size = sizeof existing;
+    gmc_handle e = t_create(c, &d);
+    ok(t_resident1(c, e));
+    t_idle(dev);
+    struct gmc_alloc_info ei = t_info(c, e);
+    assert_true(ei.state & GMC_ALLOC_STATE_PLACED);
+    assert_true(t_vram_is(dev, ei.gpu_address, sizeof existing, 77));
+    ok(t_evict1(c, e));
+    t_desc(&d, 2 * MiB, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+    all = t_create(c, &d);
+    s0 = t_stats(dev);
+    ok(t_resident1(c, all)); /* q (paged in by its read: dirty) and e (clean) */
+    s1 = t_stats(dev);
+    assert_false(t_info(c, e).state & GMC_ALLOC_STATE_PLACED);
+    assert_int_equal(s1.evictions - s0.evictions, 2);
+    assert_int_equal(s1.discards - s0.discards, 1);
+    assert_int_equal(s1.bytes_paged_out - s0.bytes_paged_out, SZ); /* q */
+    ok(gmc_alloc_destroy(c, all));
+    /* a GPU write to it lands in the caller's memory on eviction */
+    ok(t_resident1(c, e));
+    ok(gmc_fence_wait(dev, t_fill(c, e, 0, 0x2000, 0xA5A5A5A5u), 0));
+    ok(t_evict1(c, e));
+    t_desc(&d, 2 * MiB, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+    all = t_create(c, &d);
+    s0 = t_stats(dev);
+    ok(t_resident1(c, all));
+    t_idle(dev);
+    s1 = t_stats(dev);
+    assert_int_equal(s1.bytes_paged_out - s0.bytes_paged_out, sizeof existing);
+    for (unsigned i = 0; i < sizeof existing; i++) {
+        uint8_t want = i < 0x2000 ? 0xA5 : t_byte(77, i);
+        if (existing[i] != want)
+            fail_msg("existing[%u] = %02x, want %02x", i, existing[i], want);
+    }
+    ok(gmc_alloc_destroy(c, e));
+    t_close(dev);
+}
+
+/* ------------------------------------------------- first page-in */
+
+static void test_first_page_in(void **state)
+{
+    (void)state;
+    gmc_device *dev = t_open(NULL);
+    gmc_client *c = t_client(dev);
+    const uint64_t SZ = 192 * KiB;
+    /* dirty the VRAM where the next allocations will go */
+    gmc_handle t = t_new(c, 2 * SZ, 0, BIT(SEG_VRAM));
+    uint64_t base = t_info(c, t).gpu_address;
+    ok(t_resident1(c, t));
+    ok(gmc_fence_wait(dev, t_fill(c, t, 0, 2 * SZ, 0x55555555u), 0));
+    assert_true(t_vram_filled(dev, base, 2 * SZ, 0x55555555u));
+    ok(gmc_alloc_destroy(c, t));
+
+    gmc_handle u = t_new(c, SZ, 0, BIT(SEG_VRAM));
+    struct gmc_alloc_desc d;
+    t_desc(&d, SZ, 0, BIT(SEG_VRAM));
+    d.kmt_flags = GMC_KMT_ZEROED;
+    gmc_handle z = t_create(c, &d);
+    struct gmc_alloc_info ui = t_info(c, u), zi = t_info(c, z);
+    assert_int_equal(ui.gpu_address, base);
+    assert_int_equal(zi.gpu_address, base + SZ);
+    assert_true(zi.state & GMC_ALLOC_STATE_ZERO_PENDING);
+    assert_false(ui.state & GMC_ALLOC_STATE_HAS_CONTENT);
+    /* placed, not yet filled: the old bytes are still there */
+    assert_true(t_vram_filled(dev, base, 2 * SZ, 0x55555555u));
+    struct gmc_device_stats s0 = t_stats(dev);
+    gmc_handle both[2] = { u, z };
+    struct gmc_residency_result res;
+    ok(gmc_make_resident(c, both, 2, &res));
+    ok(gmc_fence_wait(dev, res.paging_fence, 0));
+    assert_true(t_vram_filled(dev, base, SZ, GMC_FILL_UNINITIALISED));
+    assert_true(t_vram_filled(dev, base + SZ, SZ, 0));
+    struct gmc_device_stats s1 = t_stats(dev);
+    assert_int_equal(s1.bytes_filled - s0.bytes_filled, 2 * SZ);
+    assert_int_equal(s1.page_ins - s0.page_ins, 2);
+    assert_int_equal(s1.bytes_paged_in, s0.bytes_paged_in);
+    zi = t_info(c, z);
+    assert_false(zi.state & GMC_ALLOC_STATE_ZERO_PENDING);
+    assert_true(zi.state & GMC_ALLOC_STATE_HAS_CONTENT);
+    t_close(dev);
+}
+
+/* ------------------------------------------------- NOTIFY_RESIDENCY */
+
+struct note_log {
+    gmc_client *c;
+    gmc_handle h[8];
+    int resident[8];
+    int placed[8]; /* the allocation's PLACED state when the callback ran */
+    unsigned n;
+};
+
+static void on_note(void *user, gmc_handle h, int resident)
+{
+    struct note_log *l = user;
+    if (l->n < 8u) {
+        struct gmc_alloc_info ai;
+        l->placed[l->n] = gmc_alloc_query(l->c, h, &ai) == GMC_OK && (ai.state & GMC_ALLOC_STATE_PLACED);
+        l->h[l->n] = h;
+        l->resident[l->n] = resident;
+    }
+    l->n++;
+}
+
+static void test_notify_residency(void **state)
+{
+    (void)state;
+    gmc_device *dev = t_open(NULL);
+    gmc_client *c = t_client(dev);
+    struct note_log log = { .c = c };
+    ok(gmc_client_set_residency_callback(c, on_note, &log));
+    assert_status(gmc_client_set_residency_callback(NULL, on_note, &log), GMC_E_NULL_POINTER);
+    struct gmc_alloc_desc d;
+    t_desc(&d, 1 * MiB, GMC_ALLOC_CPU_VISIBLE | GMC_ALLOC_EXPLICIT_RESIDENCY_NOTIFICATION, BIT(SEG_VIS));
+    assert_status(gmc_alloc_create(c, &d, &(gmc_handle){ 0 }), GMC_E_RULE_EXPLICITRESIDENCY_NEEDS_PHYSICAL);
+    d.flags |= GMC_ALLOC_ACCESSED_PHYSICALLY;
+    gmc_handle h = t_create(c, &d);
+    gmc_handle plain = t_new(c, 1 * MiB, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+    assert_int_equal(log.n, 0); /* placed at creation, not committed */
+
+    struct gmc_residency_result res;
+    ok(gmc_make_resident(c, &h, 1, &res));
+    ok(gmc_fence_wait(dev, res.paging_fence, 0));
+    assert_int_equal(log.n, 1);
+    assert_int_equal(log.h[0], h);
+    assert_int_equal(log.resident[0], 1);
+    assert_true(log.placed[0]);
+    /* already resident: no second notification */
+    ok(gmc_make_resident(c, &h, 1, &res));
+    ok(t_resident1(c, plain));
+    t_idle(dev);
+    assert_int_equal(log.n, 1);
+    ok(t_evict1(c, h));
+    ok(t_evict1(c, h));
+    ok(t_evict1(c, plain));
+    t_idle(dev);
+    assert_int_equal(log.n, 1); /* Evict drops the reference; nothing moves */
+
+    /* pressure: h is the older one; notified before it leaves */
+    gmc_handle x = t_new(c, 1 * MiB, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+    ok(t_resident1(c, x));
+    t_idle(dev);
+    assert_false(t_info(c, h).state & GMC_ALLOC_STATE_PLACED);
+    assert_int_equal(log.n, 2);
+    assert_int_equal(log.h[1], h);
+    assert_int_equal(log.resident[1], 0);
+    assert_true(log.placed[1]); /* before the eviction */
+    ok(t_evict1(c, x));
+
+    /* back in: notified again, once */
+    ok(gmc_make_resident(c, &h, 1, &res));
+    ok(gmc_fence_wait(dev, res.paging_fence, 0));
+    t_idle(dev);
+    assert_int_equal(log.n, 3);
+    assert_int_equal(log.resident[2], 1);
+    assert_int_equal(log.h[2], h);
+    ok(gmc_client_set_residency_callback(c, NULL, NULL));
+    t_close(dev);
+}
+
+/* ------------------------------------------------ SynchronousPaging */
+
+static void test_synchronous_paging(void **state)
+{
+    (void)state;
+    gmc_device *dev = t_open(NULL);
+    gmc_client *c = t_client(dev);
+    const uint64_t SZ = 1 * MiB;
+    gmc_handle src = t_new(c, SZ, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+    t_write_pattern(c, src, SZ, 3);
+    ok(t_resident1(c, src));
+
+    /* without SynchronousPaging the submission does not wait */
+    gmc_handle a = t_new(c, SZ, 0, BIT(SEG_VRAM));
+    struct gmc_residency_result res;
+    ok(gmc_make_resident(c, &a, 1, &res));
+    struct gmc_device_stats s0 = t_stats(dev);
+    uint64_t f = t_copy(c, src, 0, a, 0, 4096);
+    assert_int_equal(t_stats(dev).sync_waits, s0.sync_waits);
+    assert_true(gmc_fence_completed(dev) < res.paging_fence); /* a 1 MiB fill still running */
+    assert_true(f > res.paging_fence);
+    ok(gmc_fence_wait(dev, f, 0));
+
+    /* with it: the submission waits for the paging first */
+    struct gmc_alloc_desc d;
+    t_desc(&d, SZ, GMC_ALLOC_SYNCHRONOUS_PAGING, BIT(SEG_VRAM));
+    gmc_handle s = t_create(c, &d);
+    ok(gmc_make_resident(c, &s, 1, &res));
+    assert_true(gmc_fence_completed(dev) < res.paging_fence);
+    s0 = t_stats(dev);
+    f = t_copy(c, src, 0, s, 0, SZ);
+    struct gmc_device_stats s1 = t_stats(dev);
+    assert_int_equal(s1.sync_waits - s0.sync_waits, 1);
+    assert_true(gmc_fence_completed(dev) >= res.paging_fence);
+    assert_true(f > res.paging_fence);
+    /* and its paging waits for it to go idle: eviction after the copy */
+    ok(t_evict1(c, s));
+    ok(t_evict1(c, a));
+    struct gmc_alloc_info si = t_info(c, s);
+    assert_true(gmc_fence_completed(dev) < f);
+    t_desc(&d, 6080 * KiB - SZ, 0, BIT(SEG_VRAM));
+    gmc_handle big = t_create(c, &d);
+    ok(t_resident1(c, big)); /* evicts a then s */
+    assert_false(t_info(c, s).state & GMC_ALLOC_STATE_PLACED);
+    assert_true(gmc_fence_completed(dev) >= f); /* waited for the copy before paging s */
+    ok(t_evict1(c, big));
+    ok(gmc_alloc_destroy(c, big));
+    (void)si;
+    assert_true(t_stats(dev).sync_waits >= s1.sync_waits);
+    ok(t_evict1(c, src));
+    ok(t_resident1(c, s));
+    gmc_handle vis = t_new(c, SZ, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+    ok(t_resident1(c, vis));
+    ok(gmc_fence_wait(dev, t_copy(c, s, 0, vis, 0, SZ), 0));
+    assert_true(t_check_pattern(c, vis, SZ, 3));
+    t_close(dev);
+}
+
+/* ------------------------------------------- submissions, byte by byte */
+
+static void test_submit_ops(void **state)
+{
+    (void)state;
+    gmc_device *dev = t_open(NULL);
+    gmc_client *c = t_client(dev);
+    const uint64_t SZ = 64 * KiB;
+    gmc_handle src = t_new(c, SZ, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+    gmc_handle vis = t_new(c, SZ, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+    struct gmc_alloc_desc d;
+    t_desc(&d, SZ, 0, BIT(SEG_VRAM));
+    d.kmt_flags = GMC_KMT_ZEROED;
+    gmc_handle dst = t_create(c, &d);
+    gmc_handle ap = t_new(c, SZ, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_AP));
+    t_write_pattern(c, src, SZ, 11);
+    t_write_pattern(c, ap, SZ, 12);
+    gmc_handle all[4] = { src, vis, dst, ap };
+    ok(gmc_make_resident(c, all, 4, NULL));
+    struct gmc_alloc_info di = t_info(c, dst);
+
+    /* one submission: odd copy, odd fill, aperture -> VRAM, VRAM -> visible */
+    struct gmc_submit_ref refs[4] = { { src, 0 }, { dst, GMC_REF_WRITE }, { ap, 0 }, { vis, GMC_REF_WRITE } };
+    struct gmc_gpu_op ops[4] = {
+        { GMC_GPU_COPY, 0, 1, 0x123, 0x457, 0x2345, 0 },
+        { GMC_GPU_FILL, 0, 1, 0, 0x3001, 1001, 0xA1B2C3D4u },
+        { GMC_GPU_COPY, 2, 1, 0x8000, 0x9003, 0x1FFD, 0 },
+        { GMC_GPU_COPY, 1, 3, 0, 0, SZ, 0 },
+    };
+    struct gmc_submit s = { refs, 4, ops, 4 };
+    uint64_t f = 0;
+    struct gmc_device_stats s0 = t_stats(dev);
+    ok(gmc_submit(c, &s, &f));
+    assert_int_equal(t_stats(dev).submits - s0.submits, 1);
+    ok(gmc_fence_wait(dev, f, 0));
+    assert_true(gmc_fence_completed(dev) >= f);
+    uint8_t *want = calloc(1, SZ), *got = malloc(SZ);
+    assert_non_null(want);
+    assert_non_null(got);
+    for (uint64_t i = 0; i < 0x2345; i++)
+        want[0x457 + i] = t_byte(11, 0x123 + i);
+    for (uint64_t i = 0; i < 1001; i++) {
+        uint64_t a = di.gpu_address + 0x3001 + i;
+        want[0x3001 + i] = (uint8_t)(0xA1B2C3D4u >> (8u * (a & 3u)));
+    }
+    for (uint64_t i = 0; i < 0x1FFD; i++)
+        want[0x9003 + i] = t_byte(12, 0x8000 + i);
+    assert_int_equal(gmc_sim_vram_peek(gmc_device_sim(dev), di.gpu_address, got, SZ), 0);
+    assert_memory_equal(got, want, SZ);
+    ok(gmc_alloc_read(c, vis, 0, got, SZ));
+    assert_memory_equal(got, want, SZ);
+    struct gmc_alloc_info ai = t_info(c, dst);
+    assert_int_equal(ai.last_use, f);
+    assert_true(ai.state & GMC_ALLOC_STATE_HAS_CONTENT);
+    /* an empty submission gets a fence too */
+    struct gmc_submit empty = { NULL, 0, NULL, 0 };
+    uint64_t f2 = 0;
+    ok(gmc_submit(c, &empty, &f2));
+    ok(gmc_fence_wait(dev, f2, 0));
+    free(want);
+    free(got);
+    t_close(dev);
+}
+
+/* ---------------------------------------------- submission refusals */
+
+static void test_submit_refusals(void **state)
+{
+    (void)state;
+    gmc_device *dev = t_open(NULL);
+    gmc_client *c = t_client(dev), *other = t_client(dev);
+    gmc_handle a = t_new(c, 64 * KiB, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+    gmc_handle b = t_new(c, 64 * KiB, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+    gmc_handle nr = t_new(c, 64 * KiB, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+    struct gmc_alloc_desc d;
+    t_desc(&d, 64 * KiB, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+    d.kmt_flags = GMC_KMT_READ_ONLY;
+    gmc_handle ro = t_create(c, &d);
+    gmc_handle aponly = t_new(c, 64 * KiB, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_AP));
+    gmc_handle theirs = t_new(other, 64 * KiB, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+    gmc_handle res[4] = { a, b, ro, aponly };
+    ok(gmc_make_resident(c, res, 4, NULL));
+    ok(t_resident1(other, theirs));
+    t_idle(dev);
+
+    struct case_ {
+        struct gmc_submit_ref refs[2];
+        unsigned nrefs;
+        struct gmc_gpu_op op;
+        int want;
+    } cases[] = {
+        { { { 0xDEAD, 0 }, { b, GMC_REF_WRITE } }, 2, { GMC_GPU_COPY, 0, 1, 0, 0, 16, 0 }, GMC_E_BAD_HANDLE },
+        { { { theirs, 0 }, { b, GMC_REF_WRITE } }, 2, { GMC_GPU_COPY, 0, 1, 0, 0, 16, 0 }, GMC_E_BAD_HANDLE },
+        { { { a, 2u }, { b, GMC_REF_WRITE } }, 2, { GMC_GPU_COPY, 0, 1, 0, 0, 16, 0 }, GMC_E_INVALID_ARG },
+        { { { a, 0 }, { b, GMC_REF_WRITE } }, 2, { 7, 0, 1, 0, 0, 16, 0 }, GMC_E_INVALID_ARG },
+        { { { a, 0 }, { b, GMC_REF_WRITE } }, 2, { GMC_GPU_COPY, 0, 2, 0, 0, 16, 0 }, GMC_E_INVALID_ARG },
+        { { { a, 0 }, { b, GMC_REF_WRITE } }, 2, { GMC_GPU_COPY, 5, 1, 0, 0, 16, 0 }, GMC_E_INVALID_ARG },
+        { { { a, 0 }, { b, GMC_REF_WRITE } }, 2, { GMC_GPU_COPY, 0, 1, 0, 0, 0, 0 }, GMC_E_INVALID_ARG },
+        { { { a, 0 }, { b, 0 } }, 2, { GMC_GPU_COPY, 0, 1, 0, 0, 16, 0 }, GMC_E_PERMISSION },
+        { { { a, 0 }, { b, GMC_REF_WRITE } }, 2, { GMC_GPU_COPY, 0, 1, 0, 64 * KiB - 15, 16, 0 }, GMC_E_OUT_OF_BOUNDS },
+        { { { a, 0 }, { b, GMC_REF_WRITE } }, 2, { GMC_GPU_COPY, 0, 1, 64 * KiB, 0, 1, 0 }, GMC_E_OUT_OF_BOUNDS },
+        { { { a, 0 }, { b, GMC_REF_WRITE } }, 2, { GMC_GPU_COPY, 0, 1, 0, UINT64_MAX, 16, 0 }, GMC_E_OUT_OF_BOUNDS },
+        { { { a, 0 }, { b, GMC_REF_WRITE } }, 2, { GMC_GPU_FILL, 1, 1, 0, 0, 16, 0 }, GMC_E_INVALID_ARG },
+        { { { a, 0 }, { b, GMC_REF_WRITE } }, 2, { GMC_GPU_FILL, 0, 1, 4, 0, 16, 0 }, GMC_E_INVALID_ARG },
+        { { { nr, 0 }, { b, GMC_REF_WRITE } }, 2, { GMC_GPU_COPY, 0, 1, 0, 0, 16, 0 }, GMC_E_NOT_RESIDENT },
+        { { { a, 0 }, { nr, GMC_REF_WRITE } }, 2, { GMC_GPU_FILL, 0, 1, 0, 0, 16, 0 }, GMC_E_NOT_RESIDENT },
+        { { { a, 0 }, { ro, GMC_REF_WRITE } }, 2, { GMC_GPU_COPY, 0, 1, 0, 0, 16, 0 }, GMC_E_READ_ONLY },
+        { { { a, 0 }, { aponly, GMC_REF_WRITE } }, 2, { GMC_GPU_FILL, 0, 1, 0, 0, 16, 0 }, GMC_E_UNSUPPORTED },
+    };
+    struct gmc_device_stats s0 = t_stats(dev);
+    uint64_t issued = gmc_paging_last_issued(dev->pg);
+    for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct gmc_submit s = { cases[i].refs, cases[i].nrefs, &cases[i].op, 1 };
+        uint64_t f = 77;
+        int rc = gmc_submit(c, &s, &f);
+        if (rc != cases[i].want)
+            fail_msg("case %u: expected %s, got %s", i, gmc_status_name(cases[i].want), gmc_status_name(rc));
+        assert_int_equal(f, 0);
+    }
+    uint64_t f = 77;
+    struct gmc_gpu_op op = { GMC_GPU_FILL, 0, 0, 0, 0, 16, 0 };
+    struct gmc_submit_ref ref = { b, GMC_REF_WRITE };
+    assert_status(gmc_submit(NULL, &(struct gmc_submit){ &ref, 1, &op, 1 }, &f), GMC_E_NULL_POINTER);
+    assert_int_equal(f, 0);
+    assert_status(gmc_submit(c, NULL, &f), GMC_E_NULL_POINTER);
+    assert_status(gmc_submit(c, &(struct gmc_submit){ NULL, 1, &op, 1 }, &f), GMC_E_NULL_POINTER);
+    assert_status(gmc_submit(c, &(struct gmc_submit){ &ref, 1, NULL, 1 }, &f), GMC_E_NULL_POINTER);
+    /* nothing was queued or counted */
+    struct gmc_device_stats s1 = t_stats(dev);
+    assert_int_equal(s1.submits, s0.submits);
+    assert_int_equal(s1.fences_issued, s0.fences_issued);
+    assert_int_equal(s1.paging_ops, s0.paging_ops);
+    assert_int_equal(gmc_paging_last_issued(dev->pg), issued);
+    /* the NULL fence pointer is allowed */
+    ok(gmc_submit(c, &(struct gmc_submit){ &ref, 1, &op, 1 }, NULL));
+
+    /* fence waits */
+    assert_status(gmc_fence_wait(NULL, 1, 0), GMC_E_NULL_POINTER);
+    uint64_t last = gmc_paging_last_issued(dev->pg);
+    assert_status(gmc_fence_wait(dev, last + 1u, 0), GMC_E_INVALID_ARG);
+    ok(gmc_fence_wait(dev, 0, 0));
+    ok(gmc_fence_wait(dev, last, 0));
+    assert_int_equal(gmc_fence_completed(dev), last);
+    assert_int_equal(gmc_fence_completed(NULL), 0);
+    t_close(dev);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_refcounts),
+        cmocka_unit_test(test_pressure_policy),
+        cmocka_unit_test(test_pinned_never_evicted),
+        cmocka_unit_test(test_evict_via_aperture),
+        cmocka_unit_test(test_kept_system_copy),
+        cmocka_unit_test(test_first_page_in),
+        cmocka_unit_test(test_notify_residency),
+        cmocka_unit_test(test_synchronous_paging),
+        cmocka_unit_test(test_submit_ops),
+        cmocka_unit_test(test_submit_refusals),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
