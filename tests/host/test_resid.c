@@ -757,9 +757,45 @@ static void test_submit_refusals(void **state)
     t_close(dev);
 }
 
+/* Protected and HardwareProtected allocations are never eviction victims:
+ * their content does not leave VRAM, so room is made elsewhere or not at all. */
+static void test_protected_never_evicted(void **state)
+{
+    (void)state;
+    gmc_device *dev = t_open("sim:segs=3,seg1=0/0x80000/0x84,seg2=0x80000/0x100000/0x80,"
+                             "seg3=0x80000000/0x1000000/0x191");
+    gmc_client *c = t_client(dev);
+    gmc_handle p = t_new(c, 256 * KiB, GMC_ALLOC_PROTECTED, BIT(SEG_VRAM));
+    gmc_handle hp = t_new(c, 256 * KiB, GMC_ALLOC_HARDWARE_PROTECTED, BIT(SEG_VRAM));
+    gmc_handle n = t_new(c, 256 * KiB, 0, BIT(SEG_VRAM));
+    gmc_handle all[3] = { p, hp, n };
+    ok(gmc_make_resident(c, all, 3, NULL));
+    ok(gmc_evict(c, all, 3));
+    t_idle(dev);
+    /* 768 KiB placed, none referenced: a 512 KiB request can only take n's
+     * place plus the free 256 KiB */
+    gmc_handle big = t_new(c, 512 * KiB, 0, BIT(SEG_VRAM));
+    assert_false(t_info(c, big).state & GMC_ALLOC_STATE_PLACED);
+    struct gmc_residency_result res;
+    ok(gmc_make_resident(c, &big, 1, &res));
+    assert_true(t_info(c, p).state & GMC_ALLOC_STATE_PLACED);
+    assert_true(t_info(c, hp).state & GMC_ALLOC_STATE_PLACED);
+    assert_false(t_info(c, n).state & GMC_ALLOC_STATE_PLACED);
+    assert_int_equal(t_stats(dev).evictions, 1);
+    /* a second 512 KiB request: only protected content could make room */
+    gmc_handle big2 = t_new(c, 512 * KiB, 0, BIT(SEG_VRAM));
+    assert_status(gmc_make_resident(c, &big2, 1, &res), GMC_E_NO_SPACE);
+    assert_int_equal(res.bytes_needed, 512 * KiB);
+    assert_true(t_info(c, p).state & GMC_ALLOC_STATE_PLACED);
+    assert_true(t_info(c, hp).state & GMC_ALLOC_STATE_PLACED);
+    assert_int_equal(t_stats(dev).evictions, 1);
+    t_close(dev);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_protected_never_evicted),
         cmocka_unit_test(test_refcounts),
         cmocka_unit_test(test_pressure_policy),
         cmocka_unit_test(test_pinned_never_evicted),
