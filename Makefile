@@ -351,8 +351,10 @@ test-fw-gate: $(BUILD)/fw/gate/tb_fw_bridge.vvp
 
 # ---------------------------------------------------------------- install
 
-install: $(BUILD)/rel/lib/libgmc_sim.a $(BUILD)/rel/lib/libgmc_sim.so $(BUILD)/rel/lib/libgmc.a
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/gmc $(DESTDIR)$(PREFIX)/lib/pkgconfig
+install: $(BUILD)/rel/lib/libgmc_sim.a $(BUILD)/rel/lib/libgmc_sim.so $(BUILD)/rel/lib/libgmc.a $(BUILD)/rel/bin/gmc
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/gmc $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+	  $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(BUILD)/rel/bin/gmc $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(BUILD)/rel/lib/libgmc_sim.a $(BUILD)/rel/lib/libgmc.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(BUILD)/rel/lib/libgmc_sim.so $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 sim/gmc_sim.h include/gmc_regs.h include/gmc.h include/gmc_alloc.h include/gmc_status.h \

@@ -37,6 +37,9 @@ check test -x "$out/gmc_static"
 check test "$("$out/gmc_static" 2>&1)" = "create: GMC_OK
 bad create: GMC_E_RULE_ALLOC_SIZE_INVALID"
 check test -f "$stage/opt/gmc/lib/pkgconfig/gmc.pc"
+# The gmc command, installed and run from the staging tree.
+check test -x "$stage/opt/gmc/bin/gmc"
+check test "$("$stage/opt/gmc/bin/gmc" info --device sim 2>&1 | grep -c '^ *[123]: ')" = 3
 [ "$fail" -eq 0 ] || cat "$out/install.log"
 echo "install: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
