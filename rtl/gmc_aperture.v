@@ -225,9 +225,6 @@ module gmc_aperture #(
     reg                r_wp_reg, r_rp_reg;
     reg [1:0]          r_cnt_reg;
 
-    wire [1:0] ar_verdict = verdict(s_axi_araddr, s_axi_arlen, s_axi_arsize, s_axi_arburst,
-                                    prot_base, prot_limit);
-
     assign s_axi_arready = !r_busy_reg;
     wire ar_take = s_axi_arvalid && s_axi_arready;
 
@@ -247,10 +244,17 @@ module gmc_aperture #(
                      && (r_occ < 3'd2 || (r_occ == 3'd2 && r_pop));
     assign vr_addr = word(r_addr_reg);
 
+    // The verdict is computed where it is used, under ar_take (the same
+    // logic: it only feeds flops loaded then), so the simulator evaluates
+    // it once per burst instead of every cycle.
+    /* verilator lint_off BLKSEQ */
+    reg [1:0] ar_verdict;
     always @(posedge clk) begin
         flt_rd_valid <= 1'b0;
 
         if (ar_take) begin
+            ar_verdict = verdict(s_axi_araddr, s_axi_arlen, s_axi_arsize, s_axi_arburst,
+                                 prot_base, prot_limit);
             r_busy_reg <= 1'b1;
             r_err_reg <= (ar_verdict != 2'd0);
             r_resp_reg <= (ar_verdict == GMC_APF_KIND_WINDOW[1:0]) ? RESP_DECERR : RESP_SLVERR;
@@ -306,9 +310,6 @@ module gmc_aperture #(
     reg [1:0]          w_burst_reg;
     reg [8:0]          w_beat_reg;
 
-    wire [1:0] aw_verdict = verdict(s_axi_awaddr, s_axi_awlen, s_axi_awsize, s_axi_awburst,
-                                    prot_base, prot_limit);
-
     assign s_axi_awready = !w_busy_reg;
     wire aw_take = s_axi_awvalid && s_axi_awready;
 
@@ -323,10 +324,13 @@ module gmc_aperture #(
     wire w_final = (w_beat_reg == {1'b0, w_len_reg});
     assign cnt_wr_bytes = (w_take && !w_err_reg) ? popcount8(w_strb_eff) : 4'd0;
 
+    reg [1:0] aw_verdict;  // computed under aw_take, as ar_verdict
     always @(posedge clk) begin
         flt_wr_valid <= 1'b0;
 
         if (aw_take) begin
+            aw_verdict = verdict(s_axi_awaddr, s_axi_awlen, s_axi_awsize, s_axi_awburst,
+                                 prot_base, prot_limit);
             w_busy_reg <= 1'b1;
             w_resp_pending_reg <= 1'b0;
             w_err_reg <= (aw_verdict != 2'd0);
@@ -366,6 +370,7 @@ module gmc_aperture #(
             flt_wr_valid <= 1'b0;
         end
     end
+    /* verilator lint_on BLKSEQ */
 
 `ifdef FORMAL
     // ---------------------------------------------------------------------

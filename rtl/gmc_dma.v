@@ -416,10 +416,17 @@ module gmc_dma #(
     reg  [7:0]  rd_tot_reg, wr_tot_reg;
     wire        b_done = m_axi_bvalid;
     wire [1:0]  b_epoch = m_axi_bid[3:2];
-    wire [3:0]  owed = {(rd_out_reg[31:24] != 8'd0) || (wr_out_reg[31:24] != 8'd0),
-                        (rd_out_reg[23:16] != 8'd0) || (wr_out_reg[23:16] != 8'd0),
-                        (rd_out_reg[15:8] != 8'd0) || (wr_out_reg[15:8] != 8'd0),
-                        (rd_out_reg[7:0] != 8'd0) || (wr_out_reg[7:0] != 8'd0)};
+    // (Worked out only when something is owed at all, and the next epoch
+    // only at a flush: the simulator skips them in the other cycles.)
+    reg  [3:0]  owed;
+    always @* begin
+        owed = 4'd0;
+        if ((rd_out_reg | wr_out_reg) != 32'd0)
+            owed = {(rd_out_reg[31:24] != 8'd0) || (wr_out_reg[31:24] != 8'd0),
+                    (rd_out_reg[23:16] != 8'd0) || (wr_out_reg[23:16] != 8'd0),
+                    (rd_out_reg[15:8] != 8'd0) || (wr_out_reg[15:8] != 8'd0),
+                    (rd_out_reg[7:0] != 8'd0) || (wr_out_reg[7:0] != 8'd0)};
+    end
     wire        owed_cur = owed[epoch_reg];
     wire        rd_same = ar_load && r_done && (r_done_epoch == epoch_reg);
     wire        wr_same = aw_load && b_done && (b_epoch == epoch_reg);
@@ -428,8 +435,19 @@ module gmc_dma #(
     // that owes nothing, so a response that arrives late can never be
     // taken for a new one, and new bursts never queue behind a hung one of
     // the same ID; when all owe something, simply the next.
-    wire [1:0] ep1 = epoch_reg + 2'd1, ep2 = epoch_reg + 2'd2, ep3 = epoch_reg + 2'd3;
-    wire [1:0] ep_next = !owed[ep1] ? ep1 : !owed[ep2] ? ep2 : !owed[ep3] ? ep3 : ep1;
+    reg  [1:0] ep1, ep2, ep3, ep_next;
+    always @* begin
+        ep1 = 2'd0;
+        ep2 = 2'd0;
+        ep3 = 2'd0;
+        ep_next = 2'd0;
+        if (flush) begin
+            ep1 = epoch_reg + 2'd1;
+            ep2 = epoch_reg + 2'd2;
+            ep3 = epoch_reg + 2'd3;
+            ep_next = !owed[ep1] ? ep1 : !owed[ep2] ? ep2 : !owed[ep3] ? ep3 : ep1;
+        end
+    end
 
     always @(posedge clk) begin
         if (ar_load || r_done) begin
@@ -474,7 +492,10 @@ module gmc_dma #(
     assign timeout = wd_active && (watchdog != 32'd0) && (wd_reg >= watchdog);
 
     always @(posedge clk) begin
-        if (!wd_active || progress)
+        if (!wd_active) begin
+            if (wd_reg != 32'd0)
+                wd_reg <= 32'd0;
+        end else if (progress)
             wd_reg <= 32'd0;
         else if (wd_reg != 32'hFFFF_FFFF)
             wd_reg <= wd_reg + 32'd1;

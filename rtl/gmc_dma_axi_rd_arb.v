@@ -85,6 +85,7 @@ module gmc_dma_axi_rd_arb #(
         pick_valid = 1'b0;
         pick = 3'd0;
         kk = 0;
+        k = 0; // assigned on every path: no latch for the loop variable
         if (req_valid != {PORTS{1'b0}}) begin
             for (k = 2 * PORTS - 1; k >= 0; k = k - 1) begin
                 kk = k % PORTS;

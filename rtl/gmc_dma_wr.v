@@ -211,11 +211,34 @@ module gmc_dma_wr #(
 
     wire [8:0]          wq_beats = wq_head[8:0];
     wire [VRAM_AW-1:0]  wq_vaddr = wq_head[WQW-1:9];
-    wire                need_pre = run_reg && preload_reg && !pre_done_reg;
-    wire                need_pop = !cmode_reg && (pops_reg < ns_reg);
-    wire                have     = !need_pop || fifo_valid;
-    wire                beat_ok  = run_reg && !wq_empty && !need_pre && have;
-    wire                wlast    = (wk_reg == wq_beats - 9'd1);
+    // The writer's conditions, worked out only while it runs or finishes
+    // an aborted burst (all are 0 otherwise; the simulator skips them).
+    reg  need_pre, need_pop, have, beat_ok, wlast, w_load, pre_pop, need_word, wr_src_stop;
+    wire w_free = !wvalid_reg || m_axi_wready;
+    always @* begin
+        need_pre = 1'b0;
+        need_pop = 1'b0;
+        have = 1'b0;
+        beat_ok = 1'b0;
+        wlast = 1'b0;
+        w_load = 1'b0;
+        pre_pop = 1'b0;
+        need_word = 1'b0;
+        wr_src_stop = 1'b0;
+        if (run_reg || abort_mode_reg) begin
+            need_pre = run_reg && preload_reg && !pre_done_reg;
+            need_pop = !cmode_reg && (pops_reg < ns_reg);
+            have     = !need_pop || fifo_valid;
+            beat_ok  = run_reg && !wq_empty && !need_pre && have;
+            wlast    = (wk_reg == wq_beats - 9'd1);
+            w_load   = w_free && !wq_empty && (abort_mode_reg || (beat_ok && !vram_reg && !abort));
+            pre_pop  = need_pre && fifo_valid && !abort;
+            // A VRAM destination meets a source fault in the writer.
+            need_word = need_pre || (!wq_empty && need_pop && run_reg);
+            wr_src_stop = vram_reg && run_reg && need_word && !fifo_valid && sf_valid
+                          && (pushed == pops_reg) && (sf_word == pops_reg) && !abort;
+        end
+    end
 
     // Bytes sh..sh+7 of {hi, lo}, sh in 1..8.
     function [63:0] realign;
@@ -250,8 +273,6 @@ module gmc_dma_wr #(
     reg        wvalid_reg, wlast_reg;
     reg [63:0] wdata_reg;
     reg [7:0]  wstrb_reg;
-    wire w_free = !wvalid_reg || m_axi_wready;
-    wire w_load = w_free && !wq_empty && (abort_mode_reg || (beat_ok && !vram_reg && !abort));
     assign m_axi_wvalid = wvalid_reg;
     assign m_axi_wdata  = wdata_reg;
     assign m_axi_wstrb  = wstrb_reg;
@@ -259,13 +280,7 @@ module gmc_dma_wr #(
     wire d_beat = v_beat || (w_load && !abort_mode_reg);   // a beat carrying data
     wire any_beat = v_beat || w_load;
 
-    wire pre_pop = need_pre && fifo_valid && !abort;
     assign fifo_pop = pre_pop || (d_beat && need_pop);
-
-    // A VRAM destination meets a source fault in the writer.
-    wire need_word = need_pre || (!wq_empty && need_pop && run_reg);
-    wire wr_src_stop = vram_reg && run_reg && need_word && !fifo_valid && sf_valid
-                       && (pushed == pops_reg) && (sf_word == pops_reg) && !abort;
 
     // Population count of a strobe.
     function [3:0] popcnt;

@@ -92,8 +92,19 @@ module gmc_dma_xlate #(
     reg [19:0]   gpage_reg;     // GART: page of the request in flight
 
     wire [QAW:0] q_count;
-    wire [9:0]   room = QDEPTH[9:0] - {{(9 - QAW){1'b0}}, q_count} - {1'b0, resv_reg};
-    wire         go = run_reg && !dead_reg && (left_reg != 21'd0) && !flush && !start;
+    wire [8:0]   m_beats;
+    // Requests are worked out only while the side runs (the simulator
+    // skips this block in the other cycles; the hardware is the same).
+    reg  [9:0]   room;
+    reg          go;
+    always @* begin
+        room = 10'd0;
+        go = 1'b0;
+        if (run_reg) begin
+            room = QDEPTH[9:0] - {{(9 - QAW){1'b0}}, q_count} - {1'b0, resv_reg};
+            go = !dead_reg && (left_reg != 21'd0) && !flush && !start;
+        end
+    end
 
     // Identity.
     wire id_push = go && (kind_reg == K_VRAM || kind_reg == K_BUS) && (room != 10'd0);
@@ -115,8 +126,16 @@ module gmc_dma_xlate #(
             assign blk_off = 8'd0;
         end
     endgenerate
-    wire [8:0] blk_left = MDL_BURST[8:0] - {1'b0, blk_off};
-    wire [8:0] m_beats  = (left_reg < {12'd0, blk_left}) ? left_reg[8:0] : blk_left;
+    reg  [8:0] blk_left, m_beats_c;
+    always @* begin
+        blk_left = 9'd0;
+        m_beats_c = 9'd0;
+        if (run_reg) begin
+            blk_left = MDL_BURST[8:0] - {1'b0, blk_off};
+            m_beats_c = (left_reg < {12'd0, blk_left}) ? left_reg[8:0] : blk_left;
+        end
+    end
+    assign m_beats = m_beats_c;
     wire tq_full, tq_empty;
     wire [55:0] tq_head;
     wire [$clog2(TQD):0] tq_count;
@@ -159,8 +178,9 @@ module gmc_dma_xlate #(
             cur_reg <= cur_reg + {36'd0, m_beats, 3'd0};
             left_reg <= left_reg - {12'd0, m_beats};
         end
-        resv_reg <= resv_reg + (g_take ? 9'd1 : 9'd0) + (m_take ? m_beats : 9'd0)
-                    - ((g_resp || m_beat) ? 9'd1 : 9'd0);
+        if (g_take || m_take || g_resp || m_beat)
+            resv_reg <= resv_reg + (g_take ? 9'd1 : 9'd0) + (m_take ? m_beats : 9'd0)
+                        - ((g_resp || m_beat) ? 9'd1 : 9'd0);
         if (g_resp) begin
             gpend_reg <= 1'b0;
             if (g_bad) begin
