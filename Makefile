@@ -92,6 +92,9 @@ lint: deps-test
 	$(VERILATOR) --lint-only -Wall -Irtl --top-module $(TOP) +define+GMC_SIM_STRAPS $(RTL)
 	@mkdir -p $(BUILD)/lint
 	$(IVERILOG) -g2005 -Wall -Wno-sensitivity-entire-array -Irtl -s $(TOP) -o $(BUILD)/lint/gmc_top.vvp $(RTL)
+	@echo "$(YOSYS) ... proc; select -assert-none t:\$$dlatch   (no latches)"
+	@$(YOSYS) -q -l $(BUILD)/lint/latches.log -p "read_verilog -Irtl $(RTL); hierarchy -top $(TOP); proc; select -assert-none t:\$$dlatch" \
+	  >/dev/null 2>&1 || { grep -A5 -i "selection\|error" $(BUILD)/lint/latches.log; exit 1; }
 	@for b in $(FW_BOARDS); do \
 	  echo "$(VERILATOR) --lint-only -Wall ... --top-module gmc_board_$$b"; \
 	  $(VERILATOR) --lint-only -Wall -Irtl --top-module gmc_board_$$b $(RTL) $(FW_COMMON) \
