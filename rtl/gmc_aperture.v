@@ -178,13 +178,12 @@ module gmc_aperture #(
     function [7:0] lanes;
         input [2:0] a;
         input [2:0] size;
-        reg   [3:0] lo, hi;
-        integer     k;
+        reg   [3:0] hi;
         begin
-            lo = {1'b0, a};
+            // Lanes [a, hi): two shifted masks (the same function as a
+            // per-lane compare, in fewer host operations).
             hi = ({1'b0, a} & ~((4'd1 << size) - 4'd1)) + (4'd1 << size);
-            for (k = 0; k < 8; k = k + 1)
-                lanes[k] = (k >= lo) && (k < hi);
+            lanes = (8'hFF << a) & ~(8'hFF << hi);
         end
     endfunction
 
@@ -314,7 +313,15 @@ module gmc_aperture #(
     wire aw_take = s_axi_awvalid && s_axi_awready;
 
     wire w_data_phase = w_busy_reg && !w_resp_pending_reg;
-    wire [7:0] w_strb_eff = s_axi_wstrb & lanes(w_addr_reg[2:0], w_size_reg);
+    // The lane mask is worked out only while a data beat is offered (the
+    // VRAM port and the counter look at it only then; the simulator skips it
+    // in the other cycles).
+    reg  [7:0] w_strb_eff;
+    always @* begin
+        w_strb_eff = 8'd0;
+        if (w_data_phase && s_axi_wvalid)
+            w_strb_eff = s_axi_wstrb & lanes(w_addr_reg[2:0], w_size_reg);
+    end
     assign vw_req  = w_data_phase && !w_err_reg && s_axi_wvalid;
     assign vw_addr = word(w_addr_reg);
     assign vw_data = s_axi_wdata;
@@ -322,7 +329,10 @@ module gmc_aperture #(
     assign s_axi_wready = w_data_phase && (w_err_reg || vw_gnt);
     wire w_take = s_axi_wvalid && s_axi_wready;
     wire w_final = (w_beat_reg == {1'b0, w_len_reg});
-    assign cnt_wr_bytes = (w_take && !w_err_reg) ? popcount8(w_strb_eff) : 4'd0;
+    // The counter takes the ungated mask (w_take implies the gate), which
+    // keeps the gate off the counter's path on the boards.
+    assign cnt_wr_bytes = (w_take && !w_err_reg)
+                        ? popcount8(s_axi_wstrb & lanes(w_addr_reg[2:0], w_size_reg)) : 4'd0;
 
     reg [1:0] aw_verdict;  // computed under aw_take, as ar_verdict
     always @(posedge clk) begin

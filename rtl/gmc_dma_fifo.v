@@ -48,11 +48,17 @@ module gmc_dma_fifo #(
     assign out_data  = byp_sel_reg ? byp_data_reg : ram_q_reg;
     assign count     = wr_ptr_reg - rd_ptr_reg;
 
+    // The RAM is read only while the FIFO holds or takes a word, and the
+    // bypass register loads only with a push: in other cycles neither is
+    // looked at before it is loaded again (outputs are identical; the model
+    // skips the copies when idle).
     always @(posedge clk) begin
         if (in_valid)
             mem[wr_ptr_reg[AW-1:0]] <= in_data;
-        ram_q_reg <= mem[rd_next[AW-1:0]];
-        byp_data_reg <= in_data;
+        if (out_valid || in_valid)
+            ram_q_reg <= mem[rd_next[AW-1:0]];
+        if (in_valid)
+            byp_data_reg <= in_data;
     end
 
     always @(posedge clk) begin

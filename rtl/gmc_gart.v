@@ -97,7 +97,12 @@ module gmc_gart #(
     wire        in_range = (req_addr >= APERTURE_BASE) && ((rel >> 12) < APERTURE_PAGES);
     wire [PW-1:0] page   = rel[12 +: PW];
 
-    // Lookup, a one-hot match folded into the hit data.
+    assign req_ready = (state_reg == S_IDLE);
+    wire   take      = req_valid && req_ready;
+
+    // Lookup, a one-hot match folded into the hit data. Looked at only in
+    // a take, so worked out only then (the simulator skips the search in
+    // the other cycles; the hardware is the same).
     reg                   hit;
     reg [47:12]           hit_page;
     reg                   hit_sys, hit_rd, hit_wr;
@@ -109,34 +114,39 @@ module gmc_gart #(
         hit_sys = 1'b0;
         hit_rd = 1'b0;
         hit_wr = 1'b0;
-        for (i = 0; i < TLB_ENTRIES; i = i + 1) begin
-            match[i] = tlb_valid[i] && (tlb_tag[i] == page);
-            if (match[i]) begin
-                hit = 1'b1;
-                hit_page = hit_page | tlb_page[i];
-                hit_sys = hit_sys | tlb_sys[i];
-                hit_rd = hit_rd | tlb_rd[i];
-                hit_wr = hit_wr | tlb_wr[i];
+        match = {TLB_ENTRIES{1'b0}};
+        i = 0;
+        if (take) begin
+            for (i = 0; i < TLB_ENTRIES; i = i + 1) begin
+                match[i] = tlb_valid[i] && (tlb_tag[i] == page);
+                if (match[i]) begin
+                    hit = 1'b1;
+                    hit_page = hit_page | tlb_page[i];
+                    hit_sys = hit_sys | tlb_sys[i];
+                    hit_rd = hit_rd | tlb_rd[i];
+                    hit_wr = hit_wr | tlb_wr[i];
+                end
             end
         end
     end
 
-    // Victim: the first free entry, else the round-robin pointer.
+    // Victim: the first free entry, else the round-robin pointer. Needed
+    // only while a walk waits for its PTE.
     reg                   have_free;
     reg [TW-1:0]          free_idx;
     always @* begin
         have_free = 1'b0;
         free_idx = {TW{1'b0}};
-        for (i = TLB_ENTRIES - 1; i >= 0; i = i - 1)
-            if (!tlb_valid[i]) begin
-                have_free = 1'b1;
-                free_idx = i[TW-1:0];
-            end
+        i = 0;
+        if (state_reg == S_WALK_WAIT) begin
+            for (i = TLB_ENTRIES - 1; i >= 0; i = i - 1)
+                if (!tlb_valid[i]) begin
+                    have_free = 1'b1;
+                    free_idx = i[TW-1:0];
+                end
+        end
     end
     wire [TW-1:0] victim = have_free ? free_idx : rr_reg;
-
-    assign req_ready = (state_reg == S_IDLE);
-    wire   take      = req_valid && req_ready;
 
     assign vr_req  = (state_reg == S_WALK_REQ);
     // PTE word address; PT_BASE is page aligned and inside VRAM, so the low

@@ -251,28 +251,20 @@ module gmc_regs #(
     assign dma_tail = dma_tail_reg[19:0];
     assign dma_watchdog = dma_watchdog_reg;
 
-    function [63:0] ext;
+    // A counter's low and high words, zero-extended to 64 bits. Called in
+    // the read decode and the snapshot (only in a read handshake), so the
+    // simulator extends no counter in the other cycles.
+    function [31:0] half;
         input [CW-1:0] v;
+        input          hi;
+        reg   [63:0]   e;
         begin
-            ext = 64'd0;
-            ext[CW-1:0] = v;
+            e = 64'd0;
+            e[CW-1:0] = v;
+            half = hi ? e[63:32] : e[31:0];
         end
     endfunction
 
-    wire [63:0] cnt_hit64 = ext(cnt_hit_reg);
-    wire [63:0] cnt_miss64 = ext(cnt_miss_reg);
-    wire [63:0] cnt_dummy64 = ext(cnt_dummy_reg);
-    wire [63:0] cnt_ap_rd64 = ext(cnt_ap_rd_reg);
-    wire [63:0] cnt_ap_wr64 = ext(cnt_ap_wr_reg);
-    wire [63:0] cnt_dma_busy64 = ext(cnt_dma_busy_reg);
-    wire [63:0] cnt_dma_rd_vram64 = ext(cnt_dma_rd_vram_reg);
-    wire [63:0] cnt_dma_wr_vram64 = ext(cnt_dma_wr_vram_reg);
-    wire [63:0] cnt_dma_rd_sys64 = ext(cnt_dma_rd_sys_reg);
-    wire [63:0] cnt_dma_wr_sys64 = ext(cnt_dma_wr_sys_reg);
-    wire [63:0] cnt_dma_rd_ap64 = ext(cnt_dma_rd_ap_reg);
-    wire [63:0] cnt_dma_wr_ap64 = ext(cnt_dma_wr_ap_reg);
-    wire [63:0] cnt_dma_pkt64 = ext(cnt_dma_pkt_reg);
-    wire [63:0] cnt_dma_fault64 = ext(cnt_dma_fault_reg);
     wire [63:0] dma_fault_pkt64 = {16'd0, dma_fault_pkt};
     wire [63:0] dma_fault_addr64 = {16'd0, dma_fault_addr};
 
@@ -353,34 +345,34 @@ module gmc_regs #(
                                                      | ({28'd0, xl_code_reg} << GMC_XLATE_STATUS_CODE_LSB);
                 GMC_REG_XLATE_RESULT_LO: reg_rd_data = xl_result_reg[31:0];
                 GMC_REG_XLATE_RESULT_HI: reg_rd_data = {16'd0, xl_result_reg[47:32]};
-                GMC_REG_CNT_TLB_HIT_LO:      reg_rd_data = cnt_hit64[31:0];
-                GMC_REG_CNT_TLB_HIT_HI:      reg_rd_data = hi_or_snap(SN_HIT, cnt_hit64[63:32]);
-                GMC_REG_CNT_TLB_MISS_LO:     reg_rd_data = cnt_miss64[31:0];
-                GMC_REG_CNT_TLB_MISS_HI:     reg_rd_data = hi_or_snap(SN_MISS, cnt_miss64[63:32]);
-                GMC_REG_CNT_DUMMY_HIT_LO:    reg_rd_data = cnt_dummy64[31:0];
-                GMC_REG_CNT_DUMMY_HIT_HI:    reg_rd_data = hi_or_snap(SN_DUMMY, cnt_dummy64[63:32]);
-                GMC_REG_CNT_APERTURE_RD_LO:  reg_rd_data = cnt_ap_rd64[31:0];
-                GMC_REG_CNT_APERTURE_RD_HI:  reg_rd_data = hi_or_snap(SN_AP_RD, cnt_ap_rd64[63:32]);
-                GMC_REG_CNT_APERTURE_WR_LO:  reg_rd_data = cnt_ap_wr64[31:0];
-                GMC_REG_CNT_APERTURE_WR_HI:  reg_rd_data = hi_or_snap(SN_AP_WR, cnt_ap_wr64[63:32]);
-                GMC_REG_CNT_DMA_BUSY_LO:     reg_rd_data = cnt_dma_busy64[31:0];
-                GMC_REG_CNT_DMA_BUSY_HI:     reg_rd_data = hi_or_snap(SN_DMA_BUSY, cnt_dma_busy64[63:32]);
-                GMC_REG_CNT_DMA_RD_VRAM_LO:  reg_rd_data = cnt_dma_rd_vram64[31:0];
-                GMC_REG_CNT_DMA_RD_VRAM_HI:  reg_rd_data = hi_or_snap(SN_DMA_RD_VRAM, cnt_dma_rd_vram64[63:32]);
-                GMC_REG_CNT_DMA_WR_VRAM_LO:  reg_rd_data = cnt_dma_wr_vram64[31:0];
-                GMC_REG_CNT_DMA_WR_VRAM_HI:  reg_rd_data = hi_or_snap(SN_DMA_WR_VRAM, cnt_dma_wr_vram64[63:32]);
-                GMC_REG_CNT_DMA_RD_SYS_LO:   reg_rd_data = cnt_dma_rd_sys64[31:0];
-                GMC_REG_CNT_DMA_RD_SYS_HI:   reg_rd_data = hi_or_snap(SN_DMA_RD_SYS, cnt_dma_rd_sys64[63:32]);
-                GMC_REG_CNT_DMA_WR_SYS_LO:   reg_rd_data = cnt_dma_wr_sys64[31:0];
-                GMC_REG_CNT_DMA_WR_SYS_HI:   reg_rd_data = hi_or_snap(SN_DMA_WR_SYS, cnt_dma_wr_sys64[63:32]);
-                GMC_REG_CNT_DMA_RD_APERTURE_LO: reg_rd_data = cnt_dma_rd_ap64[31:0];
-                GMC_REG_CNT_DMA_RD_APERTURE_HI: reg_rd_data = hi_or_snap(SN_DMA_RD_AP, cnt_dma_rd_ap64[63:32]);
-                GMC_REG_CNT_DMA_WR_APERTURE_LO: reg_rd_data = cnt_dma_wr_ap64[31:0];
-                GMC_REG_CNT_DMA_WR_APERTURE_HI: reg_rd_data = hi_or_snap(SN_DMA_WR_AP, cnt_dma_wr_ap64[63:32]);
-                GMC_REG_CNT_DMA_PACKETS_LO:  reg_rd_data = cnt_dma_pkt64[31:0];
-                GMC_REG_CNT_DMA_PACKETS_HI:  reg_rd_data = hi_or_snap(SN_DMA_PKT, cnt_dma_pkt64[63:32]);
-                GMC_REG_CNT_DMA_FAULTS_LO:   reg_rd_data = cnt_dma_fault64[31:0];
-                GMC_REG_CNT_DMA_FAULTS_HI:   reg_rd_data = hi_or_snap(SN_DMA_FAULT, cnt_dma_fault64[63:32]);
+                GMC_REG_CNT_TLB_HIT_LO:      reg_rd_data = half(cnt_hit_reg, 1'b0);
+                GMC_REG_CNT_TLB_HIT_HI:      reg_rd_data = hi_or_snap(SN_HIT, half(cnt_hit_reg, 1'b1));
+                GMC_REG_CNT_TLB_MISS_LO:     reg_rd_data = half(cnt_miss_reg, 1'b0);
+                GMC_REG_CNT_TLB_MISS_HI:     reg_rd_data = hi_or_snap(SN_MISS, half(cnt_miss_reg, 1'b1));
+                GMC_REG_CNT_DUMMY_HIT_LO:    reg_rd_data = half(cnt_dummy_reg, 1'b0);
+                GMC_REG_CNT_DUMMY_HIT_HI:    reg_rd_data = hi_or_snap(SN_DUMMY, half(cnt_dummy_reg, 1'b1));
+                GMC_REG_CNT_APERTURE_RD_LO:  reg_rd_data = half(cnt_ap_rd_reg, 1'b0);
+                GMC_REG_CNT_APERTURE_RD_HI:  reg_rd_data = hi_or_snap(SN_AP_RD, half(cnt_ap_rd_reg, 1'b1));
+                GMC_REG_CNT_APERTURE_WR_LO:  reg_rd_data = half(cnt_ap_wr_reg, 1'b0);
+                GMC_REG_CNT_APERTURE_WR_HI:  reg_rd_data = hi_or_snap(SN_AP_WR, half(cnt_ap_wr_reg, 1'b1));
+                GMC_REG_CNT_DMA_BUSY_LO:     reg_rd_data = half(cnt_dma_busy_reg, 1'b0);
+                GMC_REG_CNT_DMA_BUSY_HI:     reg_rd_data = hi_or_snap(SN_DMA_BUSY, half(cnt_dma_busy_reg, 1'b1));
+                GMC_REG_CNT_DMA_RD_VRAM_LO:  reg_rd_data = half(cnt_dma_rd_vram_reg, 1'b0);
+                GMC_REG_CNT_DMA_RD_VRAM_HI:  reg_rd_data = hi_or_snap(SN_DMA_RD_VRAM, half(cnt_dma_rd_vram_reg, 1'b1));
+                GMC_REG_CNT_DMA_WR_VRAM_LO:  reg_rd_data = half(cnt_dma_wr_vram_reg, 1'b0);
+                GMC_REG_CNT_DMA_WR_VRAM_HI:  reg_rd_data = hi_or_snap(SN_DMA_WR_VRAM, half(cnt_dma_wr_vram_reg, 1'b1));
+                GMC_REG_CNT_DMA_RD_SYS_LO:   reg_rd_data = half(cnt_dma_rd_sys_reg, 1'b0);
+                GMC_REG_CNT_DMA_RD_SYS_HI:   reg_rd_data = hi_or_snap(SN_DMA_RD_SYS, half(cnt_dma_rd_sys_reg, 1'b1));
+                GMC_REG_CNT_DMA_WR_SYS_LO:   reg_rd_data = half(cnt_dma_wr_sys_reg, 1'b0);
+                GMC_REG_CNT_DMA_WR_SYS_HI:   reg_rd_data = hi_or_snap(SN_DMA_WR_SYS, half(cnt_dma_wr_sys_reg, 1'b1));
+                GMC_REG_CNT_DMA_RD_APERTURE_LO: reg_rd_data = half(cnt_dma_rd_ap_reg, 1'b0);
+                GMC_REG_CNT_DMA_RD_APERTURE_HI: reg_rd_data = hi_or_snap(SN_DMA_RD_AP, half(cnt_dma_rd_ap_reg, 1'b1));
+                GMC_REG_CNT_DMA_WR_APERTURE_LO: reg_rd_data = half(cnt_dma_wr_ap_reg, 1'b0);
+                GMC_REG_CNT_DMA_WR_APERTURE_HI: reg_rd_data = hi_or_snap(SN_DMA_WR_AP, half(cnt_dma_wr_ap_reg, 1'b1));
+                GMC_REG_CNT_DMA_PACKETS_LO:  reg_rd_data = half(cnt_dma_pkt_reg, 1'b0);
+                GMC_REG_CNT_DMA_PACKETS_HI:  reg_rd_data = hi_or_snap(SN_DMA_PKT, half(cnt_dma_pkt_reg, 1'b1));
+                GMC_REG_CNT_DMA_FAULTS_LO:   reg_rd_data = half(cnt_dma_fault_reg, 1'b0);
+                GMC_REG_CNT_DMA_FAULTS_HI:   reg_rd_data = hi_or_snap(SN_DMA_FAULT, half(cnt_dma_fault_reg, 1'b1));
                 GMC_REG_DMA_CTRL:        reg_rd_data = {31'd0, dma_enable_reg} << GMC_DMA_CTRL_ENABLE_LSB;
                 GMC_REG_DMA_STATUS:      reg_rd_data = ({30'd0, dma_state} << GMC_DMA_STATUS_STATE_LSB)
                                                      | ({31'd0, dma_indirect} << GMC_DMA_STATUS_INDIRECT_LSB)
@@ -417,9 +409,30 @@ module gmc_regs #(
 
     reg  [1:0]  wr_acc;
     wire        wr_ok = reg_wr_en && (wr_acc == GMC_ACC_RW || wr_acc == GMC_ACC_WO);
-    wire [31:0] strb_mask = {{8{reg_wr_strb[3]}}, {8{reg_wr_strb[2]}},
-                             {8{reg_wr_strb[1]}}, {8{reg_wr_strb[0]}}};
-    wire [31:0] wdata = reg_wr_data & strb_mask;
+    // The strobe mask and the written data are functions, called only
+    // under wr_ok, so the simulator builds them only in a write.
+    function [31:0] smask;
+        input [3:0] s;
+        begin
+            smask = {{8{s[3]}}, {8{s[2]}}, {8{s[1]}}, {8{s[0]}}};
+        end
+    endfunction
+
+    // One written bit under its strobe.
+    function wbit;
+        input integer b;
+        begin
+            wbit = reg_wr_data[b] & reg_wr_strb[b / 8];
+        end
+    endfunction
+
+    function [31:0] wval;
+        input [31:0] d;
+        input [3:0]  s;
+        begin
+            wval = d & smask(s);
+        end
+    endfunction
 
     // Decoded only in a write (the register port samples the response then).
     always @* begin
@@ -440,7 +453,7 @@ module gmc_regs #(
         input [31:0] old;
         input [31:0] mask;
         begin
-            merge = (old & ~(mask & strb_mask)) | (reg_wr_data & mask & strb_mask);
+            merge = (old & ~(mask & smask(reg_wr_strb))) | (reg_wr_data & mask & smask(reg_wr_strb));
         end
     endfunction
 
@@ -451,9 +464,15 @@ module gmc_regs #(
             clamp_log2 = (v < 5'd12) ? 5'd12 : (v > 5'd20) ? 5'd20 : v;
         end
     endfunction
-    wire [31:0] dma_size_new = merge({27'd0, dma_log2_reg}, GMC_REG_DMA_RING_SIZE_WMASK);
     /* verilator lint_off UNUSEDSIGNAL */
-    wire unused_size = &{1'b0, dma_size_new[31:5]};
+    function [4:0] size_new;
+        input [4:0] old;
+        reg   [31:0] m;
+        begin
+            m = merge({27'd0, old}, GMC_REG_DMA_RING_SIZE_WMASK);
+            size_new = m[4:0];
+        end
+    endfunction
     /* verilator lint_on UNUSEDSIGNAL */
 
     integer i;
@@ -486,20 +505,20 @@ module gmc_regs #(
         if (reg_rd_en) begin
             case (reg_rd_addr)
                 GMC_REG_CYCLE_LO: begin snap_sel_reg <= SN_CYCLE; snap_hi_reg <= cycle_reg[63:32]; end
-                GMC_REG_CNT_TLB_HIT_LO: begin snap_sel_reg <= SN_HIT; snap_hi_reg <= cnt_hit64[63:32]; end
-                GMC_REG_CNT_TLB_MISS_LO: begin snap_sel_reg <= SN_MISS; snap_hi_reg <= cnt_miss64[63:32]; end
-                GMC_REG_CNT_DUMMY_HIT_LO: begin snap_sel_reg <= SN_DUMMY; snap_hi_reg <= cnt_dummy64[63:32]; end
-                GMC_REG_CNT_APERTURE_RD_LO: begin snap_sel_reg <= SN_AP_RD; snap_hi_reg <= cnt_ap_rd64[63:32]; end
-                GMC_REG_CNT_APERTURE_WR_LO: begin snap_sel_reg <= SN_AP_WR; snap_hi_reg <= cnt_ap_wr64[63:32]; end
-                GMC_REG_CNT_DMA_BUSY_LO: begin snap_sel_reg <= SN_DMA_BUSY; snap_hi_reg <= cnt_dma_busy64[63:32]; end
-                GMC_REG_CNT_DMA_RD_VRAM_LO: begin snap_sel_reg <= SN_DMA_RD_VRAM; snap_hi_reg <= cnt_dma_rd_vram64[63:32]; end
-                GMC_REG_CNT_DMA_WR_VRAM_LO: begin snap_sel_reg <= SN_DMA_WR_VRAM; snap_hi_reg <= cnt_dma_wr_vram64[63:32]; end
-                GMC_REG_CNT_DMA_RD_SYS_LO: begin snap_sel_reg <= SN_DMA_RD_SYS; snap_hi_reg <= cnt_dma_rd_sys64[63:32]; end
-                GMC_REG_CNT_DMA_WR_SYS_LO: begin snap_sel_reg <= SN_DMA_WR_SYS; snap_hi_reg <= cnt_dma_wr_sys64[63:32]; end
-                GMC_REG_CNT_DMA_RD_APERTURE_LO: begin snap_sel_reg <= SN_DMA_RD_AP; snap_hi_reg <= cnt_dma_rd_ap64[63:32]; end
-                GMC_REG_CNT_DMA_WR_APERTURE_LO: begin snap_sel_reg <= SN_DMA_WR_AP; snap_hi_reg <= cnt_dma_wr_ap64[63:32]; end
-                GMC_REG_CNT_DMA_PACKETS_LO: begin snap_sel_reg <= SN_DMA_PKT; snap_hi_reg <= cnt_dma_pkt64[63:32]; end
-                GMC_REG_CNT_DMA_FAULTS_LO: begin snap_sel_reg <= SN_DMA_FAULT; snap_hi_reg <= cnt_dma_fault64[63:32]; end
+                GMC_REG_CNT_TLB_HIT_LO: begin snap_sel_reg <= SN_HIT; snap_hi_reg <= half(cnt_hit_reg, 1'b1); end
+                GMC_REG_CNT_TLB_MISS_LO: begin snap_sel_reg <= SN_MISS; snap_hi_reg <= half(cnt_miss_reg, 1'b1); end
+                GMC_REG_CNT_DUMMY_HIT_LO: begin snap_sel_reg <= SN_DUMMY; snap_hi_reg <= half(cnt_dummy_reg, 1'b1); end
+                GMC_REG_CNT_APERTURE_RD_LO: begin snap_sel_reg <= SN_AP_RD; snap_hi_reg <= half(cnt_ap_rd_reg, 1'b1); end
+                GMC_REG_CNT_APERTURE_WR_LO: begin snap_sel_reg <= SN_AP_WR; snap_hi_reg <= half(cnt_ap_wr_reg, 1'b1); end
+                GMC_REG_CNT_DMA_BUSY_LO: begin snap_sel_reg <= SN_DMA_BUSY; snap_hi_reg <= half(cnt_dma_busy_reg, 1'b1); end
+                GMC_REG_CNT_DMA_RD_VRAM_LO: begin snap_sel_reg <= SN_DMA_RD_VRAM; snap_hi_reg <= half(cnt_dma_rd_vram_reg, 1'b1); end
+                GMC_REG_CNT_DMA_WR_VRAM_LO: begin snap_sel_reg <= SN_DMA_WR_VRAM; snap_hi_reg <= half(cnt_dma_wr_vram_reg, 1'b1); end
+                GMC_REG_CNT_DMA_RD_SYS_LO: begin snap_sel_reg <= SN_DMA_RD_SYS; snap_hi_reg <= half(cnt_dma_rd_sys_reg, 1'b1); end
+                GMC_REG_CNT_DMA_WR_SYS_LO: begin snap_sel_reg <= SN_DMA_WR_SYS; snap_hi_reg <= half(cnt_dma_wr_sys_reg, 1'b1); end
+                GMC_REG_CNT_DMA_RD_APERTURE_LO: begin snap_sel_reg <= SN_DMA_RD_AP; snap_hi_reg <= half(cnt_dma_rd_ap_reg, 1'b1); end
+                GMC_REG_CNT_DMA_WR_APERTURE_LO: begin snap_sel_reg <= SN_DMA_WR_AP; snap_hi_reg <= half(cnt_dma_wr_ap_reg, 1'b1); end
+                GMC_REG_CNT_DMA_PACKETS_LO: begin snap_sel_reg <= SN_DMA_PKT; snap_hi_reg <= half(cnt_dma_pkt_reg, 1'b1); end
+                GMC_REG_CNT_DMA_FAULTS_LO: begin snap_sel_reg <= SN_DMA_FAULT; snap_hi_reg <= half(cnt_dma_fault_reg, 1'b1); end
                 GMC_REG_DMA_FENCE_LO: begin snap_sel_reg <= SN_DMA_FENCE; snap_hi_reg <= dma_fence[63:32]; end
                 GMC_REG_DMA_FAULT_PKT_LO: begin snap_sel_reg <= SN_DMA_FPKT; snap_hi_reg <= dma_fault_pkt64[63:32]; end
                 GMC_REG_DMA_FAULT_ADDR_LO: begin snap_sel_reg <= SN_DMA_FADDR; snap_hi_reg <= dma_fault_addr64[63:32]; end
@@ -527,7 +546,7 @@ module gmc_regs #(
             case (reg_wr_addr)
                 GMC_REG_SCRATCH:       scratch_reg <= merge(scratch_reg, GMC_REG_SCRATCH_WMASK);
                 GMC_REG_IRQ_MASK:      irq_mask_reg <= merge(irq_mask_reg, GMC_REG_IRQ_MASK_WMASK);
-                GMC_REG_IRQ_ACK:       irq_status_reg <= irq_status_reg & ~(wdata & GMC_REG_IRQ_ACK_WMASK);
+                GMC_REG_IRQ_ACK:       irq_status_reg <= irq_status_reg & ~(wval(reg_wr_data, reg_wr_strb) & GMC_REG_IRQ_ACK_WMASK);
                 GMC_REG_APF_CLEAR: begin
                     apf_valid_reg <= 1'b0;
                     apf_write_reg <= 1'b0;
@@ -541,16 +560,16 @@ module gmc_regs #(
                 GMC_REG_DUMMY_PAGE_HI: dummy_hi_reg <= merge(dummy_hi_reg, GMC_REG_DUMMY_PAGE_HI_WMASK);
                 GMC_REG_TLB_INV_PAGE: begin
                     inv_page_valid <= 1'b1;
-                    inv_page <= wdata;
+                    inv_page <= wval(reg_wr_data, reg_wr_strb);
                 end
                 GMC_REG_TLB_INV_ALL:   inv_all <= 1'b1;
                 GMC_REG_XLATE_ADDR:    xl_addr_reg <= merge(xl_addr_reg, GMC_REG_XLATE_ADDR_WMASK);
                 GMC_REG_XLATE_CTRL: begin
-                    if (wdata[GMC_XLATE_CTRL_GO_LSB] && !xl_busy_reg) begin
+                    if (wbit(GMC_XLATE_CTRL_GO_LSB) && !xl_busy_reg) begin
                         xl_busy_reg <= 1'b1;
                         xl_done_reg <= 1'b0;
                         xl_req_valid <= 1'b1;
-                        xl_req_write <= wdata[GMC_XLATE_CTRL_WRITE_LSB];
+                        xl_req_write <= wbit(GMC_XLATE_CTRL_WRITE_LSB);
                     end
                 end
                 GMC_REG_CNT_CLEAR: begin
@@ -571,12 +590,12 @@ module gmc_regs #(
                 end
                 GMC_REG_DMA_CTRL:      dma_enable_reg <= merge({31'd0, dma_enable_reg}, GMC_REG_DMA_CTRL_WMASK) != 32'd0;
                 GMC_REG_DMA_CMD: begin
-                    dma_cmd_skip <= wdata[GMC_DMA_CMD_SKIP_LSB];
-                    dma_cmd_reset <= wdata[GMC_DMA_CMD_RESET_LSB];
+                    dma_cmd_skip <= wbit(GMC_DMA_CMD_SKIP_LSB);
+                    dma_cmd_reset <= wbit(GMC_DMA_CMD_RESET_LSB);
                 end
                 GMC_REG_DMA_RING_BASE_LO: dma_base_lo_reg <= merge(dma_base_lo_reg, GMC_REG_DMA_RING_BASE_LO_WMASK);
                 GMC_REG_DMA_RING_BASE_HI: dma_base_hi_reg <= merge(dma_base_hi_reg, GMC_REG_DMA_RING_BASE_HI_WMASK);
-                GMC_REG_DMA_RING_SIZE: dma_log2_reg <= clamp_log2(dma_size_new[4:0]);
+                GMC_REG_DMA_RING_SIZE: dma_log2_reg <= clamp_log2(size_new(dma_log2_reg));
                 GMC_REG_DMA_RING_TAIL: dma_tail_reg <= merge(dma_tail_reg, GMC_REG_DMA_RING_TAIL_WMASK);
                 GMC_REG_DMA_WATCHDOG:  dma_watchdog_reg <= merge(dma_watchdog_reg, GMC_REG_DMA_WATCHDOG_WMASK);
                 default: begin

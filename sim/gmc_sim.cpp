@@ -372,13 +372,31 @@ void cycle(gmc_sim *sim)
         s.a_rresp = t->s_axi_rresp;
         s.a_rlast = t->s_axi_rlast;
         s.a_bresp = t->s_axi_bresp;
-        s.m_aw = t->m_axi_awvalid && t->m_axi_awready;
-        s.m_w = t->m_axi_wvalid && t->m_axi_wready;
-        s.m_b = t->m_axi_bvalid && t->m_axi_bready;
-        s.m_ar = t->m_axi_arvalid && t->m_axi_arready;
-        s.m_r = t->m_axi_rvalid && t->m_axi_rready;
-
-        AxiSample a;
+        // The master (DMA) side is idle in most cycles: the monitor reads
+        // its payloads and readies only behind a valid, so with every
+        // master valid low its fields stay zero.
+        const bool m_any = t->m_axi_awvalid | t->m_axi_wvalid | t->m_axi_bvalid | t->m_axi_arvalid |
+                           t->m_axi_rvalid;
+        AxiSample a{};
+        if (m_any) {
+            s.m_aw = t->m_axi_awvalid && t->m_axi_awready;
+            s.m_w = t->m_axi_wvalid && t->m_axi_wready;
+            s.m_b = t->m_axi_bvalid && t->m_axi_bready;
+            s.m_ar = t->m_axi_arvalid && t->m_axi_arready;
+            s.m_r = t->m_axi_rvalid && t->m_axi_rready;
+            a.m_awvalid = t->m_axi_awvalid; a.m_awready = t->m_axi_awready;
+            a.m_wvalid = t->m_axi_wvalid; a.m_wready = t->m_axi_wready;
+            a.m_bvalid = t->m_axi_bvalid; a.m_bready = t->m_axi_bready;
+            a.m_arvalid = t->m_axi_arvalid; a.m_arready = t->m_axi_arready;
+            a.m_rvalid = t->m_axi_rvalid; a.m_rready = t->m_axi_rready; a.m_wlast = t->m_axi_wlast;
+            a.m_awid = t->m_axi_awid; a.m_arid = t->m_axi_arid;
+            a.m_awaddr = t->m_axi_awaddr; a.m_araddr = t->m_axi_araddr; a.m_wdata = t->m_axi_wdata;
+            a.m_awlen = t->m_axi_awlen; a.m_arlen = t->m_axi_arlen; a.m_awsize = t->m_axi_awsize;
+            a.m_arsize = t->m_axi_arsize; a.m_awburst = t->m_axi_awburst; a.m_arburst = t->m_axi_arburst;
+            a.m_wstrb = t->m_axi_wstrb;
+        } else {
+            s.m_aw = s.m_w = s.m_b = s.m_ar = s.m_r = false;
+        }
         a.l_awvalid = t->s_axil_awvalid; a.l_awready = t->s_axil_awready;
         a.l_wvalid = t->s_axil_wvalid; a.l_wready = t->s_axil_wready;
         a.l_bvalid = t->s_axil_bvalid; a.l_bready = t->s_axil_bready;
@@ -393,16 +411,6 @@ void cycle(gmc_sim *sim)
         a.a_awid = t->s_axi_awid; a.a_arid = t->s_axi_arid; a.a_bid = t->s_axi_bid; a.a_rid = t->s_axi_rid;
         a.a_awlen = t->s_axi_awlen; a.a_arlen = t->s_axi_arlen; a.a_bresp = t->s_axi_bresp;
         a.a_rresp = t->s_axi_rresp; a.a_rdata = t->s_axi_rdata;
-        a.m_awvalid = t->m_axi_awvalid; a.m_awready = t->m_axi_awready;
-        a.m_wvalid = t->m_axi_wvalid; a.m_wready = t->m_axi_wready;
-        a.m_bvalid = t->m_axi_bvalid; a.m_bready = t->m_axi_bready;
-        a.m_arvalid = t->m_axi_arvalid; a.m_arready = t->m_axi_arready;
-        a.m_rvalid = t->m_axi_rvalid; a.m_rready = t->m_axi_rready; a.m_wlast = t->m_axi_wlast;
-        a.m_awid = t->m_axi_awid; a.m_arid = t->m_axi_arid;
-        a.m_awaddr = t->m_axi_awaddr; a.m_araddr = t->m_axi_araddr; a.m_wdata = t->m_axi_wdata;
-        a.m_awlen = t->m_axi_awlen; a.m_arlen = t->m_axi_arlen; a.m_awsize = t->m_axi_awsize;
-        a.m_arsize = t->m_axi_arsize; a.m_awburst = t->m_axi_awburst; a.m_arburst = t->m_axi_arburst;
-        a.m_wstrb = t->m_axi_wstrb;
         a.rst = t->rst;
         sim->check.edge(a, sim->cycles);
     }
