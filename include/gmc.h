@@ -74,6 +74,8 @@ struct gmc_open_report {
  * Grammar (docs/host.md):
  *   sim[:OPTION[,OPTION...]]   latency=N  host-memory latency in cycles
  *                              timeout=N  bus timeout in cycles (>= 1)
+ *                              pbuf=N     paging buffer bytes (64 .. 1 MiB, multiple of 32)
+ *                              tdr=N      paging fence timeout in cycles (>= 1000) before a TDR
  *                              trace=FILE FST waveform of the whole run
  *                              segs=N     strap N (0..4) segment descriptors
  *                              segK=BASE/SIZE/FLAGS[/CPU_OFFSET[/BANKS]]

@@ -28,8 +28,7 @@ static int rd(struct gmc_kmd *k, uint32_t off, uint32_t *v)
     return k->be->read32(k->be_ctx, off, v);
 }
 
-/* A LO/HI pair: LO first (it snapshots HI). */
-static int rd64(struct gmc_kmd *k, uint32_t lo, uint64_t *v)
+int gmc_kmd_read64(struct gmc_kmd *k, uint32_t lo, uint64_t *v)
 {
     uint32_t l = 0, h = 0;
     int rc = rd(k, lo, &l);
@@ -87,13 +86,13 @@ static int read_segment(struct gmc_kmd *k, unsigned i, struct gmc_segment_desc *
 {
     uint32_t banks = 0;
     s->id = i + 1u;
-    int rc = rd64(k, GMC_REG_SEG_BASE_LO_N(i), &s->base);
+    int rc = gmc_kmd_read64(k, GMC_REG_SEG_BASE_LO_N(i), &s->base);
     if (rc == GMC_OK)
-        rc = rd64(k, GMC_REG_SEG_SIZE_LO_N(i), &s->size);
+        rc = gmc_kmd_read64(k, GMC_REG_SEG_SIZE_LO_N(i), &s->size);
     if (rc == GMC_OK)
         rc = rd(k, GMC_REG_SEG_FLAGS_N(i), &s->flags);
     if (rc == GMC_OK)
-        rc = rd64(k, GMC_REG_SEG_CPU_OFFSET_LO_N(i), &s->cpu_offset);
+        rc = gmc_kmd_read64(k, GMC_REG_SEG_CPU_OFFSET_LO_N(i), &s->cpu_offset);
     if (rc == GMC_OK)
         rc = rd(k, GMC_REG_SEG_BANKS_N(i), &banks);
     s->banks = (banks & GMC_SEG_BANKS_COUNT_MASK) >> GMC_SEG_BANKS_COUNT_LSB;

@@ -79,6 +79,10 @@ extern const struct gmc_kmd_ddi gmc_kmd_ddi_gmc;
  * driver owns from now on and closes in stop_device). */
 void gmc_kmd_start(struct gmc_kmd *kmd, const struct gmc_backend_ops *be, void *be_ctx);
 
+/* A 64-bit LO/HI register pair: LO first (reading it snapshots HI). On
+ * error *v is 0. */
+int gmc_kmd_read64(struct gmc_kmd *kmd, uint32_t lo, uint64_t *v);
+
 /* Whether the CPU reaches a segment's bytes through BAR1: a CpuVisible
  * memory segment (CpuVisible on an aperture means something else). */
 int gmc_kmd_cpu_reachable(const struct gmc_segment_desc *seg);

@@ -31,7 +31,7 @@
 
 static int is_aperture(const gmc_device *dev, const struct gmc_valloc *a)
 {
-    return a->node.mgr != NULL && (dev->seg[a->seg].desc.flags & GMC_SEGFLAGS_APERTURE_MASK);
+    return a->node.mgr != NULL && gmc_vseg_is_aperture(&dev->seg[a->seg]);
 }
 
 static uint32_t cpu_mask(const gmc_device *dev, const struct gmc_valloc *a)
@@ -51,13 +51,6 @@ static int sys_mapped(const gmc_device *dev, const struct gmc_valloc *a)
     if (a->keep_sys || is_aperture(dev, a))
         return 1;
     return cpu_mask(dev, a) == 0u && (a->desc.supported_segments & gmc_resid_aperture_mask(dev));
-}
-
-static void fill_host(void *p, uint64_t n, uint32_t pattern)
-{
-    uint8_t *b = p;
-    for (uint64_t i = 0; i < n; i++)
-        b[i] = (uint8_t)(pattern >> (8u * (i & 3u)));
 }
 
 /* Discard while busy: fresh memory for the CPU, the old stays with the GPU. */
@@ -122,13 +115,7 @@ static int prepare_sys(gmc_device *dev, struct gmc_valloc *a)
         return rc;
     }
     if (!(a->state & GMC_ALLOC_STATE_HAS_CONTENT) && !a->sys_valid) {
-        /* First page-in, into the system copy. */
-        fill_host(a->sys.host, a->sys.size,
-                  (a->desc.kmt_flags & GMC_KMT_ZEROED) ? 0u : GMC_FILL_UNINITIALISED);
-        dev->stats.bytes_filled += a->sys.size;
-        a->sys_valid = 1;
-        a->state |= GMC_ALLOC_STATE_HAS_CONTENT;
-        a->state &= ~(uint32_t)(GMC_ALLOC_STATE_ZERO_PENDING | GMC_ALLOC_STATE_LOST);
+        gmc_resid_fill_sys(dev, a); /* first page-in, into the system copy */
         if (a->node.mgr != NULL && !is_aperture(dev, a))
             a->gpu_valid = 0; /* a placed, never-filled copy: upload on use */
     }

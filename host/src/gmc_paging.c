@@ -148,12 +148,7 @@ static int wr(struct gmc_paging *pg, uint32_t off, uint32_t v)
 
 static int rd64(struct gmc_paging *pg, uint32_t lo, uint64_t *v)
 {
-    uint32_t l = 0, h = 0;
-    int rc = rd(pg, lo, &l);
-    if (rc == GMC_OK)
-        rc = rd(pg, lo + 4u, &h);
-    *v = rc == GMC_OK ? (uint64_t)h << 32 | l : 0u;
-    return rc;
+    return gmc_kmd_read64(pg->kmd, lo, v);
 }
 
 static uint64_t round_pages(uint64_t bytes)

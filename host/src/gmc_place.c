@@ -88,6 +88,15 @@ static unsigned candidates(unsigned nsegs, const struct gmc_alloc_desc *d, struc
     return n;
 }
 
+unsigned gmc_place_order(unsigned nsegs, const struct gmc_alloc_desc *d, unsigned *idx)
+{
+    struct cand c[GMC_MAX_PREFERRED_SEGMENTS + 32u];
+    unsigned n = candidates(nsegs, d, c);
+    for (unsigned i = 0; i < n; i++)
+        idx[i] = c[i].index;
+    return n;
+}
+
 /* Insert into [first, last] (inclusive) clipped to the window [wf, wl]. */
 static int try_range(struct gmc_vseg *s, struct gmc_range_node *node, const struct gmc_place_size *sz,
                      enum gmc_range_mode mode, uint64_t first, uint64_t last, uint64_t wf, uint64_t wl)

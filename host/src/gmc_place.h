@@ -35,6 +35,10 @@ struct gmc_placement {
 int gmc_place_size(const struct gmc_segment_desc *seg, const struct gmc_alloc_desc *d,
                    struct gmc_place_size *out);
 
+/* The segments d may be placed in, in the policy's order: 0-based indices
+ * into idx (room for GMC_MAX_PREFERRED_SEGMENTS + 32); returns the count. */
+unsigned gmc_place_order(unsigned nsegs, const struct gmc_alloc_desc *d, unsigned *idx);
+
 /*
  * Place an allocation whose descriptor passed the rule table: insert node
  * (zeroed, unused) into one segment's manager following the policy.

@@ -42,11 +42,6 @@ static int purged(const struct gmc_vseg *s, enum gmc_power_state to)
     return !(f & GMC_SEGFLAGS_PRESERVED_DURING_HIBERNATE_MASK);
 }
 
-static int is_aperture(const struct gmc_vseg *s)
-{
-    return (s->desc.flags & GMC_SEGFLAGS_APERTURE_MASK) != 0u;
-}
-
 static void mark_lost(gmc_device *dev, struct gmc_valloc *a)
 {
     gmc_resid_unplace(dev, a);
@@ -80,7 +75,7 @@ int gmc_device_power(gmc_device *dev, enum gmc_power_state to, struct gmc_power_
         if (a->node.mgr == NULL || !(a->state & GMC_ALLOC_STATE_HAS_CONTENT))
             continue;
         struct gmc_vseg *s = &dev->seg[a->seg];
-        if (is_aperture(s) || !purged(s, to)) {
+        if (gmc_vseg_is_aperture(s) || !purged(s, to)) {
             r.allocations_preserved++;
             continue;
         }
@@ -121,7 +116,7 @@ int gmc_device_power(gmc_device *dev, enum gmc_power_state to, struct gmc_power_
         struct gmc_vseg *s = &dev->seg[i];
         if (!purged(s, to))
             continue;
-        if (is_aperture(s)) {
+        if (gmc_vseg_is_aperture(s)) {
             ap_purged = 1;
             continue;
         }
@@ -143,7 +138,7 @@ int gmc_device_power(gmc_device *dev, enum gmc_power_state to, struct gmc_power_
         if (a->node.mgr == NULL)
             continue;
         struct gmc_vseg *s = &dev->seg[a->seg];
-        if ((purged(s, to) || (is_aperture(s) && ap_purged)) && a->gpu_valid) {
+        if ((purged(s, to) || (gmc_vseg_is_aperture(s) && ap_purged)) && a->gpu_valid) {
             a->gpu_valid = 0; /* the placed copy (or mapping) is gone; the system copy holds it */
             a->power_purged = 1;
         }
@@ -189,7 +184,7 @@ int gmc_device_resume(gmc_device *dev, struct gmc_power_report *rep)
         if (rc != GMC_OK)
             return rc;
         r.allocations_saved++;
-        if (!is_aperture(&dev->seg[a->seg]))
+        if (!gmc_vseg_is_aperture(&dev->seg[a->seg]))
             r.bytes_restored += a->sz.size;
     }
     rc = gmc_resid_wait_all(dev);

@@ -53,11 +53,6 @@ enum pend {
     PEND_MOVE       /* placed copy -> another placement */
 };
 
-static int is_aperture(const struct gmc_vseg *s)
-{
-    return (s->desc.flags & GMC_SEGFLAGS_APERTURE_MASK) != 0u;
-}
-
 static uint64_t page_round(uint64_t v)
 {
     return (v + (PAGE - 1u)) & ~(uint64_t)(PAGE - 1u);
@@ -311,30 +306,6 @@ static size_t scan_window(struct gmc_vseg *s, struct gmc_valloc **v, size_t nv,
     return found;
 }
 
-/* Segment indices in placement order for d. */
-static unsigned seg_order(const gmc_device *dev, const struct gmc_alloc_desc *d, unsigned *idx)
-{
-    unsigned n = 0;
-    uint32_t listed = 0;
-    for (unsigned i = 0; i < GMC_MAX_PREFERRED_SEGMENTS; i++) {
-        unsigned id = d->preferred[i].id;
-        if (id == 0u)
-            break;
-        if (id > dev->nsegs || (listed & GMC_SEGMENT_BIT(id)) || !(d->supported_segments & GMC_SEGMENT_BIT(id)))
-            continue;
-        listed |= GMC_SEGMENT_BIT(id);
-        idx[n++] = id - 1u;
-    }
-    for (unsigned i = 0; i < dev->nsegs; i++) {
-        uint32_t bit = GMC_SEGMENT_BIT(i + 1u);
-        if ((d->supported_segments & bit) && !(listed & bit)) {
-            listed |= bit;
-            idx[n++] = i;
-        }
-    }
-    return n;
-}
-
 int gmc_resid_place(gmc_device *dev, struct gmc_valloc *a, uint32_t mask, int evict,
                     uint64_t *bytes_needed)
 {
@@ -351,8 +322,8 @@ int gmc_resid_place(gmc_device *dev, struct gmc_valloc *a, uint32_t mask, int ev
     }
     if (rc != GMC_E_NO_SPACE || !evict)
         return rc;
-    unsigned order[32];
-    unsigned n = seg_order(dev, &d, order);
+    unsigned order[GMC_MAX_PREFERRED_SEGMENTS + 32u];
+    unsigned n = gmc_place_order(dev->nsegs, &d, order);
     uint64_t best_deficit = UINT64_MAX;
     struct gmc_valloc **v = NULL;
     size_t cap = 0;
@@ -435,6 +406,15 @@ static void fill_host(void *p, uint64_t n, uint32_t pattern)
     uint8_t *b = p;
     for (uint64_t i = 0; i < n; i++)
         b[i] = (uint8_t)(pattern >> (8u * (i & 3u)));
+}
+
+void gmc_resid_fill_sys(gmc_device *dev, struct gmc_valloc *a)
+{
+    fill_host(a->sys.host, a->sys.size, fill_pattern(a));
+    dev->stats.bytes_filled += a->sys.size;
+    a->sys_valid = 1;
+    a->state |= GMC_ALLOC_STATE_HAS_CONTENT;
+    a->state &= ~(uint32_t)(GMC_ALLOC_STATE_ZERO_PENDING | GMC_ALLOC_STATE_LOST);
 }
 
 /* SynchronousPaging: wait for the allocation to go idle before paging. */
@@ -538,18 +518,12 @@ int gmc_resid_page_in(gmc_device *dev, struct gmc_valloc *a)
         return rc;
     struct gmc_vseg *s = &dev->seg[a->seg];
     uint64_t f = 0;
-    if (is_aperture(s)) {
+    if (gmc_vseg_is_aperture(s)) {
         rc = gmc_resid_ensure_sys(dev, a);
         if (rc != GMC_OK)
             return rc;
-        if (!a->sys_valid) {
-            /* First page-in: the content is established in the system copy. */
-            fill_host(a->sys.host, a->sys.size, fill_pattern(a));
-            a->sys_valid = 1;
-            a->state |= GMC_ALLOC_STATE_HAS_CONTENT;
-            a->state &= ~(uint32_t)(GMC_ALLOC_STATE_ZERO_PENDING | GMC_ALLOC_STATE_LOST);
-            dev->stats.bytes_filled += a->sys.size;
-        }
+        if (!a->sys_valid)
+            gmc_resid_fill_sys(dev, a);
         rc = map_aperture(dev, a, a->node.start, &f);
         if (rc != GMC_OK)
             return rc;
@@ -609,7 +583,7 @@ static int copy_out(gmc_device *dev, struct gmc_valloc *a, uint64_t *fence)
     uint64_t pages = a->sys.npages;
     for (unsigned i = 0; i < dev->nsegs && a->desc.eviction_segments != 0u; i++) {
         struct gmc_vseg *ap = &dev->seg[i];
-        if (!(a->desc.eviction_segments & GMC_SEGMENT_BIT(i + 1u)) || !is_aperture(ap))
+        if (!(a->desc.eviction_segments & GMC_SEGMENT_BIT(i + 1u)) || !gmc_vseg_is_aperture(ap))
             continue;
         uint64_t bytes = pages * PAGE;
         /* Eviction mappings never take more than 80 % of an aperture. */
@@ -666,20 +640,25 @@ static int copy_out(gmc_device *dev, struct gmc_valloc *a, uint64_t *fence)
     return rc;
 }
 
-int gmc_resid_save(gmc_device *dev, struct gmc_valloc *a)
+/* Copy the placed content to the system copy, which then holds it. */
+static int write_back(gmc_device *dev, struct gmc_valloc *a, int pend)
 {
-    if (a->node.mgr == NULL || !a->gpu_valid || a->sys_valid || is_aperture(&dev->seg[a->seg]))
-        return GMC_OK;
-    int rc = sync_before(dev, a);
     uint64_t f = 0;
-    if (rc == GMC_OK)
-        rc = copy_out(dev, a, &f);
+    int rc = copy_out(dev, a, &f);
     if (rc != GMC_OK)
         return rc;
     a->sys_valid = 1;
-    a->pend = PEND_SAVE_KEEP;
+    a->pend = pend;
     sync_after(dev, a, f);
     return GMC_OK;
+}
+
+int gmc_resid_save(gmc_device *dev, struct gmc_valloc *a)
+{
+    if (a->node.mgr == NULL || !a->gpu_valid || a->sys_valid || gmc_vseg_is_aperture(&dev->seg[a->seg]))
+        return GMC_OK;
+    int rc = sync_before(dev, a);
+    return rc == GMC_OK ? write_back(dev, a, PEND_SAVE_KEEP) : rc;
 }
 
 int gmc_resid_evict_one(gmc_device *dev, struct gmc_valloc *a)
@@ -693,7 +672,7 @@ int gmc_resid_evict_one(gmc_device *dev, struct gmc_valloc *a)
         return rc;
     struct gmc_vseg *s = &dev->seg[a->seg];
     uint64_t f = 0;
-    if (is_aperture(s)) {
+    if (gmc_vseg_is_aperture(s)) {
         if (a->gpu_valid) {
             struct gmc_paging_args u = { .op = GMC_PAGING_UNMAP_APERTURE_SEGMENT };
             u.u.map.gpu_address = a->node.start;
@@ -707,14 +686,9 @@ int gmc_resid_evict_one(gmc_device *dev, struct gmc_valloc *a)
     } else if (a->gpu_valid && a->sys_valid) {
         dev->stats.discards++; /* clean: the system copy already holds it */
     } else if (a->gpu_valid) {
-        rc = sync_before(dev, a);
-        if (rc == GMC_OK)
-            rc = copy_out(dev, a, &f);
+        rc = write_back(dev, a, PEND_EVICT);
         if (rc != GMC_OK)
             return rc;
-        a->sys_valid = 1;
-        a->pend = PEND_EVICT;
-        sync_after(dev, a, f);
     }
     gmc_resid_unplace(dev, a);
     dev->stats.evictions++;
@@ -1083,7 +1057,7 @@ uint32_t gmc_resid_aperture_mask(const gmc_device *dev)
 {
     uint32_t mask = 0;
     for (unsigned i = 0; i < dev->nsegs; i++)
-        if (is_aperture(&dev->seg[i]))
+        if (gmc_vseg_is_aperture(&dev->seg[i]))
             mask |= GMC_SEGMENT_BIT(i + 1u);
     return mask;
 }
@@ -1138,7 +1112,7 @@ static int reach_locked(gmc_device *dev, struct gmc_valloc *a)
 {
     if (a->lock_map.kind == GMC_LOCK_MAP_BAR)
         return GMC_OK; /* in CPU-visible VRAM: the GPU reaches it too */
-    if (a->node.mgr != NULL && is_aperture(&dev->seg[a->seg]) && a->gpu_valid)
+    if (a->node.mgr != NULL && gmc_vseg_is_aperture(&dev->seg[a->seg]) && a->gpu_valid)
         return GMC_OK; /* the aperture maps the locked system copy itself */
     /* The content is the locked system copy (the lock made it hold the
      * content): the GPU must see those very pages, so through an aperture
@@ -1220,7 +1194,7 @@ int gmc_submit(gmc_client *c, const struct gmc_submit *s, uint64_t *fence)
      * there by a lock): move it to a memory segment it supports. */
     for (unsigned i = 0; i < s->nops && rc == GMC_OK; i++) {
         struct gmc_valloc *d = al[s->ops[i].dst];
-        if (s->ops[i].kind != GMC_GPU_FILL || !is_aperture(&dev->seg[d->seg]))
+        if (s->ops[i].kind != GMC_GPU_FILL || !gmc_vseg_is_aperture(&dev->seg[d->seg]))
             continue;
         uint32_t mem = d->desc.supported_segments & ~gmc_resid_aperture_mask(dev);
         if (d->locker != NULL)
@@ -1268,7 +1242,7 @@ int gmc_submit(gmc_client *c, const struct gmc_submit *s, uint64_t *fence)
                 a->busy_fence = f;
             if (s->refs[i].flags & GMC_REF_WRITE) {
                 a->write_fence = f;
-                if (!is_aperture(&dev->seg[a->seg]))
+                if (!gmc_vseg_is_aperture(&dev->seg[a->seg]))
                     a->sys_valid = 0; /* the GPU copy is newer */
                 a->state |= GMC_ALLOC_STATE_HAS_CONTENT;
             }

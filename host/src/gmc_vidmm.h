@@ -191,6 +191,13 @@ int gmc_resid_rename_placement(gmc_device *dev, struct gmc_valloc *a, uint32_t m
 void gmc_resid_defer_sysbuf(gmc_device *dev, struct gmc_sysbuf *b);
 /* Bytes the client sees: the placed size, or the page-rounded Size. */
 uint64_t gmc_resid_user_size(const struct gmc_valloc *a);
+/* Establish first content in the system copy: zeros for Zeroed, else
+ * GMC_FILL_UNINITIALISED (the first page-in of a system-held allocation). */
+void gmc_resid_fill_sys(gmc_device *dev, struct gmc_valloc *a);
+static inline int gmc_vseg_is_aperture(const struct gmc_vseg *s)
+{
+    return (s->desc.flags & GMC_SEGFLAGS_APERTURE_MASK) != 0u;
+}
 /* Device ticks for LRU. */
 static inline void gmc_resid_touch(gmc_device *dev, struct gmc_valloc *a)
 {
