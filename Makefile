@@ -105,7 +105,7 @@ lint: deps-test
 # ------------------------------------------------------------ sim library
 
 # Verilate and compile the model (one run per variant).
-$(BUILD)/%/vobj/V$(TOP)__ALL.a: $(RTL) $(RTL_INC) Makefile | deps-test
+$(BUILD)/%/vobj/V$(TOP)__ALL.a: $(RTL) $(RTL_INC) Makefile tools/check_sched.py | deps-test
 	@rm -rf $(BUILD)/$*/vobj; mkdir -p $(BUILD)/$*
 	$(VERILATOR) $(VFLAGS) -Mdir $(BUILD)/$*/vobj --build -j 2 -MAKEFLAGS "$(VMAKE_$*)" \
 	  -CFLAGS "-fPIC $(VOPT_$*) -std=c++17" $(RTL) >$(BUILD)/$*.verilator.log 2>&1 \
@@ -113,6 +113,7 @@ $(BUILD)/%/vobj/V$(TOP)__ALL.a: $(RTL) $(RTL_INC) Makefile | deps-test
 	$(MAKE) -s -C $(BUILD)/$*/vobj -f V$(TOP).mk $(VMAKE_$*) $(VLT_RUNTIME:%=%.o) >>$(BUILD)/$*.verilator.log 2>&1 \
 	  || { cat $(BUILD)/$*.verilator.log; exit 1; }
 	cd $(BUILD)/$*/vobj && $(AR) rcs libverilated.a $(VLT_RUNTIME:%=%.o)
+	$(PYTHON) tools/check_sched.py $(BUILD)/$*/vobj
 
 $(BUILD)/%/obj/gmc_sim.o: sim/gmc_sim.cpp sim/gmc_sim.h sim/gmc_axi_check.h include/gmc_regs.h $(BUILD)/%/vobj/V$(TOP)__ALL.a
 	@mkdir -p $(@D)

@@ -412,10 +412,13 @@
 #define GMC_REG_CNT_APERTURE_WR_HI_WMASK 0x00000000u
 #define GMC_REG_DMA_CTRL 0x0300u /* rw: DMA engine control. */
 #define GMC_REG_DMA_CTRL_RESET 0x00000000u
-#define GMC_REG_DMA_CTRL_WMASK 0x00000001u
+#define GMC_REG_DMA_CTRL_WMASK 0x00000003u
 #define GMC_DMA_CTRL_ENABLE_LSB 0u
 #define GMC_DMA_CTRL_ENABLE_WIDTH 1u
 #define GMC_DMA_CTRL_ENABLE_MASK 0x1u
+#define GMC_DMA_CTRL_CLOCK_ON_LSB 1u
+#define GMC_DMA_CTRL_CLOCK_ON_WIDTH 1u
+#define GMC_DMA_CTRL_CLOCK_ON_MASK 0x2u
 #define GMC_REG_DMA_CMD 0x0304u /* wo: Recovery commands, taken only while the engine is FAULTED (RESET also when not). */
 #define GMC_REG_DMA_CMD_RESET 0x00000000u
 #define GMC_REG_DMA_CMD_WMASK 0x00000003u
@@ -557,6 +560,12 @@
 #define GMC_REG_CNT_DMA_FAULTS_HI 0x0284u /* ro: Faults taken, bits 63:32. */
 #define GMC_REG_CNT_DMA_FAULTS_HI_RESET 0x00000000u
 #define GMC_REG_CNT_DMA_FAULTS_HI_WMASK 0x00000000u
+#define GMC_REG_CNT_DMA_CLOCK_LO 0x0288u /* ro: Cycles in which the engine's clock ran (it stops while the engine is idle, unless DMA_CTRL.CLOCK_ON), bits 31:0. */
+#define GMC_REG_CNT_DMA_CLOCK_LO_RESET 0x00000000u
+#define GMC_REG_CNT_DMA_CLOCK_LO_WMASK 0x00000000u
+#define GMC_REG_CNT_DMA_CLOCK_HI 0x028Cu /* ro: Cycles in which the engine's clock ran, bits 63:32. */
+#define GMC_REG_CNT_DMA_CLOCK_HI_RESET 0x00000000u
+#define GMC_REG_CNT_DMA_CLOCK_HI_WMASK 0x00000000u
 #define GMC_REG_SEG_BASE_LO 0x0400u /* ro: Segment i+1: GPU address of the first byte, bits 31:0. */
 #define GMC_REG_SEG_BASE_LO_COUNT 4u
 #define GMC_REG_SEG_BASE_LO_STRIDE 0x20u
@@ -615,7 +624,7 @@ struct gmc_reg_info {
     uint32_t wmask;     /* bits a write changes (0 for ro) */
 };
 
-#define GMC_REG_TABLE_LEN 88u
+#define GMC_REG_TABLE_LEN 90u
 static const struct gmc_reg_info gmc_reg_table[GMC_REG_TABLE_LEN] = {
     { "ID", 0x0000u, 1u, 0x4u, GMC_REG_RO, 0, 0x474D4300u, 0x00000000u },
     { "VERSION", 0x0004u, 1u, 0x4u, GMC_REG_RO, 0, 0x00010000u, 0x00000000u },
@@ -661,7 +670,7 @@ static const struct gmc_reg_info gmc_reg_table[GMC_REG_TABLE_LEN] = {
     { "CNT_APERTURE_RD_HI", 0x022Cu, 1u, 0x4u, GMC_REG_RO, 0, 0x00000000u, 0x00000000u },
     { "CNT_APERTURE_WR_LO", 0x0230u, 1u, 0x4u, GMC_REG_RO, 0, 0x00000000u, 0x00000000u },
     { "CNT_APERTURE_WR_HI", 0x0234u, 1u, 0x4u, GMC_REG_RO, 0, 0x00000000u, 0x00000000u },
-    { "DMA_CTRL", 0x0300u, 1u, 0x4u, GMC_REG_RW, 0, 0x00000000u, 0x00000001u },
+    { "DMA_CTRL", 0x0300u, 1u, 0x4u, GMC_REG_RW, 0, 0x00000000u, 0x00000003u },
     { "DMA_CMD", 0x0304u, 1u, 0x4u, GMC_REG_WO, 0, 0x00000000u, 0x00000003u },
     { "DMA_STATUS", 0x0308u, 1u, 0x4u, GMC_REG_RO, 0, 0x00000000u, 0x00000000u },
     { "DMA_RING_BASE_LO", 0x0310u, 1u, 0x4u, GMC_REG_RW, 0, 0x00000000u, 0xFFFFF000u },
@@ -697,6 +706,8 @@ static const struct gmc_reg_info gmc_reg_table[GMC_REG_TABLE_LEN] = {
     { "CNT_DMA_PACKETS_HI", 0x027Cu, 1u, 0x4u, GMC_REG_RO, 0, 0x00000000u, 0x00000000u },
     { "CNT_DMA_FAULTS_LO", 0x0280u, 1u, 0x4u, GMC_REG_RO, 0, 0x00000000u, 0x00000000u },
     { "CNT_DMA_FAULTS_HI", 0x0284u, 1u, 0x4u, GMC_REG_RO, 0, 0x00000000u, 0x00000000u },
+    { "CNT_DMA_CLOCK_LO", 0x0288u, 1u, 0x4u, GMC_REG_RO, 0, 0x00000000u, 0x00000000u },
+    { "CNT_DMA_CLOCK_HI", 0x028Cu, 1u, 0x4u, GMC_REG_RO, 0, 0x00000000u, 0x00000000u },
     { "SEG_BASE_LO", 0x0400u, 4u, 0x20u, GMC_REG_RO, 1, 0x00000000u, 0x00000000u },
     { "SEG_BASE_HI", 0x0404u, 4u, 0x20u, GMC_REG_RO, 1, 0x00000000u, 0x00000000u },
     { "SEG_SIZE_LO", 0x0408u, 4u, 0x20u, GMC_REG_RO, 1, 0x00000000u, 0x00000000u },

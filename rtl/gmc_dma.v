@@ -40,6 +40,13 @@ module gmc_dma #(
     input  wire                      clk,
     input  wire                      rst,
 
+    // Clock gating: a register write took effect at this edge (any
+    // register: the engine's inputs change only through writes), and the
+    // override that keeps the engine's clock running (DMA_CTRL.CLOCK_ON).
+    input  wire                      reg_write,
+    input  wire                      clk_on,
+    output wire                      clk_run,    // the engine's clock has this cycle's edge
+
     // Configuration and commands from the registers.
     input  wire                      enable,
     input  wire [47:12]              ring_base,
@@ -254,13 +261,43 @@ module gmc_dma #(
     wire        timeout;
     reg  [47:0] timeout_addr;
 
+    // ------------------------------------------------------- clock gating
+
+    // The engine runs on gclk, which stops while the engine is quiet: every
+    // unit idle, nothing owed by the bus, the data FIFO empty, the watchdog
+    // at zero. Quiet means the next edge would leave every register as it
+    // is while the inputs stay the same, and the inputs change only through
+    // a register write (the bus answers only what the engine asked for), so
+    // a stopped edge changes nothing: the engine is cycle for cycle the same
+    // as with its clock running (tests/rtl/test_dma_gate.c checks this).
+    // A write wakes the engine for the edge after it; the enable is sampled
+    // at the falling edge, so the wake costs no cycle.
+    wire gclk;
+    wire q_core, q_fetch, q_xsrc, q_xdst, q_rd, q_wr, q_rarb;
+    reg  wake_reg;
+    reg  [31:0] wd_reg;
+    reg  [7:0]  rd_tot_reg, wr_tot_reg;
+    wire quiet = q_core && q_fetch && q_xsrc && q_xdst && q_rd && q_wr && q_rarb && !d_valid
+                 && (rd_tot_reg == 8'd0) && (wr_tot_reg == 8'd0) && (wd_reg == 32'd0);
+
+    always @(posedge clk) begin
+        wake_reg <= reg_write;
+        if (rst)
+            wake_reg <= 1'b0;
+    end
+
+    gmc_clk_gate u_cg (
+        .clk(clk), .en(rst || clk_on || wake_reg || cmd_skip || cmd_reset || !quiet), .gclk(gclk),
+        .on(clk_run)
+    );
+
     // -------------------------------------------------------------- units
 
     gmc_dma_core #(
         .VRAM_BYTES(VRAM_BYTES), .APERTURE_BASE(APERTURE_BASE), .APERTURE_PAGES(APERTURE_PAGES),
         .PROT_RANGES(PROT_RANGES), .VRAM_AW(VRAM_AW)
     ) u_core (
-        .clk(clk), .rst(rst),
+        .clk(gclk), .rst(rst),
         .enable(enable), .ring_base(ring_base), .ring_log2(ring_log2), .tail(tail),
         .pt_base(pt_base), .dummy_page(dummy_page), .prot_base(prot_base), .prot_limit(prot_limit),
         .cmd_skip(cmd_skip), .cmd_reset(cmd_reset), .timeout(timeout), .timeout_addr(timeout_addr),
@@ -288,13 +325,14 @@ module gmc_dma #(
         .st_state(st_state), .st_indirect(st_indirect), .head(st_head), .fence(st_fence),
         .fault_code(st_fault_code[7:0]), .fault_ind(st_fault_code[8]), .fault_pkt(st_fault_pkt),
         .fault_addr(st_fault_addr), .read_result(st_read_result), .faulted(faulted),
-        .ev_packets(ev_packets), .ev_fault(ev_fault), .ev_fence_irq(ev_fence_irq)
+        .ev_packets(ev_packets), .ev_fault(ev_fault), .ev_fence_irq(ev_fence_irq),
+        .quiet(q_core)
     );
 
     gmc_dma_fetch #(
         .DEPTH(FETCH_DEPTH), .MAX_BURST(16), .MAX_OUT(4)
     ) u_fetch (
-        .clk(clk), .rst(rst),
+        .clk(gclk), .rst(rst),
         .enable(enable), .ring_base(ring_base), .ring_log2(ring_log2), .tail(tail),
         .restart(f_restart), .restart_drop(f_restart_drop), .restart_ib(f_restart_ib),
         .restart_off(f_restart_off), .restart_ib_addr(f_restart_ib_addr),
@@ -303,13 +341,13 @@ module gmc_dma #(
         .ar_valid(ar_req[0]), .ar_ready(ar_rdy[0]), .ar_addr(ar_addr_bus[0 +: 48]),
         .ar_len(ar_len_bus[0 +: 8]), .ar_seq(seq_reg),
         .r_valid(r_v[0]), .r_data(r_data), .r_resp(r_resp), .r_last(r_last),
-        .old_valid(o_f_v), .old_seq(o_f_s), .old_addr(o_f_a)
+        .old_valid(o_f_v), .old_seq(o_f_s), .old_addr(o_f_a), .quiet(q_fetch)
     );
 
     gmc_dma_xlate #(
         .QDEPTH(PAGEQ_DEPTH), .MDL_BURST(PAGEQ_DEPTH / 2)
     ) u_xsrc (
-        .clk(clk), .rst(rst),
+        .clk(gclk), .rst(rst),
         .start(xs_start), .flush(flush), .kind(xs_kind), .page0(xs_page0), .npages(xs_npages),
         .mdl_base(xs_mdl), .write(1'b0),
         .pg_valid(xs_pg_valid), .pg_phys(xs_pg_phys), .pg_fault(xs_pg_fault), .pg_pop(xs_pg_pop),
@@ -320,13 +358,13 @@ module gmc_dma #(
         .ar_valid(ar_req[1]), .ar_ready(ar_rdy[1]), .ar_addr(ar_addr_bus[48 +: 48]),
         .ar_len(ar_len_bus[8 +: 8]), .ar_seq(seq_reg),
         .r_valid(r_v[1]), .r_data(r_data), .r_resp(r_resp), .r_last(r_last),
-        .old_valid(o_s_v), .old_seq(o_s_s), .old_addr(o_s_a)
+        .old_valid(o_s_v), .old_seq(o_s_s), .old_addr(o_s_a), .quiet(q_xsrc)
     );
 
     gmc_dma_xlate #(
         .QDEPTH(PAGEQ_DEPTH), .MDL_BURST(PAGEQ_DEPTH / 2)
     ) u_xdst (
-        .clk(clk), .rst(rst),
+        .clk(gclk), .rst(rst),
         .start(xd_start), .flush(flush), .kind(xd_kind), .page0(xd_page0), .npages(xd_npages),
         .mdl_base(xd_mdl), .write(1'b1),
         .pg_valid(xd_pg_valid), .pg_phys(xd_pg_phys), .pg_fault(xd_pg_fault),
@@ -338,13 +376,13 @@ module gmc_dma #(
         .ar_valid(ar_req[2]), .ar_ready(ar_rdy[2]), .ar_addr(ar_addr_bus[96 +: 48]),
         .ar_len(ar_len_bus[16 +: 8]), .ar_seq(seq_reg),
         .r_valid(r_v[2]), .r_data(r_data), .r_resp(r_resp), .r_last(r_last),
-        .old_valid(o_d_v), .old_seq(o_d_s), .old_addr(o_d_a)
+        .old_valid(o_d_v), .old_seq(o_d_s), .old_addr(o_d_a), .quiet(q_xdst)
     );
 
     gmc_dma_rd #(
         .VRAM_AW(VRAM_AW), .FIFO_DEPTH(FIFO_DEPTH), .MAX_BURST(MAX_BURST), .MAX_OUT(RD_OUTSTANDING)
     ) u_rd (
-        .clk(clk), .rst(rst),
+        .clk(gclk), .rst(rst),
         .start(rd_start), .flush(flush), .vram(rd_vram), .so12(rd_so12), .len(rd_len),
         .pg_valid(xs_pg_valid), .pg_phys(xs_pg_phys), .pg_fault(xs_pg_fault), .pg_pop(xs_pg_pop),
         .xf_code(xs_f_code), .xf_addr(xs_f_addr),
@@ -356,14 +394,14 @@ module gmc_dma #(
         .pushed(rd_pushed), .sf_valid(rd_sf_valid), .sf_word(rd_sf_word), .sf_code(rd_sf_code),
         .sf_addr(rd_sf_addr),
         .old_valid(o_r_v), .old_seq(o_r_s), .old_addr(o_r_a),
-        .cnt_bytes(rd_bytes)
+        .cnt_bytes(rd_bytes), .quiet(q_rd)
     );
 
     wire [FAW:0] d_count;
     gmc_dma_fifo #(
         .WIDTH(64), .DEPTH(FIFO_DEPTH)
     ) u_data (
-        .clk(clk), .rst(rst), .flush(flush || rd_start),
+        .clk(gclk), .rst(rst), .flush(flush || rd_start),
         .in_valid(d_push), .in_data(d_push_data),
         .out_valid(d_valid), .out_data(d_data), .out_pop(d_pop),
         .count(d_count)
@@ -373,7 +411,7 @@ module gmc_dma #(
         .VRAM_AW(VRAM_AW), .MAX_BURST(MAX_BURST), .WQ_DEPTH(4), .B_DEPTH(WR_OUTSTANDING),
         .ID_WIDTH(ID_WIDTH)
     ) u_wr (
-        .clk(clk), .rst(rst),
+        .clk(gclk), .rst(rst),
         .start(wr_start), .abort(flush), .epoch(epoch_reg), .vram(wr_vram), .do12(wr_do12),
         .len(wr_len), .so3(wr_so3), .cmode(wr_cmode), .cdata(wr_cdata), .nocount(wr_nocount),
         .pg_valid(xd_pg_valid), .pg_phys(xd_pg_phys), .pg_fault(xd_pg_fault), .pg_pop(xd_pg_pop_wr),
@@ -391,13 +429,13 @@ module gmc_dma #(
         .b_valid(m_axi_bvalid && (m_axi_bid[3:2] == epoch_reg)), .b_resp(m_axi_bresp),
         .done(wr_done), .fault(wr_fault), .f_code(wr_f_code), .f_addr(wr_f_addr), .idle(wr_idle),
         .old_valid(o_w_v), .old_seq(o_w_s), .old_addr(o_w_a),
-        .cnt_bytes(wr_bytes)
+        .cnt_bytes(wr_bytes), .quiet(q_wr)
     );
 
     gmc_dma_axi_rd_arb #(
         .PORTS(NS), .ID_WIDTH(ID_WIDTH)
     ) u_rarb (
-        .clk(clk), .rst(rst), .epoch(epoch_reg),
+        .clk(gclk), .rst(rst), .epoch(epoch_reg),
         .req_valid(ar_req), .req_ready(ar_rdy), .req_addr(ar_addr_bus), .req_len(ar_len_bus),
         .load(ar_load),
         .r_valid(r_v), .r_data(r_data), .r_resp(r_resp), .r_last(r_last),
@@ -405,7 +443,8 @@ module gmc_dma #(
         .m_axi_arid(m_axi_arid), .m_axi_araddr(m_axi_araddr), .m_axi_arlen(m_axi_arlen),
         .m_axi_arvalid(m_axi_arvalid), .m_axi_arready(m_axi_arready),
         .m_axi_rid(m_axi_rid), .m_axi_rdata(m_axi_rdata), .m_axi_rresp(m_axi_rresp),
-        .m_axi_rlast(m_axi_rlast), .m_axi_rvalid(m_axi_rvalid), .m_axi_rready(m_axi_rready)
+        .m_axi_rlast(m_axi_rlast), .m_axi_rvalid(m_axi_rvalid), .m_axi_rready(m_axi_rready),
+        .quiet(q_rarb)
     );
 
     // ----------------------------------------------- epoch and bus accounting
@@ -413,7 +452,6 @@ module gmc_dma #(
     // Bursts owed by the bus per epoch (8 bits each), counted from the
     // moment they are loaded into the AR / AW output registers, and in all.
     reg  [31:0] rd_out_reg, wr_out_reg;
-    reg  [7:0]  rd_tot_reg, wr_tot_reg;
     wire        b_done = m_axi_bvalid;
     wire [1:0]  b_epoch = m_axi_bid[3:2];
     // (Worked out only when something is owed at all, and the next epoch
@@ -449,7 +487,7 @@ module gmc_dma #(
         end
     end
 
-    always @(posedge clk) begin
+    always @(posedge gclk) begin
         if (ar_load || r_done) begin
             if (ar_load && !rd_same)
                 rd_out_reg[8 * epoch_reg +: 8] <= rd_out_reg[8 * epoch_reg +: 8] + 8'd1;
@@ -485,13 +523,12 @@ module gmc_dma #(
 
     // ------------------------------------------------------------ watchdog
 
-    reg  [31:0] wd_reg;
     wire wd_active = !faulted && owed_cur;
     wire progress  = r_cur || (b_done && b_epoch == epoch_reg) || (m_axi_arvalid && m_axi_arready)
                      || (m_axi_awvalid && m_axi_awready) || (m_axi_wvalid && m_axi_wready);
     assign timeout = wd_active && (watchdog != 32'd0) && (wd_reg >= watchdog);
 
-    always @(posedge clk) begin
+    always @(posedge gclk) begin
         if (!wd_active) begin
             if (wd_reg != 32'd0)
                 wd_reg <= 32'd0;

@@ -51,7 +51,10 @@ module gmc_dma_axi_rd_arb #(
     input  wire [1:0]            m_axi_rresp,
     input  wire                  m_axi_rlast,
     input  wire                  m_axi_rvalid,
-    output wire                  m_axi_rready
+    output wire                  m_axi_rready,
+
+    // No request waiting and no address on the bus.
+    output wire                  quiet
 );
 
     initial begin
@@ -149,6 +152,8 @@ module gmc_dma_axi_rd_arb #(
             /* verilator lint_on UNUSEDSIGNAL */
         end
     endgenerate
+
+    assign quiet = !arvalid_reg && (req_valid == {PORTS{1'b0}});
 
 endmodule
 

@@ -128,7 +128,9 @@ module gmc_dma_core #(
     output wire                      faulted,
     output reg  [1:0]                ev_packets,
     output reg                       ev_fault,
-    output reg                       ev_fence_irq
+    output reg                       ev_fence_irq,
+    // Nothing to do at the next clock edge while the inputs stay as they are.
+    output wire                      quiet
 );
 
     `include "gmc_regs.vh"
@@ -655,6 +657,16 @@ module gmc_dma_core #(
             ev_fence_irq <= 1'b0;
         end
     end
+
+    // ---------------------------------------------------------------- quiet
+
+    // Idle or faulted with no packet to take, nothing arriving from the
+    // fetch unit and no pulse to clear: with unchanged inputs the next
+    // clock edge leaves every register of this unit as it is.
+    assign quiet = ((state_reg == S_IDLE && !(enable && nxt_valid_reg)) || state_reg == S_FAULTED)
+                   && !fw_valid && !flush && !f_restart && !xs_start && !xd_start && !rd_start
+                   && !wr_start && !inv_all && !inv_page_valid && (ev_packets == 2'd0) && !ev_fault
+                   && !ev_fence_irq;
 
 endmodule
 

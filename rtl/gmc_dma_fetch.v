@@ -60,7 +60,10 @@ module gmc_dma_fetch #(
     // Oldest burst in flight (watchdog).
     output wire          old_valid,
     output wire [7:0]    old_seq,
-    output wire [47:0]   old_addr
+    output wire [47:0]   old_addr,
+
+    // Nothing requested, in flight or buffered.
+    output wire          quiet
 );
 
     localparam integer FAW = $clog2(DEPTH);
@@ -189,6 +192,8 @@ module gmc_dma_fetch #(
     /* verilator lint_off UNUSEDSIGNAL */
     wire unused = &{1'b0, tq_count, to_tail[2:0]};
     /* verilator lint_on UNUSEDSIGNAL */
+
+    assign quiet = !want && (resv_reg == 10'd0) && (drop_reg == 10'd0) && tq_empty && !out_valid;
 
 endmodule
 

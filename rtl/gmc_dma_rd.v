@@ -80,7 +80,10 @@ module gmc_dma_rd #(
     output wire [47:0]        old_addr,
 
     // Source bytes pushed this cycle (counters).
-    output wire [3:0]         cnt_bytes
+    output wire [3:0]         cnt_bytes,
+
+    // Nothing to issue and nothing in flight.
+    output wire               quiet
 );
 
     `include "gmc_regs.vh"
@@ -242,6 +245,8 @@ module gmc_dma_rd #(
     assign old_valid = !tq_empty;
     assign old_seq   = tq_head[55:48];
     assign old_addr  = tq_head[47:0];
+
+    assign quiet = !act && tq_empty && !vr_valid;
 
 endmodule
 

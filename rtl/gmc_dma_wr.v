@@ -104,7 +104,10 @@ module gmc_dma_wr #(
     output wire [47:0]         old_addr,
 
     // Destination bytes written this cycle (counters).
-    output wire [3:0]          cnt_bytes
+    output wire [3:0]          cnt_bytes,
+
+    // Stopped, with no burst or response outstanding and no pulse to clear.
+    output wire                quiet
 );
 
     `include "gmc_regs.vh"
@@ -477,6 +480,8 @@ module gmc_dma_wr #(
     assign old_valid   = !bq_empty;
     assign old_seq     = bq_head[55:48];
     assign old_addr    = bq_head[47:0];
+
+    assign quiet = idle && !awvalid_reg && bq_empty && !done && !fault;
 
 endmodule
 

@@ -67,7 +67,10 @@ module gmc_dma_xlate #(
 
     output wire          old_valid,
     output wire [7:0]    old_seq,
-    output wire [47:0]   old_addr
+    output wire [47:0]   old_addr,
+
+    // Nothing to request, in flight or queued.
+    output wire          quiet
 );
 
     `include "gmc_regs.vh"
@@ -249,6 +252,8 @@ module gmc_dma_xlate #(
     assign old_valid = !tq_empty;
     assign old_seq   = tq_head[55:48];
     assign old_addr  = tq_head[47:0];
+
+    assign quiet = !go && !gpend_reg && (resv_reg == 9'd0) && tq_empty && !pg_valid;
 
 endmodule
 

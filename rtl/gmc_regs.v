@@ -97,6 +97,7 @@ module gmc_regs #(
 
     // DMA engine configuration and commands (one-cycle pulses).
     output wire                      dma_enable,
+    output wire                      dma_clk_on,
     output wire [47:12]              dma_ring_base,
     output wire [4:0]                dma_ring_log2,
     output wire [19:0]               dma_tail,
@@ -117,6 +118,7 @@ module gmc_regs #(
     input  wire [63:0]               dma_read_result,
     input  wire [1:0]                dma_ev_packets,
     input  wire                      dma_ev_fault,
+    input  wire                      dma_clk_run,
     input  wire                      dma_ev_fence_irq,
     input  wire [3:0]                dma_rd_vram,
     input  wire [3:0]                dma_rd_sys,
@@ -227,12 +229,14 @@ module gmc_regs #(
     reg [CW-1:0] cnt_hit_reg, cnt_miss_reg, cnt_dummy_reg, cnt_ap_rd_reg, cnt_ap_wr_reg;
     reg [31:0]  snap_hi_reg;
     reg [4:0]   snap_sel_reg;
-    reg         dma_enable_reg;
+    reg         dma_enable_reg, dma_clk_on_reg;
+    wire [31:0] dma_ctrl_word = ({31'd0, dma_enable_reg} << GMC_DMA_CTRL_ENABLE_LSB)
+                              | ({31'd0, dma_clk_on_reg} << GMC_DMA_CTRL_CLOCK_ON_LSB);
     reg [31:0]  dma_base_lo_reg, dma_base_hi_reg, dma_tail_reg, dma_watchdog_reg;
     reg [4:0]   dma_log2_reg;
     reg [CW-1:0] cnt_dma_busy_reg, cnt_dma_rd_vram_reg, cnt_dma_wr_vram_reg, cnt_dma_rd_sys_reg,
                  cnt_dma_wr_sys_reg, cnt_dma_rd_ap_reg, cnt_dma_wr_ap_reg, cnt_dma_pkt_reg,
-                 cnt_dma_fault_reg;
+                 cnt_dma_fault_reg, cnt_dma_clock_reg;
 
     genvar g;
     generate
@@ -246,6 +250,7 @@ module gmc_regs #(
     assign xl_req_addr = xl_addr_reg;
     assign irq = |(irq_status_reg & irq_mask_reg);
     assign dma_enable = dma_enable_reg;
+    assign dma_clk_on = dma_clk_on_reg;
     assign dma_ring_base = {dma_base_hi_reg[15:0], dma_base_lo_reg[31:12]};
     assign dma_ring_log2 = dma_log2_reg;
     assign dma_tail = dma_tail_reg[19:0];
@@ -275,7 +280,7 @@ module gmc_regs #(
                      SN_DMA_RD_SYS = 5'd10, SN_DMA_WR_SYS = 5'd11, SN_DMA_RD_AP = 5'd12,
                      SN_DMA_WR_AP = 5'd13, SN_DMA_PKT = 5'd14, SN_DMA_FAULT = 5'd15,
                      SN_DMA_FENCE = 5'd16, SN_DMA_FPKT = 5'd17, SN_DMA_FADDR = 5'd18,
-                     SN_DMA_RDRES = 5'd19;
+                     SN_DMA_RDRES = 5'd19, SN_DMA_CLOCK = 5'd20;
 
     // ------------------------------------------------------------ reads
 
@@ -373,7 +378,9 @@ module gmc_regs #(
                 GMC_REG_CNT_DMA_PACKETS_HI:  reg_rd_data = hi_or_snap(SN_DMA_PKT, half(cnt_dma_pkt_reg, 1'b1));
                 GMC_REG_CNT_DMA_FAULTS_LO:   reg_rd_data = half(cnt_dma_fault_reg, 1'b0);
                 GMC_REG_CNT_DMA_FAULTS_HI:   reg_rd_data = hi_or_snap(SN_DMA_FAULT, half(cnt_dma_fault_reg, 1'b1));
-                GMC_REG_DMA_CTRL:        reg_rd_data = {31'd0, dma_enable_reg} << GMC_DMA_CTRL_ENABLE_LSB;
+                GMC_REG_CNT_DMA_CLOCK_LO:    reg_rd_data = half(cnt_dma_clock_reg, 1'b0);
+                GMC_REG_CNT_DMA_CLOCK_HI:    reg_rd_data = hi_or_snap(SN_DMA_CLOCK, half(cnt_dma_clock_reg, 1'b1));
+                GMC_REG_DMA_CTRL:        reg_rd_data = dma_ctrl_word;
                 GMC_REG_DMA_STATUS:      reg_rd_data = ({30'd0, dma_state} << GMC_DMA_STATUS_STATE_LSB)
                                                      | ({31'd0, dma_indirect} << GMC_DMA_STATUS_INDIRECT_LSB)
                                                      | ({24'd0, dma_rd_out} << GMC_DMA_STATUS_RD_OUTSTANDING_LSB)
@@ -493,6 +500,7 @@ module gmc_regs #(
         cnt_dma_wr_ap_reg <= cnt_dma_wr_ap_reg + {{(CW-4){1'b0}}, dma_wr_ap};
         cnt_dma_pkt_reg <= cnt_dma_pkt_reg + {{(CW-2){1'b0}}, dma_ev_packets};
         cnt_dma_fault_reg <= cnt_dma_fault_reg + {{(CW-1){1'b0}}, dma_ev_fault};
+        cnt_dma_clock_reg <= cnt_dma_clock_reg + {{(CW-1){1'b0}}, dma_clk_run};
 
         // Counters.
         cnt_hit_reg <= cnt_hit_reg + {{(CW-1){1'b0}}, tlb_hit};
@@ -519,6 +527,7 @@ module gmc_regs #(
                 GMC_REG_CNT_DMA_WR_APERTURE_LO: begin snap_sel_reg <= SN_DMA_WR_AP; snap_hi_reg <= half(cnt_dma_wr_ap_reg, 1'b1); end
                 GMC_REG_CNT_DMA_PACKETS_LO: begin snap_sel_reg <= SN_DMA_PKT; snap_hi_reg <= half(cnt_dma_pkt_reg, 1'b1); end
                 GMC_REG_CNT_DMA_FAULTS_LO: begin snap_sel_reg <= SN_DMA_FAULT; snap_hi_reg <= half(cnt_dma_fault_reg, 1'b1); end
+                GMC_REG_CNT_DMA_CLOCK_LO: begin snap_sel_reg <= SN_DMA_CLOCK; snap_hi_reg <= half(cnt_dma_clock_reg, 1'b1); end
                 GMC_REG_DMA_FENCE_LO: begin snap_sel_reg <= SN_DMA_FENCE; snap_hi_reg <= dma_fence[63:32]; end
                 GMC_REG_DMA_FAULT_PKT_LO: begin snap_sel_reg <= SN_DMA_FPKT; snap_hi_reg <= dma_fault_pkt64[63:32]; end
                 GMC_REG_DMA_FAULT_ADDR_LO: begin snap_sel_reg <= SN_DMA_FADDR; snap_hi_reg <= dma_fault_addr64[63:32]; end
@@ -587,8 +596,15 @@ module gmc_regs #(
                     cnt_dma_wr_ap_reg <= {CW{1'b0}};
                     cnt_dma_pkt_reg <= {CW{1'b0}};
                     cnt_dma_fault_reg <= {CW{1'b0}};
+            cnt_dma_clock_reg <= {CW{1'b0}};
+                    cnt_dma_clock_reg <= {CW{1'b0}};
                 end
-                GMC_REG_DMA_CTRL:      dma_enable_reg <= merge({31'd0, dma_enable_reg}, GMC_REG_DMA_CTRL_WMASK) != 32'd0;
+                GMC_REG_DMA_CTRL: begin
+                    dma_enable_reg <= (merge(dma_ctrl_word, GMC_REG_DMA_CTRL_WMASK)
+                                       & (32'd1 << GMC_DMA_CTRL_ENABLE_LSB)) != 32'd0;
+                    dma_clk_on_reg <= (merge(dma_ctrl_word, GMC_REG_DMA_CTRL_WMASK)
+                                       & (32'd1 << GMC_DMA_CTRL_CLOCK_ON_LSB)) != 32'd0;
+                end
                 GMC_REG_DMA_CMD: begin
                     dma_cmd_skip <= wbit(GMC_DMA_CMD_SKIP_LSB);
                     dma_cmd_reset <= wbit(GMC_DMA_CMD_RESET_LSB);
@@ -675,6 +691,7 @@ module gmc_regs #(
             dma_cmd_skip <= 1'b0;
             dma_cmd_reset <= 1'b0;
             dma_enable_reg <= GMC_REG_DMA_CTRL_RESET[GMC_DMA_CTRL_ENABLE_LSB];
+            dma_clk_on_reg <= GMC_REG_DMA_CTRL_RESET[GMC_DMA_CTRL_CLOCK_ON_LSB];
             dma_base_lo_reg <= GMC_REG_DMA_RING_BASE_LO_RESET;
             dma_base_hi_reg <= GMC_REG_DMA_RING_BASE_HI_RESET;
             dma_log2_reg <= GMC_REG_DMA_RING_SIZE_RESET[4:0];

@@ -232,7 +232,7 @@ module gmc_top #(
     wire [31:0]               reg_inv_page;
 
     // DMA engine <-> registers.
-    wire                      dma_enable, dma_cmd_skip, dma_cmd_reset;
+    wire                      dma_enable, dma_clk_on, dma_clk_run, dma_cmd_skip, dma_cmd_reset;
     wire [47:12]              dma_ring_base;
     wire [4:0]                dma_ring_log2;
     wire [19:0]               dma_tail, dma_head;
@@ -277,7 +277,8 @@ module gmc_top #(
         .xl_resp_code(xl_resp_code), .xl_resp_addr(xl_resp_addr), .xl_resp_system(xl_resp_system),
         .xl_resp_hit(xl_resp_hit), .xl_resp_dummy(xl_resp_dummy),
         .tlb_hit(tlb_hit), .tlb_miss(tlb_miss), .tlb_dummy(tlb_dummy),
-        .dma_enable(dma_enable), .dma_ring_base(dma_ring_base), .dma_ring_log2(dma_ring_log2),
+        .dma_enable(dma_enable), .dma_clk_on(dma_clk_on), .dma_clk_run(dma_clk_run),
+        .dma_ring_base(dma_ring_base), .dma_ring_log2(dma_ring_log2),
         .dma_tail(dma_tail), .dma_watchdog(dma_watchdog), .dma_cmd_skip(dma_cmd_skip),
         .dma_cmd_reset(dma_cmd_reset),
         .dma_state(dma_state), .dma_indirect(dma_indirect), .dma_rd_out(dma_rd_out),
@@ -428,7 +429,7 @@ module gmc_top #(
                 .WR_OUTSTANDING(DMA_WR_OUTSTANDING),
                 .VRAM_AW(VRAM_AW)
             ) u_dma (
-                .clk(clk), .rst(rst),
+                .clk(clk), .rst(rst), .reg_write(reg_wr_en), .clk_on(dma_clk_on), .clk_run(dma_clk_run),
                 .enable(dma_enable), .ring_base(dma_ring_base), .ring_log2(dma_ring_log2),
                 .tail(dma_tail), .watchdog(dma_watchdog), .pt_base(pt_base), .dummy_page(dummy_page),
                 .prot_base(prot_base), .prot_limit(prot_limit), .cmd_skip(dma_cmd_skip),
@@ -513,13 +514,14 @@ module gmc_top #(
             assign d_rd_req = 1'b0;
             assign d_rd_addr = {VRAM_AW{1'b0}};
             assign d_wr_req = 1'b0;
+            assign dma_clk_run = 1'b0;
             assign d_wr_addr = {VRAM_AW{1'b0}};
             assign d_wr_data = 64'd0;
             assign d_wr_strb = 8'd0;
             /* verilator lint_off UNUSEDSIGNAL */
             wire unused_no_dma = &{1'b0, m_axi_awready, m_axi_wready, m_axi_bid, m_axi_bresp,
                                    m_axi_bvalid, m_axi_arready, m_axi_rid, m_axi_rdata, m_axi_rresp,
-                                   m_axi_rlast, m_axi_rvalid, dma_enable, dma_ring_base, dma_ring_log2,
+                                   m_axi_rlast, m_axi_rvalid, dma_enable, dma_clk_on, dma_ring_base, dma_ring_log2,
                                    dma_tail, dma_watchdog, dma_cmd_skip, dma_cmd_reset, d_rd_gnt,
                                    d_rd_valid, d_wr_gnt, ga_ready[2:1], ga_resp[2:1]};
             /* verilator lint_on UNUSEDSIGNAL */

@@ -152,45 +152,61 @@ inline void drive(gmc_sim *sim, F &field, V v)
     }
 }
 
-// What eval() with clk low and unchanged inputs would do: only record that
-// clk is low, so that the next eval sees a rising edge. Verilator 5.006
-// keeps that in __Vtrigrprev__TOP__clk; a model without that member gets a
-// real eval (the second overload).
-template <typename R>
-auto note_clk_low(R *r, int) -> decltype(r->__Vtrigrprev__TOP__clk = 0, bool())
-{
-    r->__Vtrigrprev__TOP__clk = 0;
-    return true;
-}
-template <typename R>
-bool note_clk_low(R *, long)
-{
-    return false;
-}
-
-#if defined(VERILATOR_VERSION_INTEGER) && VERILATOR_VERSION_INTEGER == 5006000
+// The scheduler shortcut. eval() with unchanged inputs and only clk
+// toggled does a fixed, small part of its work: the input-combinational
+// pass recomputes only the DMA engine's gated clock (gclk = clk & en_n),
+// and one pass of the clocked (nba) region runs the triggered edges. The
+// shortcut does exactly that and skips the rest. It relies on Verilator
+// 5.006's scheduler members and on the trigger order it chose for gmc_top:
+// [0] posedge clk, [1] posedge gclk, [2] negedge clk (the gate's enable
+// flop). The build checks that order in the generated code
+// (tools/check_sched.py writes gmc_sched.h); any other Verilator version or
+// order, and any run with a waveform open, gets the real eval().
+#include "gmc_sched.h"
+#if GMC_SIM_SCHED_SHORTCUT && defined(VERILATOR_VERSION_INTEGER) && VERILATOR_VERSION_INTEGER == 5006000
 }  // namespace
-// Verilator 5.006's scheduler step that runs the clocked (nba) region.
 void Vgmc_top___024root___eval_nba(Vgmc_top___024root *vlSelf);
 namespace {
 
-// What eval() does on a rising clk edge when no other input changed since
-// the previous eval: its input-combinational pass (ico) would recompute the
-// values the previous eval left, the edge triggers the clocked region
-// once, and nothing triggers after it. Verilator 5.006 only (the scheduler
-// members and functions are its own); any other version gets the eval.
+#define GMC_GCLK gmc_top__DOT__g_dma__DOT__u_dma__DOT__gclk
+#define GMC_GCLK_PREV __Vtrigrprev__TOP__gmc_top__DOT__g_dma__DOT__u_dma__DOT__gclk
+#define GMC_GATE_EN gmc_top__DOT__g_dma__DOT__u_dma__DOT__u_cg__DOT__en_n
+
+// clk falls: gclk falls with it, and the gate samples its enable.
+bool negedge_only(Vgmc_top *t)
+{
+    Vgmc_top___024root *r = t->rootp;
+    t->clk = 0;
+    if (!r->__Vtrigrprev__TOP__clk) return true;  // not an edge: eval would do nothing
+    r->__Vtrigrprev__TOP__clk = 0;
+    r->GMC_GCLK = 0;
+    r->GMC_GCLK_PREV = 0;
+    r->__VnbaTriggered.clear();
+    r->__VnbaTriggered.at(2) = 1;
+    Vgmc_top___024root___eval_nba(r);
+    return true;
+}
+
+// clk rises: gclk rises with it when the gate is open.
 bool posedge_only(Vgmc_top *t)
 {
     Vgmc_top___024root *r = t->rootp;
     t->clk = 1;
-    if (r->__Vtrigrprev__TOP__clk) return true;  // not an edge: eval would do nothing
+    if (r->__Vtrigrprev__TOP__clk) return true;
     r->__Vtrigrprev__TOP__clk = 1;
+    r->GMC_GCLK = r->GMC_GATE_EN;
     r->__VnbaTriggered.clear();
     r->__VnbaTriggered.at(0) = 1;
+    if (r->GMC_GCLK && !r->GMC_GCLK_PREV) r->__VnbaTriggered.at(1) = 1;
+    r->GMC_GCLK_PREV = r->GMC_GCLK;
     Vgmc_top___024root___eval_nba(r);
     return true;
 }
 #else
+bool negedge_only(Vgmc_top *)
+{
+    return false;
+}
 bool posedge_only(Vgmc_top *)
 {
     return false;
@@ -338,9 +354,11 @@ void cycle(gmc_sim *sim)
 
     // clk low: the combinational outputs settle on the inputs the drivers
     // set. When no input changed since the last eval, the model already
-    // holds exactly that state and only needs to know that clk fell.
-    t->clk = 0;
-    if (sim->in_dirty || sim->tfp || !note_clk_low(t->rootp, 0)) t->eval();
+    // holds exactly that state and only the falling edge's flop runs.
+    if (sim->in_dirty || sim->tfp || !negedge_only(t)) {
+        t->clk = 0;
+        t->eval();
+    }
     sim->in_dirty = false;
     trace_dump(sim, sim->cycles * 2 * kHalfPeriodPs + kHalfPeriodPs);
 

@@ -60,13 +60,21 @@ static void test_reset_values(void **state)
             } else {
                 continue; /* segment descriptors: test_default_segments */
             }
+            /* CNT_DMA_CLOCK_LO counts the DMA engine's clock edges: the
+             * last reset cycle's, and one per register write since (the
+             * set-up's), no more: the clock stops while the engine idles. */
+            if (off == GMC_REG_CNT_DMA_CLOCK_LO) {
+                if (got == 0 || got > 16) fail_msg("CNT_DMA_CLOCK_LO: %u edges since reset", got);
+                checked++;
+                continue;
+            }
             if (got != want && strcmp(ri->name, "CYCLE_LO") != 0)
                 fail_msg("%s[%u] (0x%04x): reset 0x%08x, expected 0x%08x", ri->name, i, off, got, want);
             checked++;
         }
     }
     /* Every non-segment register instance was checked. */
-    assert_int_equal(checked, 86);
+    assert_int_equal(checked, 88);
 }
 
 /* Access types: ro refuses writes with SLVERR and keeps its value; rw
@@ -83,6 +91,12 @@ static void test_access_types(void **state)
             switch (ri->access) {
             case GMC_REG_RO:
                 assert_int_equal(gmc_sim_reg_write(s, off, ~before), GMC_SIM_ESLVERR);
+                /* Any write, refused or not, wakes the DMA engine for one
+                 * clock edge (docs/dma.md, Clock gating). */
+                if (off == GMC_REG_CNT_DMA_CLOCK_LO) {
+                    assert_int_equal(t_rd(s, off), before + 1);
+                    break;
+                }
                 if (t_rd(s, off) != before)
                     fail_msg("%s[%u]: read-only register changed on a refused write", ri->name, i);
                 break;

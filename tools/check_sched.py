@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""Check the scheduler layout the sim shim's shortcut relies on.
+
+sim/gmc_sim.cpp skips Verilator's full eval() on clock edges with unchanged
+inputs and runs only the clocked region itself. That is right only for the
+trigger order Verilator 5.006 chose for gmc_top: [0] posedge clk,
+[1] posedge gclk (the DMA engine's gated clock), [2] negedge clk (the clock
+gate's enable flop), and nothing else; and only when gclk is assigned
+nowhere but as clk & en_n. This reads the generated code and writes
+gmc_sched.h with GMC_SIM_SCHED_SHORTCUT 1 when all of that holds, else 0
+(the shim then uses eval(); slower, never wrong).
+
+    check_sched.py VOBJ_DIR
+"""
+import glob
+import os
+import re
+import sys
+
+GCLK = "gmc_top__DOT__g_dma__DOT__u_dma__DOT__gclk"
+EN = "gmc_top__DOT__g_dma__DOT__u_dma__DOT__u_cg__DOT__en_n"
+
+
+def squash(text):
+    return re.sub(r"\s+", "", text)
+
+
+def check(vobj):
+    code = ""
+    for path in sorted(glob.glob(os.path.join(vobj, "Vgmc_top___024root__DepSet_*.cpp"))):
+        if path.endswith("__Slow.cpp"):
+            continue
+        with open(path) as f:
+            code += f.read()
+    flat = squash(code)
+    m = re.search(r"voidVgmc_top___024root___eval_triggers__act\(Vgmc_top___024root\*vlSelf\)\{(.*?)\n?#ifdef",
+                  flat, re.S)
+    if not m:
+        return "eval_triggers__act not found"
+    trig = m.group(1)
+    want = [
+        "vlSelf->__VactTriggered.at(0U)=((IData)(vlSelf->clk)&(~(IData)(vlSelf->__Vtrigrprev__TOP__clk)));",
+        "vlSelf->__VactTriggered.at(1U)=((IData)(vlSelf->%s)&(~(IData)(vlSelf->__Vtrigrprev__TOP__%s)));"
+        % (GCLK, GCLK),
+        "vlSelf->__VactTriggered.at(2U)=((~(IData)(vlSelf->clk))&(IData)(vlSelf->__Vtrigrprev__TOP__clk));",
+    ]
+    for i, w in enumerate(want):
+        if w not in trig:
+            return "trigger %d is not the expected edge" % i
+    if "__VactTriggered.at(3U)" in trig:
+        return "more than three triggers"
+    assigns = re.findall(r"vlSelf->%s=([^;]*);" % GCLK, flat)
+    if not assigns or any(a != "((IData)(vlSelf->clk)&(IData)(vlSelf->%s))" % EN for a in assigns):
+        return "gclk is assigned other than as clk & en_n"
+    return None
+
+
+def main():
+    vobj = sys.argv[1]
+    why = check(vobj)
+    with open(os.path.join(vobj, "gmc_sched.h"), "w") as f:
+        f.write("/* Written by tools/check_sched.py. */\n")
+        if why:
+            f.write("/* Shortcut off: %s. */\n#define GMC_SIM_SCHED_SHORTCUT 0\n" % why)
+        else:
+            f.write("#define GMC_SIM_SCHED_SHORTCUT 1\n")
+    print("check_sched: %s" % ("shortcut off: " + why if why else "scheduler layout as expected, shortcut on"))
+
+
+if __name__ == "__main__":
+    main()
