@@ -21,9 +21,27 @@
  *
  * Eviction picks, among the allocations of one candidate segment that no
  * client references as resident and that are neither pinned nor locked,
- * the lowest priority first and the least recently used within a priority
- * (ties: the older allocation). Candidate segments are tried in the
- * allocation's placement order (docs/placement.md).
+ * the lowest priority first; within a priority, the cold allocations
+ * least recently used first, then the hot ones, the one that joined the
+ * hot set last first (ties: the older allocation). Candidate segments are
+ * tried in the allocation's placement order (docs/placement.md).
+ *
+ * DOC: Hot and cold (LRU with refault-aware admission)
+ *
+ * Each segment keeps a hot set, after LIRS (Jiang and Zhang, SIGMETRICS
+ * 2002) and CLOCK-Pro, with evictions as the misses. Only placed
+ * allocations are hot. An allocation placed without evicting is hot while
+ * the set holds at most hot_budget bytes with it. One placed by evicting
+ * is cold unless it is a refault (an eviction took its content out) and
+ * either the set has room, or it was used more recently than the least
+ * recently used hot allocation of its priority (its reuse distance is
+ * shorter than the recency of the set's oldest member): then those leave
+ * the set, least recently used first, until it fits. When the scan has to
+ * evict a hot allocation (the cold ones cannot make room), the set was too
+ * big for the segment: hot_budget, the segment's size at first, becomes
+ * what stays hot. A loop over more than fits thus keeps its hot part
+ * resident and pages only the rest, where plain LRU pages every
+ * allocation of the loop on every pass.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -97,10 +115,11 @@ int gmc_resid_queue(gmc_device *dev, struct gmc_paging_args *args, uint64_t *fen
     return GMC_OK;
 }
 
-static struct gmc_deferred *defer(gmc_device *dev, struct gmc_sysbuf *b)
+/* Free a system buffer once the queued work that may use it completed. */
+void gmc_resid_defer_sysbuf(gmc_device *dev, struct gmc_sysbuf *b)
 {
     if (b->host == NULL)
-        return NULL;
+        return;
     uint64_t fence = gmc_paging_last_issued(dev->pg);
     struct gmc_deferred *d = calloc(1, sizeof(*d));
     if (d == NULL || fence <= gmc_paging_completed(dev->pg)) {
@@ -110,28 +129,13 @@ static struct gmc_deferred *defer(gmc_device *dev, struct gmc_sysbuf *b)
         free(d);
         gmc_sysmem_free(dev->pg, b);
         memset(b, 0, sizeof(*b));
-        return NULL;
+        return;
     }
     d->buf = *b;
     d->fence = fence;
     d->next = dev->deferred;
     dev->deferred = d;
     memset(b, 0, sizeof(*b));
-    return d;
-}
-
-/* Free a page-in's source once the page-in completed; a TDR before that
- * gives it back to its owner (recover()). */
-static void defer_owned(gmc_device *dev, struct gmc_valloc *owner)
-{
-    struct gmc_deferred *d = defer(dev, &owner->sys);
-    if (d != NULL)
-        d->owner = owner;
-}
-
-void gmc_resid_defer_sysbuf(gmc_device *dev, struct gmc_sysbuf *b)
-{
-    (void)defer(dev, b);
 }
 
 /* Release system buffers whose last user completed (all: force). */
@@ -211,6 +215,10 @@ void gmc_resid_unplace(gmc_device *dev, struct gmc_valloc *a)
     gmc_range_remove(&s->mgr, &a->node);
     s->used -= a->sz.placed;
     s->count--;
+    if (a->hot) {
+        dev->hot_bytes[a->seg] -= a->sz.placed; /* only placed allocations are hot */
+        a->hot = 0;
+    }
     a->gpu_valid = 0;
     a->state &= ~(uint32_t)GMC_ALLOC_STATE_PLACED;
 }
@@ -223,6 +231,7 @@ static void placed(gmc_device *dev, struct gmc_valloc *a, const struct gmc_place
     s->used += pl->sz.placed;
     s->count++;
     a->gpu_valid = 0;
+    a->refault = 0;
     a->state |= GMC_ALLOC_STATE_PLACED;
 }
 
@@ -261,15 +270,75 @@ static uint32_t prio(const struct gmc_valloc *a)
                                                                : a->desc.priority;
 }
 
+/* Victim order: priority, then cold (least recently used first) before
+ * hot (last to join the hot set first). */
 static int victim_cmp(const void *x, const void *y)
 {
     const struct gmc_valloc *a = *(struct gmc_valloc *const *)x;
     const struct gmc_valloc *b = *(struct gmc_valloc *const *)y;
     if (prio(a) != prio(b))
         return prio(a) < prio(b) ? -1 : 1;
-    if (a->lru != b->lru)
+    if (a->hot != b->hot)
+        return a->hot ? 1 : -1;
+    if (a->hot && a->hot_seq != b->hot_seq)
+        return a->hot_seq > b->hot_seq ? -1 : 1;
+    if (!a->hot && a->lru != b->lru)
         return a->lru < b->lru ? -1 : 1;
     return a->serial < b->serial ? -1 : (a->serial > b->serial);
+}
+
+/* ------------------------------------------------------- hot set */
+
+/* Only placed allocations are hot; dev->hot_bytes[seg] sums their placed
+ * sizes. */
+static void set_hot(gmc_device *dev, struct gmc_valloc *a, int hot)
+{
+    if (a->hot == hot || a->node.mgr == NULL)
+        return;
+    a->hot = hot;
+    if (hot) {
+        a->hot_seq = ++dev->hot_seq;
+        dev->hot_bytes[a->seg] += a->sz.placed;
+    } else {
+        dev->hot_bytes[a->seg] -= a->sz.placed;
+    }
+}
+
+/* The least recently used hot allocation of priority p in segment seg. */
+static struct gmc_valloc *oldest_hot(gmc_device *dev, unsigned seg, uint32_t p)
+{
+    struct gmc_valloc *o = NULL;
+    for (struct gmc_valloc *x = dev->allocs; x != NULL; x = x->dnext)
+        if (x->hot && x->seg == seg && prio(x) == p &&
+            (o == NULL || x->lru < o->lru || (x->lru == o->lru && x->serial < o->serial)))
+            o = x;
+    return o;
+}
+
+/* Placed without evicting: hot while the segment's hot set has room. */
+static void heat_placed(gmc_device *dev, struct gmc_valloc *a)
+{
+    if (dev->hot_bytes[a->seg] + a->sz.placed <= dev->hot_budget[a->seg])
+        set_hot(dev, a, 1);
+}
+
+/* a (placed size n there) needs room in segment seg: whether it joins the
+ * hot set once placed. A refault joins when the set has room, or when a
+ * was used more recently than the least recently used hot allocation of
+ * its priority; those then leave the set, least recently used first, until
+ * a fits. Anything else comes in cold. */
+static int admit(gmc_device *dev, const struct gmc_valloc *a, unsigned seg, uint64_t n)
+{
+    if (!a->refault)
+        return 0;
+    if (dev->hot_bytes[seg] + n <= dev->hot_budget[seg])
+        return 1;
+    struct gmc_valloc *o = oldest_hot(dev, seg, prio(a));
+    if (o == NULL || o->lru > a->lru)
+        return 0;
+    while (dev->hot_bytes[seg] + n > dev->hot_budget[seg] && (o = oldest_hot(dev, seg, prio(a))) != NULL)
+        set_hot(dev, o, 0);
+    return 1;
 }
 
 /*
@@ -318,6 +387,7 @@ int gmc_resid_place(gmc_device *dev, struct gmc_valloc *a, uint32_t mask, int ev
     int rc = gmc_place(dev->seg, dev->nsegs, &d, &a->node, &pl);
     if (rc == GMC_OK) {
         placed(dev, a, &pl);
+        heat_placed(dev, a);
         return GMC_OK;
     }
     if (rc != GMC_E_NO_SPACE || !evict)
@@ -355,27 +425,35 @@ int gmc_resid_place(gmc_device *dev, struct gmc_valloc *a, uint32_t mask, int ev
                 best_deficit = sz.placed - freeable;
             continue;
         }
+        int join = admit(dev, a, order[k], sz.placed);
         qsort(v, nv, sizeof(*v), victim_cmp);
         uint64_t win = 0;
         size_t upto = scan_window(s, v, nv, &sz, &win);
         if (upto > 0u) {
             /* Evict only the victims inside the window the scan found. */
+            int hot_out = 0;
             for (size_t i = 0; i < upto; i++) {
                 struct gmc_valloc *x = v[i];
                 if (x->node.start + x->node.size <= win || x->node.start >= win + sz.placed)
                     continue;
+                hot_out |= x->hot;
                 rc = gmc_resid_evict_one(dev, x);
                 if (rc != GMC_OK) {
                     free(v);
                     return rc;
                 }
             }
+            /* The cold allocations could not make room: the hot set keeps
+             * only what stays. */
+            if (hot_out)
+                dev->hot_budget[order[k]] = dev->hot_bytes[order[k]];
             struct gmc_alloc_desc one;
             restrict_desc(&d, GMC_SEGMENT_BIT(order[k] + 1u), &one);
             memset(&a->node, 0, sizeof(a->node));
             if (gmc_place(dev->seg, dev->nsegs, &one, &a->node, &pl) == GMC_OK) {
                 free(v);
                 placed(dev, a, &pl);
+                set_hot(dev, a, join);
                 return GMC_OK;
             }
         }
@@ -475,6 +553,8 @@ int gmc_resid_rename_placement(gmc_device *dev, struct gmc_valloc *a, uint32_t m
     /* The old range stays reserved (unaccounted) until the GPU is done. */
     unsigned old_seg = a->seg;
     uint64_t old_start = a->node.start, old_size = a->sz.placed;
+    int was_hot = a->hot;
+    uint64_t hot_seq = a->hot_seq;
     gmc_resid_unplace(dev, a);
     memset(&a->node, 0, sizeof(a->node));
     if (gmc_range_reserve(&dev->seg[old_seg].mgr, hold, old_start, old_size) != GMC_RANGE_OK ||
@@ -484,6 +564,10 @@ int gmc_resid_rename_placement(gmc_device *dev, struct gmc_valloc *a, uint32_t m
         return GMC_E_INTERNAL; /* both ranges were just free */
     }
     placed(dev, a, &pl);
+    if (was_hot) { /* a new range, the same standing */
+        set_hot(dev, a, 1);
+        a->hot_seq = hot_seq;
+    }
     def->node = hold;
     def->seg = old_seg;
     def->fence = gmc_paging_last_issued(dev->pg);
@@ -541,11 +625,9 @@ int gmc_resid_page_in(gmc_device *dev, struct gmc_valloc *a)
             return rc;
         dev->stats.bytes_paged_in += n;
         a->pend = PEND_PAGE_IN;
-        if (!a->keep_sys) {
-            /* The backing store goes once the content is in a memory segment. */
-            defer_owned(dev, a);
-            a->sys_valid = 0;
-        }
+        /* The system copy stays, current until something writes the VRAM
+         * copy (a submission with GMC_REF_WRITE, a write lock on the BAR):
+         * evicting a clean allocation then drops the VRAM copy. */
     } else {
         struct gmc_paging_args fl = { .op = GMC_PAGING_FILL };
         fl.u.fill.gpu_address = a->node.start;
@@ -690,7 +772,8 @@ int gmc_resid_evict_one(gmc_device *dev, struct gmc_valloc *a)
         if (rc != GMC_OK)
             return rc;
     }
-    gmc_resid_unplace(dev, a);
+    gmc_resid_unplace(dev, a); /* cold from now on */
+    a->refault = (a->state & GMC_ALLOC_STATE_HAS_CONTENT) != 0u;
     dev->stats.evictions++;
     for (gmc_client *c = dev->clients; c != NULL; c = c->next)
         if (c->serial == a->creator) {
@@ -712,20 +795,6 @@ static void recover(gmc_device *dev)
      * again. VRAM and the page table survive. */
     if (dev->kmd.ddi->reset_from_timeout(&dev->kmd) == GMC_OK)
         (void)gmc_paging_restart(dev->pg);
-    /* Page-in sources whose page-in never completed go back to their owner. */
-    for (struct gmc_deferred **pp = &dev->deferred; *pp != NULL;) {
-        struct gmc_deferred *d = *pp;
-        struct gmc_valloc *o = d->owner;
-        if (o != NULL && d->fence > done && o->sys.host == NULL && o->pend == PEND_PAGE_IN &&
-            o->paging_fence > done) {
-            o->sys = d->buf;
-            o->sys_valid = 1;
-            *pp = d->next;
-            free(d);
-        } else {
-            pp = &d->next;
-        }
-    }
     uint64_t recovered = 0, lost = 0;
     for (struct gmc_valloc *a = dev->allocs; a != NULL; a = a->dnext) {
         int was_lost = 0;
@@ -735,9 +804,8 @@ static void recover(gmc_device *dev)
             case PEND_MAP:
             case PEND_FILL:
                 /* The placed copy is incomplete; the system copy (if any)
-                 * is still whole. Page it in again when it is needed. */
-                if (a->pend == PEND_PAGE_IN && !a->sys_valid && !a->keep_sys)
-                    was_lost = 1; /* its backing store went with the queueing */
+                 * is still whole (a page-in keeps it). Page it in again
+                 * when it is needed. */
                 if (a->pend == PEND_FILL)
                     a->state &= ~(uint32_t)GMC_ALLOC_STATE_HAS_CONTENT;
                 gmc_resid_unplace(dev, a);
@@ -809,6 +877,8 @@ static int wait_all(gmc_device *dev)
 int gmc_resid_init(gmc_device *dev, uint32_t pbuf_bytes, uint64_t tdr_cycles)
 {
     dev->tdr_cycles = tdr_cycles != 0u ? tdr_cycles : DEFAULT_TDR_CYCLES;
+    for (unsigned i = 0; i < GMC_MAX_SEGMENTS; i++)
+        dev->hot_budget[i] = UINT64_MAX; /* until a hot allocation must be evicted */
     if (!(dev->adapter.caps & GMC_CAPS_DMA_MASK))
         return GMC_OK; /* no paging engine: residency answers GMC_E_UNSUPPORTED */
     struct gmc_paging_config cfg;
@@ -913,9 +983,6 @@ int gmc_resid_create(gmc_device *dev, struct gmc_valloc *a)
 
 void gmc_resid_destroy(gmc_device *dev, struct gmc_valloc *a)
 {
-    for (struct gmc_deferred *d = dev->deferred; d != NULL; d = d->next)
-        if (d->owner == a)
-            d->owner = NULL;
     unlink_alloc(dev, a);
     gmc_resid_unplace(dev, a);
     if (a->sys.host != NULL) {

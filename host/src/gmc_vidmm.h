@@ -52,7 +52,9 @@ struct gmc_valloc {
     uint64_t serial;            /* never reused: NOTIFY_RESIDENCY cookie */
     struct gmc_valloc *dprev, *dnext; /* the device's allocations */
     uint32_t resident;          /* residency references over all clients */
+    int refault;                /* an eviction took its content out; not placed since */
     uint64_t lru;               /* device tick of the last use (make-resident, submit, lock) */
+    uint64_t hot_seq;           /* when it last joined its segment's hot set (device hot_seq) */
     uint64_t busy_fence;        /* last fence of GPU work (submission) that uses it */
     uint64_t paging_fence;      /* last paging operation on its content or placement */
     uint64_t write_fence;       /* last submission that wrote it */
@@ -64,6 +66,7 @@ struct gmc_valloc {
     int keep_sys;               /* PermanentSysMem / ExistingSysMem: the system copy is kept */
     int notified;               /* ExplicitResidencyNotification: last notification sent was "resident" */
     int power_purged;           /* the last power-down took its placed copy (or mapping) */
+    int hot;                    /* placed, in its segment's hot set: evicted after the cold ones (gmc_resid.c) */
     /* lock */
     struct gmc_client *locker;  /* client holding the lock, or NULL */
     uint32_t lock_flags;
@@ -108,6 +111,9 @@ struct gmc_device {
     uint64_t tdr_cycles;            /* paging fence timeout */
     struct gmc_valloc *allocs;      /* every allocation */
     uint64_t tick;                  /* LRU clock */
+    uint64_t hot_seq;               /* hot-set admissions so far */
+    uint64_t hot_budget[GMC_MAX_SEGMENTS]; /* bytes a segment's hot set may hold */
+    uint64_t hot_bytes[GMC_MAX_SEGMENTS];  /* bytes it holds */
     uint64_t sync_wait_fence;       /* SynchronousPaging: the next submission waits for this */
     uint32_t power;                 /* enum gmc_power_state */
     int gart_purged;                /* the page table was lost in the last power-down */
@@ -126,7 +132,6 @@ struct gmc_deferred {
     struct gmc_range_node *node; /* a range of segment seg held until fence */
     unsigned seg;
     uint64_t fence;
-    struct gmc_valloc *owner;       /* a page-in source: given back after a TDR */
     struct gmc_deferred *next;
 };
 

@@ -1,11 +1,14 @@
 /*
  * test_resid.c - residency (docs/residency.md) on the model through the
  * public API: MakeResident/Evict reference counts per client, submissions
- * of non-resident allocations, eviction under pressure (priority first,
- * LRU within a priority; referenced, locked and pinned allocations never
- * chosen; exact bytes_needed), eviction through an aperture versus an
- * MDL, PermanentSysMem and ExistingSysMem (clean eviction is a discard,
- * dirty content is copied), the first page-in (FILL pattern or zeros, in
+ * of non-resident allocations, eviction under pressure (priority first;
+ * within a priority cold allocations least recently used first, then hot
+ * ones last-joined first; refaults joining the hot set; a loop keeping its
+ * hot part; referenced, locked and pinned allocations never chosen; exact
+ * bytes_needed), eviction through an aperture versus an MDL,
+ * PermanentSysMem, ExistingSysMem and the kept system copy of an ordinary
+ * allocation (clean eviction is a discard, dirty content is copied), the
+ * first page-in (FILL pattern or zeros, in
  * VRAM), NOTIFY_RESIDENCY callbacks, SynchronousPaging ordering,
  * submission copies and fills byte for byte, every submission refusal and
  * fence-wait argument errors. Every model is checked for AXI protocol
@@ -128,8 +131,8 @@ static void test_pressure_policy(void **state)
         assert_int_equal(ai.priority, prio[i]);
         t_write_pattern(c, a[i].h, SZ, 100 + i);
     }
-    /* LRU order: touch 7 first ... 0 last */
-    for (unsigned i = N; i-- > 0;) {
+    /* LRU order: touch 0 first ... 7 last */
+    for (unsigned i = 0; i < N; i++) {
         ok(t_resident1(c, a[i].h));
         ok(t_evict1(c, a[i].h));
     }
@@ -140,8 +143,12 @@ static void test_pressure_policy(void **state)
     assert_int_equal(m.kind, GMC_LOCK_MAP_BAR);
     assert_int_equal(m.bar_offset, a[5].offset);
 
-    /* each new 256 KiB allocation evicts exactly one, in policy order:
-     * LOW a1; NORMAL by LRU a7, a4, a2; HIGH by LRU a6, a0 */
+    /* each new 256 KiB allocation evicts exactly one, in policy order. All
+     * eight are hot (placed with room at creation, in index order), so
+     * within a priority the last to join the hot set goes first, against
+     * the LRU order (which would take a2, a4, a7 and a0, a6): LOW a1;
+     * NORMAL a7, a4, a2; HIGH a6, a0. The new ones come in cold but stay
+     * referenced. */
     static const unsigned order[] = { 1, 7, 4, 2, 6, 0 };
     gmc_handle n[6];
     struct gmc_device_stats st0 = t_stats(dev);
@@ -237,6 +244,127 @@ static void test_pinned_never_evicted(void **state)
     t_close(dev);
 }
 
+/* Within a priority: cold allocations (placed by evicting) least recently
+ * used first, then hot ones (placed with room, or refaults admitted) the
+ * last to join first. A refault joins a full hot set when it was used more
+ * recently than the set's least recently used allocation of its priority,
+ * which leaves the set; the set shrinks to what stays when a hot one had
+ * to go. Priority comes first, hot or cold. */
+static void test_hot_set(void **state)
+{
+    (void)state;
+    gmc_device *dev = t_open(NULL);
+    gmc_client *c = t_client(dev);
+    enum { N = 8 };
+    const uint64_t SZ = 256 * KiB;
+    gmc_handle h[N];
+    for (unsigned i = 0; i < N; i++) {
+        h[i] = t_new(c, SZ, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS)); /* NORMAL */
+        assert_int_equal(t_info(c, h[i]).offset, i * SZ);       /* 8 x 256 KiB fill the 2 MiB */
+    }
+    for (unsigned i = 0; i < N; i++) { /* first page-ins; LRU order h0 ... h7 */
+        ok(t_resident1(c, h[i]));
+        ok(t_evict1(c, h[i]));
+    }
+
+    /* all hot: h7 joined last and goes, not the least recently used h0; the
+     * hot set now holds at most the seven that stay */
+    gmc_handle n0 = t_new(c, SZ, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+    assert_false(t_info(c, n0).state & GMC_ALLOC_STATE_PLACED);
+    ok(t_resident1(c, n0)); /* comes in cold */
+    assert_false(placed_at(c, h[7], SEG_VIS));
+    assert_int_equal(t_info(c, n0).offset, 7 * SZ);
+    for (unsigned i = 0; i < 7; i++)
+        assert_true(placed_at(c, h[i], SEG_VIS));
+    ok(t_evict1(c, n0));
+
+    /* h7 comes back, used more recently than h0 (the hot set's least
+     * recently used): it joins, h0 leaves the set and, older than n0, is
+     * the first cold victim */
+    ok(t_resident1(c, h[7]));
+    assert_false(placed_at(c, h[0], SEG_VIS));
+    assert_true(placed_at(c, n0, SEG_VIS));
+    assert_int_equal(t_info(c, h[7]).offset, 0);
+    ok(t_evict1(c, h[7]));
+
+    /* h0 comes back, but was used before h1, now the hot set's least
+     * recently used: it stays cold, and the only cold victim is n0, although
+     * n0 was used after every hot one but h7 */
+    ok(t_resident1(c, h[0]));
+    assert_false(placed_at(c, n0, SEG_VIS));
+    assert_int_equal(t_info(c, h[0]).offset, 7 * SZ);
+    for (unsigned i = 1; i < N; i++)
+        assert_true(placed_at(c, h[i], SEG_VIS));
+    ok(t_evict1(c, h[0]));
+
+    /* cold before hot: h0, the most recently used, goes */
+    gmc_handle n1 = t_new(c, SZ, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+    ok(t_resident1(c, n1));
+    assert_false(placed_at(c, h[0], SEG_VIS));
+    assert_int_equal(t_info(c, n1).offset, 7 * SZ);
+    ok(t_evict1(c, n1));
+
+    /* priority first: a LOW allocation placed with room (hot: the set has
+     * room again once h6 is gone) goes before the cold NORMAL n1 */
+    ok(gmc_alloc_destroy(c, h[6]));
+    struct gmc_alloc_desc d;
+    t_desc(&d, SZ, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+    d.priority = GMC_PRIORITY_LOW;
+    gmc_handle low = t_create(c, &d);
+    assert_int_equal(t_info(c, low).offset, 6 * SZ);
+    ok(t_resident1(c, low));
+    ok(t_evict1(c, low));
+    gmc_handle n2 = t_new(c, SZ, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+    ok(t_resident1(c, n2));
+    assert_false(placed_at(c, low, SEG_VIS));
+    assert_true(placed_at(c, n1, SEG_VIS));
+    assert_int_equal(t_info(c, n2).offset, 6 * SZ);
+    for (unsigned i = 1; i < 6; i++)
+        assert_true(placed_at(c, h[i], SEG_VIS));
+    assert_true(placed_at(c, h[7], SEG_VIS));
+    t_close(dev);
+}
+
+/* A loop over ten allocations where eight fit, one at a time: plain LRU
+ * would page every one in on every pass; the hot set keeps seven and pages
+ * only the other three. */
+static void test_loop_keeps_hot_part(void **state)
+{
+    (void)state;
+    gmc_device *dev = t_open(NULL);
+    gmc_client *c = t_client(dev);
+    enum { N = 10, PASSES = 3 };
+    const uint64_t SZ = 256 * KiB;
+    gmc_handle a[N];
+    for (unsigned i = 0; i < N; i++)
+        a[i] = GMC_HANDLE_NONE;
+    struct gmc_device_stats s0 = t_stats(dev);
+    for (unsigned p = 0; p < PASSES; p++) {
+        if (p == 1)
+            s0 = t_stats(dev);
+        for (unsigned i = 0; i < N; i++) {
+            if (a[i] == GMC_HANDLE_NONE) {
+                a[i] = t_new(c, SZ, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+                t_write_pattern(c, a[i], SZ, 40 + i);
+            }
+            ok(t_resident1(c, a[i]));
+            ok(t_evict1(c, a[i]));
+        }
+        /* a0 ... a6 stay; a9 (just used) and one of a7, a8 are placed */
+        for (unsigned i = 0; i < 7; i++)
+            if (!placed_at(c, a[i], SEG_VIS))
+                fail_msg("pass %u: a%u evicted", p, i);
+        assert_true(placed_at(c, a[9], SEG_VIS));
+    }
+    struct gmc_device_stats s1 = t_stats(dev);
+    assert_int_equal(s1.page_ins - s0.page_ins, 3 * (PASSES - 1));
+    assert_int_equal(s1.bytes_paged_in - s0.bytes_paged_in, 3 * (PASSES - 1) * SZ);
+    for (unsigned i = 0; i < N; i++)
+        if (!t_check_pattern(c, a[i], SZ, 40 + i))
+            fail_msg("a%u content changed", i);
+    t_close(dev);
+}
+
 /* -------------------------------------- aperture versus MDL eviction */
 
 static void test_evict_via_aperture(void **state)
@@ -246,15 +374,16 @@ static void test_evict_via_aperture(void **state)
     gmc_client *c = t_client(dev);
     struct gmc_alloc_desc d;
     t_desc(&d, 1 * MiB, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+    gmc_handle em = t_create(c, &d); /* offset 0 */
     d.eviction_segments = BIT(SEG_AP);
-    gmc_handle ea = t_create(c, &d); /* offset 0 */
+    gmc_handle ea = t_create(c, &d); /* offset 1 MiB */
     d.eviction_segments = 0;
-    gmc_handle em = t_create(c, &d); /* offset 1 MiB */
     t_write_pattern(c, ea, MiB, 1);
     t_write_pattern(c, em, MiB, 2);
     struct gmc_device_stats s0 = t_stats(dev);
 
-    /* LRU: ea (older) goes first, through the aperture */
+    /* both hot (placed with room); ea joined the hot set last: it goes
+     * first, through the aperture */
     d.size = 1 * MiB;
     gmc_handle x = t_create(c, &d);
     ok(t_resident1(c, x));
@@ -315,16 +444,16 @@ static void test_kept_system_copy(void **state)
     /* clean: evicted by discarding */
     ok(t_resident1(c, q)); /* evicts nothing: room for both */
     t_write_pattern(c, q, SZ, 5);
-    ok(t_evict1(c, q));
     t_desc(&d, SZ, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
     gmc_handle r = t_create(c, &d);
     s0 = t_stats(dev);
-    ok(t_resident1(c, r)); /* p is older than q */
+    ok(t_resident1(c, r)); /* q is referenced: p goes */
     assert_false(t_info(c, p).state & GMC_ALLOC_STATE_PLACED);
     struct gmc_device_stats s1 = t_stats(dev);
     assert_int_equal(s1.evictions - s0.evictions, 1);
     assert_int_equal(s1.discards - s0.discards, 1);
     assert_int_equal(s1.bytes_paged_out, s0.bytes_paged_out);
+    ok(t_evict1(c, q));
     ok(gmc_alloc_destroy(c, r));
 
     /* back in: copied from the system copy; then a GPU write makes it dirty */
@@ -402,12 +531,15 @@ static void test_kept_system_copy(void **state)
     t_desc(&d, 2 * MiB, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
     all = t_create(c, &d);
     s0 = t_stats(dev);
-    ok(t_resident1(c, all)); /* q (paged in by its read: dirty) and e (clean) */
+    /* q (paged in by its read: clean, its system copy kept) and e (clean):
+     * both dropped, nothing copied */
+    ok(t_resident1(c, all));
     s1 = t_stats(dev);
     assert_false(t_info(c, e).state & GMC_ALLOC_STATE_PLACED);
+    assert_false(t_info(c, q).state & GMC_ALLOC_STATE_PLACED);
     assert_int_equal(s1.evictions - s0.evictions, 2);
-    assert_int_equal(s1.discards - s0.discards, 1);
-    assert_int_equal(s1.bytes_paged_out - s0.bytes_paged_out, SZ); /* q */
+    assert_int_equal(s1.discards - s0.discards, 2);
+    assert_int_equal(s1.bytes_paged_out, s0.bytes_paged_out);
     ok(gmc_alloc_destroy(c, all));
     /* a GPU write to it lands in the caller's memory on eviction */
     ok(t_resident1(c, e));
@@ -426,6 +558,82 @@ static void test_kept_system_copy(void **state)
             fail_msg("existing[%u] = %02x, want %02x", i, existing[i], want);
     }
     ok(gmc_alloc_destroy(c, e));
+    t_close(dev);
+}
+
+/* An ordinary allocation keeps the system copy its first eviction made: a
+ * page-in leaves it current, so an eviction drops the VRAM copy unless a
+ * submission or a write lock wrote it since. */
+static void test_ordinary_system_copy_kept(void **state)
+{
+    (void)state;
+    gmc_device *dev = t_open(NULL);
+    gmc_client *c = t_client(dev);
+    const uint64_t SZ = 1 * MiB;
+    gmc_handle o = t_new(c, SZ, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+    gmc_handle all = t_new(c, 2 * MiB, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS)); /* needs the whole segment */
+    t_write_pattern(c, o, SZ, 21); /* a write lock on the BAR: only VRAM holds it */
+    assert_true(t_info(c, o).state & GMC_ALLOC_STATE_DIRTY);
+    enum { WRITTEN_BY_LOCK, CLEAN, WRITTEN_BY_GPU, READ_LOCK, NSTEPS };
+    for (unsigned step = 0; step <= NSTEPS; step++) {
+        /* evict o: `all` takes the segment */
+        int dirty = step == 0 || step == WRITTEN_BY_GPU + 1 || step == WRITTEN_BY_LOCK + 1;
+        struct gmc_device_stats s0 = t_stats(dev);
+        ok(t_resident1(c, all));
+        struct gmc_device_stats s1 = t_stats(dev);
+        assert_false(placed_at(c, o, SEG_VIS));
+        assert_true(t_info(c, o).state & GMC_ALLOC_STATE_IN_SYSTEM);
+        assert_int_equal(s1.bytes_paged_out - s0.bytes_paged_out, dirty ? SZ : 0u);
+        assert_int_equal(s1.discards - s0.discards, dirty ? 0u : 1u);
+        ok(t_evict1(c, all));
+        if (step == NSTEPS)
+            break;
+        /* back in from the system copy, which stays current */
+        s0 = t_stats(dev);
+        ok(t_resident1(c, o));
+        s1 = t_stats(dev);
+        assert_int_equal(s1.bytes_paged_in - s0.bytes_paged_in, SZ);
+        assert_false(t_info(c, o).state & (GMC_ALLOC_STATE_DIRTY | GMC_ALLOC_STATE_IN_SYSTEM));
+        switch (step) {
+        case WRITTEN_BY_LOCK:
+            t_write_pattern(c, o, SZ, 22);
+            break;
+        case WRITTEN_BY_GPU:
+            ok(gmc_fence_wait(dev, t_fill(c, o, 0, 0x1000, 0x5A5A5A5Au), 0));
+            break;
+        case READ_LOCK: {
+            struct gmc_lock_map rm;
+            uint8_t first[16];
+            ok(gmc_lock(c, o, GMC_LOCK_READ_ONLY, &rm));
+            assert_int_equal(rm.kind, GMC_LOCK_MAP_BAR);
+            ok(gmc_lock_read(c, o, 0, first, sizeof first));
+            ok(gmc_unlock(c, o));
+            for (unsigned i = 0; i < sizeof first; i++)
+                assert_int_equal(first[i], 0x5A);
+            break;
+        }
+        default:
+            break;
+        }
+        if (step == WRITTEN_BY_LOCK || step == WRITTEN_BY_GPU)
+            assert_true(t_info(c, o).state & GMC_ALLOC_STATE_DIRTY);
+        else
+            assert_false(t_info(c, o).state & GMC_ALLOC_STATE_DIRTY);
+        ok(t_evict1(c, o));
+    }
+    /* the content: pattern 22, then the GPU's fill over the first 4 KiB */
+    struct gmc_lock_map m;
+    ok(gmc_lock(c, o, GMC_LOCK_READ_ONLY, &m));
+    uint8_t *b = malloc(SZ);
+    assert_non_null(b);
+    ok(gmc_lock_read(c, o, 0, b, SZ));
+    ok(gmc_unlock(c, o));
+    for (uint64_t i = 0; i < SZ; i++) {
+        uint8_t want = i < 0x1000 ? 0x5A : t_byte(22, i);
+        if (b[i] != want)
+            fail_msg("byte %llu: %02x, want %02x", (unsigned long long)i, b[i], want);
+    }
+    free(b);
     t_close(dev);
 }
 
@@ -508,8 +716,8 @@ static void test_notify_residency(void **state)
     t_desc(&d, 1 * MiB, GMC_ALLOC_CPU_VISIBLE | GMC_ALLOC_EXPLICIT_RESIDENCY_NOTIFICATION, BIT(SEG_VIS));
     assert_status(gmc_alloc_create(c, &d, &(gmc_handle){ 0 }), GMC_E_RULE_EXPLICITRESIDENCY_NEEDS_PHYSICAL);
     d.flags |= GMC_ALLOC_ACCESSED_PHYSICALLY;
-    gmc_handle h = t_create(c, &d);
     gmc_handle plain = t_new(c, 1 * MiB, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+    gmc_handle h = t_create(c, &d);
     assert_int_equal(log.n, 0); /* placed at creation, not committed */
 
     struct gmc_residency_result res;
@@ -530,7 +738,8 @@ static void test_notify_residency(void **state)
     t_idle(dev);
     assert_int_equal(log.n, 1); /* Evict drops the reference; nothing moves */
 
-    /* pressure: h is the older one; notified before it leaves */
+    /* pressure: both hot (placed with room), h joined the hot set last, so
+     * it goes; notified before it leaves */
     gmc_handle x = t_new(c, 1 * MiB, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
     ok(t_resident1(c, x));
     t_idle(dev);
@@ -799,8 +1008,11 @@ int main(void)
         cmocka_unit_test(test_refcounts),
         cmocka_unit_test(test_pressure_policy),
         cmocka_unit_test(test_pinned_never_evicted),
+        cmocka_unit_test(test_hot_set),
+        cmocka_unit_test(test_loop_keeps_hot_part),
         cmocka_unit_test(test_evict_via_aperture),
         cmocka_unit_test(test_kept_system_copy),
+        cmocka_unit_test(test_ordinary_system_copy_kept),
         cmocka_unit_test(test_first_page_in),
         cmocka_unit_test(test_notify_residency),
         cmocka_unit_test(test_synchronous_paging),
