@@ -166,18 +166,28 @@ inline void drive(gmc_sim *sim, F &field, V v)
 #if GMC_SIM_SCHED_SHORTCUT && defined(VERILATOR_VERSION_INTEGER) && VERILATOR_VERSION_INTEGER == 5006000
 }  // namespace
 void Vgmc_top___024root___eval_nba(Vgmc_top___024root *vlSelf);
+void Vgmc_top___024root___eval_ico(Vgmc_top___024root *vlSelf);
 namespace {
 
 #define GMC_GCLK gmc_top__DOT__g_dma__DOT__u_dma__DOT__gclk
 #define GMC_GCLK_PREV __Vtrigrprev__TOP__gmc_top__DOT__g_dma__DOT__u_dma__DOT__gclk
 #define GMC_GATE_EN gmc_top__DOT__g_dma__DOT__u_dma__DOT__u_cg__DOT__en_n
 
-// clk falls: gclk falls with it, and the gate samples its enable.
-bool negedge_only(Vgmc_top *t)
+// clk falls: gclk falls with it, and the gate samples its enable. When
+// the drivers changed inputs since the last eval (dirty), the input-
+// combinational pass runs first, once, as eval() runs it (its trigger is
+// "first iteration"); it settles the outputs on the new inputs and can
+// fire no edge but clk's own.
+bool negedge_only(Vgmc_top *t, bool dirty)
 {
     Vgmc_top___024root *r = t->rootp;
     t->clk = 0;
-    if (!r->__Vtrigrprev__TOP__clk) return true;  // not an edge: eval would do nothing
+    if (dirty) {
+        r->__VicoTriggered.clear();
+        r->__VicoTriggered.at(0) = 1;
+        Vgmc_top___024root___eval_ico(r);
+    }
+    if (!r->__Vtrigrprev__TOP__clk) return true;  // not an edge: eval would do no more
     r->__Vtrigrprev__TOP__clk = 0;
     r->GMC_GCLK = 0;
     r->GMC_GCLK_PREV = 0;
@@ -203,7 +213,7 @@ bool posedge_only(Vgmc_top *t)
     return true;
 }
 #else
-bool negedge_only(Vgmc_top *)
+bool negedge_only(Vgmc_top *, bool)
 {
     return false;
 }
@@ -355,7 +365,7 @@ void cycle(gmc_sim *sim)
     // clk low: the combinational outputs settle on the inputs the drivers
     // set. When no input changed since the last eval, the model already
     // holds exactly that state and only the falling edge's flop runs.
-    if (sim->in_dirty || sim->tfp || !negedge_only(t)) {
+    if (sim->tfp || !negedge_only(t, sim->in_dirty)) {
         t->clk = 0;
         t->eval();
     }
@@ -858,12 +868,12 @@ int gmc_sim_aperture_write(gmc_sim *sim, uint64_t off, const void *buf, size_t l
         uint64_t data[256] = {0};
         uint8_t strb[256];
         std::memcpy(reinterpret_cast<uint8_t *>(data) + (a - word), in + (a - start), n);
+        // Every beat overlaps [a, a + n): bytes from b0 up to (not incl.) e.
         for (unsigned i = 0; i < beats; i++) {
-            const uint64_t lo = word + 8ull * i, hi = lo + 8;
-            unsigned m = 0;
-            for (unsigned k = 0; k < 8; k++)
-                if (lo + k >= a && lo + k < a + n && lo + k < hi) m |= 1u << k;
-            strb[i] = static_cast<uint8_t>(m);
+            const uint64_t lo = word + 8ull * i;
+            const unsigned b0 = a > lo ? static_cast<unsigned>(a - lo) : 0u;
+            const unsigned e = a + n < lo + 8 ? static_cast<unsigned>(a + n - lo) : 8u;
+            strb[i] = static_cast<uint8_t>((0xFFu << b0) & (0xFFu >> (8u - e)));
         }
         const gmc_sim_burst b{static_cast<uint32_t>(word), static_cast<uint8_t>(beats - 1), 3, 1, 0};
         uint8_t bresp = 0;

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Check the scheduler layout the sim shim's shortcut relies on.
 
-sim/gmc_sim.cpp skips Verilator's full eval() on clock edges with unchanged
-inputs and runs only the clocked region itself. That is right only for the
-trigger order Verilator 5.006 chose for gmc_top: [0] posedge clk,
+sim/gmc_sim.cpp skips Verilator's full eval() on clock edges and runs the
+input-combinational pass (when inputs changed) and the clocked region
+itself. That is right only when the input pass runs once (its trigger is
+"first iteration") and for the trigger order Verilator 5.006 chose for
+gmc_top: [0] posedge clk,
 [1] posedge gclk (the DMA engine's gated clock), [2] negedge clk (the clock
 gate's enable flop), and nothing else; and only when gclk is assigned
 nowhere but as clk & en_n. This reads the generated code and writes
@@ -49,6 +51,12 @@ def check(vobj):
             return "trigger %d is not the expected edge" % i
     if "__VactTriggered.at(3U)" in trig:
         return "more than three triggers"
+    m = re.search(r"voidVgmc_top___024root___eval_triggers__ico\(Vgmc_top___024root\*vlSelf\)\{(.*?)#ifdef", flat)
+    if not m or "vlSelf->__VicoTriggered.at(0U)=(0U==vlSelf->__VicoIterCount);" not in m.group(1) \
+            or "__VicoTriggered.at(1U)" in m.group(1):
+        return "the input-combinational pass is not a single first-iteration trigger"
+    if "voidVgmc_top___024root___eval_ico(Vgmc_top___024root*vlSelf){" not in flat:
+        return "eval_ico not found"
     assigns = re.findall(r"vlSelf->%s=([^;]*);" % GCLK, flat)
     if not assigns or any(a != "((IData)(vlSelf->clk)&(IData)(vlSelf->%s))" % EN for a in assigns):
         return "gclk is assigned other than as clk & en_n"
