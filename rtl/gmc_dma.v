@@ -275,7 +275,7 @@ module gmc_dma #(
     // values in (below).
     wire gclk;
     wire q_core, q_fetch, q_xsrc, q_xdst, q_rd, q_wr, q_rarb;
-    reg  wake_reg;
+    reg  wake_reg, rst_q;
     reg  [31:0] wd_reg;
     reg  [7:0]  rd_tot_reg, wr_tot_reg;
     reg                      enable_q;
@@ -289,12 +289,19 @@ module gmc_dma #(
 
     always @(posedge clk) begin
         wake_reg <= reg_write;
+        rst_q <= rst;
         if (rst)
             wake_reg <= 1'b0;
     end
 
+    // The engine's reset lasts one cycle longer than rst: the register
+    // file takes its reset values at rst's edges, and the engine's copies
+    // of them (below) load those at the extra edge, so that however short
+    // rst is the engine never runs on values from before it.
+    wire rst_e = rst || rst_q;
+
     gmc_clk_gate u_cg (
-        .clk(clk), .en(rst || clk_on || wake_reg || cmd_skip || cmd_reset || !quiet), .gclk(gclk),
+        .clk(clk), .en(rst_e || clk_on || wake_reg || cmd_skip || cmd_reset || !quiet), .gclk(gclk),
         .on(clk_run)
     );
 
@@ -304,8 +311,9 @@ module gmc_dma #(
     // the engine's logic depends on its own clock only: the simulator then
     // evaluates none of it while the clock is stopped (bench-sim runs 6 %
     // fewer host instructions per cycle). They load on every engine edge
-    // (no reset: during reset the clock runs and they take the registers'
-    // reset values), so they equal the registers whenever the clock stops
+    // (no reset: the engine's reset outlasts rst by a cycle, in which they
+    // take the registers' reset values), so they equal the registers
+    // whenever the clock stops
     // (a write always gets the edge after it). The engine sees such a write
     // one cycle after it lands: a doorbell starts it one cycle later. The
     // DMA_CMD pulses go straight in, so a status read right after SKIP or
@@ -328,7 +336,7 @@ module gmc_dma #(
         .VRAM_BYTES(VRAM_BYTES), .APERTURE_BASE(APERTURE_BASE), .APERTURE_PAGES(APERTURE_PAGES),
         .PROT_RANGES(PROT_RANGES), .VRAM_AW(VRAM_AW)
     ) u_core (
-        .clk(gclk), .rst(rst),
+        .clk(gclk), .rst(rst_e),
         .enable(enable_q), .ring_base(ring_base_q), .ring_log2(ring_log2_q), .tail(tail_q),
         .pt_base(pt_base_q), .dummy_page(dummy_page_q), .prot_base(prot_base_q), .prot_limit(prot_limit_q),
         .cmd_skip(cmd_skip), .cmd_reset(cmd_reset), .timeout(timeout), .timeout_addr(timeout_addr),
@@ -363,7 +371,7 @@ module gmc_dma #(
     gmc_dma_fetch #(
         .DEPTH(FETCH_DEPTH), .MAX_BURST(16), .MAX_OUT(4)
     ) u_fetch (
-        .clk(gclk), .rst(rst),
+        .clk(gclk), .rst(rst_e),
         .enable(enable_q), .ring_base(ring_base_q), .ring_log2(ring_log2_q), .tail(tail_q),
         .restart(f_restart), .restart_drop(f_restart_drop), .restart_ib(f_restart_ib),
         .restart_off(f_restart_off), .restart_ib_addr(f_restart_ib_addr),
@@ -378,7 +386,7 @@ module gmc_dma #(
     gmc_dma_xlate #(
         .QDEPTH(PAGEQ_DEPTH), .MDL_BURST(PAGEQ_DEPTH / 2)
     ) u_xsrc (
-        .clk(gclk), .rst(rst),
+        .clk(gclk), .rst(rst_e),
         .start(xs_start), .flush(flush), .kind(xs_kind), .page0(xs_page0), .npages(xs_npages),
         .mdl_base(xs_mdl), .write(1'b0),
         .pg_valid(xs_pg_valid), .pg_phys(xs_pg_phys), .pg_fault(xs_pg_fault), .pg_pop(xs_pg_pop),
@@ -395,7 +403,7 @@ module gmc_dma #(
     gmc_dma_xlate #(
         .QDEPTH(PAGEQ_DEPTH), .MDL_BURST(PAGEQ_DEPTH / 2)
     ) u_xdst (
-        .clk(gclk), .rst(rst),
+        .clk(gclk), .rst(rst_e),
         .start(xd_start), .flush(flush), .kind(xd_kind), .page0(xd_page0), .npages(xd_npages),
         .mdl_base(xd_mdl), .write(1'b1),
         .pg_valid(xd_pg_valid), .pg_phys(xd_pg_phys), .pg_fault(xd_pg_fault),
@@ -413,7 +421,7 @@ module gmc_dma #(
     gmc_dma_rd #(
         .VRAM_AW(VRAM_AW), .FIFO_DEPTH(FIFO_DEPTH), .MAX_BURST(MAX_BURST), .MAX_OUT(RD_OUTSTANDING)
     ) u_rd (
-        .clk(gclk), .rst(rst),
+        .clk(gclk), .rst(rst_e),
         .start(rd_start), .flush(flush), .vram(rd_vram), .so12(rd_so12), .len(rd_len),
         .pg_valid(xs_pg_valid), .pg_phys(xs_pg_phys), .pg_fault(xs_pg_fault), .pg_pop(xs_pg_pop),
         .xf_code(xs_f_code), .xf_addr(xs_f_addr),
@@ -432,7 +440,7 @@ module gmc_dma #(
     gmc_dma_fifo #(
         .WIDTH(64), .DEPTH(FIFO_DEPTH)
     ) u_data (
-        .clk(gclk), .rst(rst), .flush(flush || rd_start),
+        .clk(gclk), .rst(rst_e), .flush(flush || rd_start),
         .in_valid(d_push), .in_data(d_push_data),
         .out_valid(d_valid), .out_data(d_data), .out_pop(d_pop),
         .count(d_count)
@@ -442,7 +450,7 @@ module gmc_dma #(
         .VRAM_AW(VRAM_AW), .MAX_BURST(MAX_BURST), .WQ_DEPTH(4), .B_DEPTH(WR_OUTSTANDING),
         .ID_WIDTH(ID_WIDTH)
     ) u_wr (
-        .clk(gclk), .rst(rst),
+        .clk(gclk), .rst(rst_e),
         .start(wr_start), .abort(flush), .epoch(epoch_reg), .vram(wr_vram), .do12(wr_do12),
         .len(wr_len), .so3(wr_so3), .cmode(wr_cmode), .cdata(wr_cdata), .nocount(wr_nocount),
         .pg_valid(xd_pg_valid), .pg_phys(xd_pg_phys), .pg_fault(xd_pg_fault), .pg_pop(xd_pg_pop_wr),
@@ -466,7 +474,7 @@ module gmc_dma #(
     gmc_dma_axi_rd_arb #(
         .PORTS(NS), .ID_WIDTH(ID_WIDTH)
     ) u_rarb (
-        .clk(gclk), .rst(rst), .epoch(epoch_reg),
+        .clk(gclk), .rst(rst_e), .epoch(epoch_reg),
         .req_valid(ar_req), .req_ready(ar_rdy), .req_addr(ar_addr_bus), .req_len(ar_len_bus),
         .load(ar_load),
         .r_valid(r_v), .r_data(r_data), .r_resp(r_resp), .r_last(r_last),
@@ -539,7 +547,7 @@ module gmc_dma #(
         // responses are then recognised as stale and dropped.
         if (flush && (owed_cur || ar_load || aw_load))
             epoch_reg <= ep_next;
-        if (rst) begin
+        if (rst_e) begin
             rd_out_reg <= 32'd0;
             wr_out_reg <= 32'd0;
             rd_tot_reg <= 8'd0;
@@ -567,7 +575,7 @@ module gmc_dma #(
             wd_reg <= 32'd0;
         else if (wd_reg != 32'hFFFF_FFFF)
             wd_reg <= wd_reg + 32'd1;
-        if (rst)
+        if (rst_e)
             wd_reg <= 32'd0;
     end
 

@@ -596,7 +596,6 @@ module gmc_regs #(
                     cnt_dma_wr_ap_reg <= {CW{1'b0}};
                     cnt_dma_pkt_reg <= {CW{1'b0}};
                     cnt_dma_fault_reg <= {CW{1'b0}};
-            cnt_dma_clock_reg <= {CW{1'b0}};
                     cnt_dma_clock_reg <= {CW{1'b0}};
                 end
                 GMC_REG_DMA_CTRL: begin
@@ -706,6 +705,7 @@ module gmc_regs #(
             cnt_dma_wr_ap_reg <= {CW{1'b0}};
             cnt_dma_pkt_reg <= {CW{1'b0}};
             cnt_dma_fault_reg <= {CW{1'b0}};
+            cnt_dma_clock_reg <= {CW{1'b0}};
         end
     end
 

@@ -60,6 +60,16 @@ def check(vobj):
     assigns = re.findall(r"vlSelf->%s=([^;]*);" % GCLK, flat)
     if not assigns or any(a != "((IData)(vlSelf->clk)&(IData)(vlSelf->%s))" % EN for a in assigns):
         return "gclk is assigned other than as clk & en_n"
+    # Nothing else may read clk outside an edge: the shortcut recomputes
+    # only gclk when clk changes. Remove the trigger function, the debug
+    # assertions and gclk's assignments; no read of clk may remain.
+    rest = re.sub(r"voidVgmc_top___024root___eval_triggers__act\(Vgmc_top___024root\*vlSelf\)\{.*?#endif\}", "",
+                  flat)
+    rest = re.sub(r"voidVgmc_top___024root___eval_debug_assertions\(Vgmc_top___024root\*vlSelf\)\{.*?\n?\}#endif",
+                  "", rest)
+    rest = rest.replace("vlSelf->%s=((IData)(vlSelf->clk)&(IData)(vlSelf->%s));" % (GCLK, EN), "")
+    if re.search(r"vlSelf->clk(?!\w)", rest):
+        return "logic other than the gated clock reads clk"
     return None
 
 

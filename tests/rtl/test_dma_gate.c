@@ -145,6 +145,50 @@ static void test_copy_same_both_ways(void **state)
     assert_true(e_g + 500 <= e_on);
 }
 
+/* A reset as short as one cycle right after the engine ran: the engine
+ * must not run on its copies of the pre-reset registers (ENABLE, the old
+ * TAIL): no host read, no packet, no clock edge once the reset is over,
+ * and CNT_DMA_CLOCK starts again from zero. Then a doorbell works. */
+static void test_short_reset_after_work(void **state)
+{
+    struct fx *f = *state;
+    for (unsigned r = 1; r <= 2; r++) {
+        struct gmc_pkt pk[4];
+        for (unsigned i = 0; i < 4; i++) pk[i] = gmc_pkt_fence(100 + i, 0, 0, 0);
+        assert_int_equal(gmc_ring_put(&f->r, pk, 4), GMC_SIM_OK);
+        assert_int_equal(gmc_ring_kick(&f->r), GMC_SIM_OK);
+        assert_int_equal(gmc_ring_wait(&f->r, WAIT, 16), GMC_SIM_OK);
+        assert_int_equal(t_rd64(f->s, GMC_REG_DMA_FENCE_LO), 103);
+
+        assert_int_equal(gmc_sim_reset(f->s, r), GMC_SIM_OK);
+        struct gmc_sim_stats st0, st1;
+        assert_int_equal(gmc_sim_get_stats(f->s, &st0), GMC_SIM_OK);
+        assert_int_equal(gmc_sim_step(f->s, 2000), GMC_SIM_OK);
+        assert_int_equal(gmc_sim_get_stats(f->s, &st1), GMC_SIM_OK);
+        assert_int_equal(st1.host_read_beats, st0.host_read_beats);
+        assert_int_equal(t_rd(f->s, GMC_REG_DMA_CTRL), 0);
+        assert_int_equal(t_rd(f->s, GMC_REG_DMA_RING_HEAD), 0);
+        assert_int_equal(t_rd(f->s, GMC_REG_DMA_STATUS) & GMC_DMA_STATUS_STATE_MASK, 0);
+        assert_int_equal(t_rd64(f->s, GMC_REG_DMA_FENCE_LO), 0);
+        assert_int_equal(t_rd64(f->s, GMC_REG_CNT_DMA_PACKETS_LO), 0);
+        /* The edge of the engine's extra reset cycle, and none after it. */
+        assert_int_equal(t_rd64(f->s, GMC_REG_CNT_DMA_CLOCK_LO), 1);
+        /* Enabled again with TAIL still 0: nothing runs. */
+        t_wr(f->s, GMC_REG_DMA_CTRL, GMC_DMA_CTRL_ENABLE_MASK);
+        assert_int_equal(gmc_sim_step(f->s, 500), GMC_SIM_OK);
+        assert_int_equal(t_rd64(f->s, GMC_REG_CNT_DMA_PACKETS_LO), 0);
+        assert_int_equal(t_rd64(f->s, GMC_REG_DMA_FENCE_LO), 0);
+        /* The ring set up again from scratch runs. */
+        gmc_ring_fini(&f->r);
+        assert_int_equal(gmc_ring_init(&f->r, f->s, RING_BUS, 12, 16 * PAGE), GMC_SIM_OK);
+    }
+    struct gmc_pkt one = gmc_pkt_fence(77, 0, 0, 0);
+    assert_int_equal(gmc_ring_put(&f->r, &one, 1), GMC_SIM_OK);
+    assert_int_equal(gmc_ring_kick(&f->r), GMC_SIM_OK);
+    assert_int_equal(gmc_ring_wait(&f->r, WAIT, 16), GMC_SIM_OK);
+    assert_int_equal(t_rd64(f->s, GMC_REG_DMA_FENCE_LO), 77);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -152,6 +196,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_write_wakes_one_edge, setup, teardown),
         cmocka_unit_test_setup_teardown(test_clock_on, setup, teardown),
         cmocka_unit_test(test_copy_same_both_ways),
+        cmocka_unit_test_setup_teardown(test_short_reset_after_work, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
