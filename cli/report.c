@@ -72,13 +72,32 @@ static unsigned count_end(const struct timeline *tl, unsigned seg, int kind)
     return n;
 }
 
-int report_write_json(const struct timeline *tl, const char *path, char *err, size_t errlen)
+/* A report file opened for writing, and closed with every write checked. */
+static int open_out(const char *path, FILE **f, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "w");
-    if (f == NULL) {
+    *f = fopen(path, "w");
+    if (*f == NULL) {
         snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
         return -1;
     }
+    return 0;
+}
+
+static int close_out(FILE *f, const char *path, char *err, size_t errlen)
+{
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) {
+        snprintf(err, errlen, "%s: write failed", path);
+        return -1;
+    }
+    return 0;
+}
+
+int report_write_json(const struct timeline *tl, const char *path, char *err, size_t errlen)
+{
+    FILE *f;
+    if (open_out(path, &f, err, errlen) != 0)
+        return -1;
     fprintf(f, "{\n  \"format\": \"gmc-stats-1\",\n  \"trace\": ");
     json_str(f, tl->trace);
     fprintf(f, ",\n  \"device\": ");
@@ -155,12 +174,7 @@ int report_write_json(const struct timeline *tl, const char *path, char *err, si
                 st->paged_out, st->filled, st->evictions, st->page_ins, st->cycles);
     }
     fprintf(f, "\n  ]\n}\n");
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad) {
-        snprintf(err, errlen, "%s: write failed", path);
-        return -1;
-    }
-    return 0;
+    return close_out(f, path, err, errlen);
 }
 
 /* ------------------------------------------------------------------- SVG */
@@ -302,25 +316,10 @@ static void frame_lines(FILE *f, const struct timeline *tl, unsigned nsteps)
     fprintf(f, "</g>\n");
 }
 
-static int open_svg(const char *path, FILE **f, char *err, size_t errlen)
-{
-    *f = fopen(path, "w");
-    if (*f == NULL) {
-        snprintf(err, errlen, "%s: cannot write: %s", path, strerror(errno));
-        return -1;
-    }
-    return 0;
-}
-
 static int close_svg(FILE *f, const char *path, char *err, size_t errlen)
 {
     fprintf(f, "</svg>\n");
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad) {
-        snprintf(err, errlen, "%s: write failed", path);
-        return -1;
-    }
-    return 0;
+    return close_out(f, path, err, errlen);
 }
 
 int report_write_segment_svg(const struct timeline *tl, unsigned seg, const char *path, char *err, size_t errlen)
@@ -331,7 +330,7 @@ int report_write_segment_svg(const struct timeline *tl, unsigned seg, const char
     }
     const struct gmc_segment_desc *sd = &tl->segs[seg - 1].desc;
     FILE *f;
-    if (open_svg(path, &f, err, errlen) != 0)
+    if (open_out(path, &f, err, errlen) != 0)
         return -1;
     unsigned nsteps = tl->nsteps ? tl->nsteps : 1;
     uint64_t size = sd->size ? sd->size : 1;
@@ -513,7 +512,7 @@ int report_write_segment_svg(const struct timeline *tl, unsigned seg, const char
 int report_write_paging_svg(const struct timeline *tl, const char *path, char *err, size_t errlen)
 {
     FILE *f;
-    if (open_svg(path, &f, err, errlen) != 0)
+    if (open_out(path, &f, err, errlen) != 0)
         return -1;
     unsigned nsteps = tl->nsteps ? tl->nsteps : 1;
     /* bins: at most one per 2 pixels */

@@ -269,7 +269,9 @@ module gmc_dma #(
     // is while the inputs stay the same, and the inputs change only through
     // a register write (the bus answers only what the engine asked for), so
     // a stopped edge changes nothing: the engine is cycle for cycle the same
-    // as with its clock running (tests/rtl/test_dma_gate.c checks this).
+    // as with its clock running (test_random_clock_gate in
+    // tests/rtl/test_dma_random.c checks this; tests/rtl/test_dma_gate.c
+    // the gate itself).
     // A write wakes the engine for the edge after it (the enable is sampled
     // at the falling edge), at which the engine takes the new register
     // values in (below).
@@ -313,11 +315,10 @@ module gmc_dma #(
     // fewer host instructions per cycle). They load on every engine edge
     // (no reset: the engine's reset outlasts rst by a cycle, in which they
     // take the registers' reset values), so they equal the registers
-    // whenever the clock stops
-    // (a write always gets the edge after it). The engine sees such a write
-    // one cycle after it lands: a doorbell starts it one cycle later. The
-    // DMA_CMD pulses go straight in, so a status read right after SKIP or
-    // RESET already sees the command taken.
+    // whenever the clock stops (a write always gets the edge after it).
+    // The engine sees such a write one cycle after it lands: a doorbell
+    // starts it one cycle later. The DMA_CMD pulses go straight in, so a
+    // status read right after SKIP or RESET already sees the command taken.
     always @(posedge gclk) begin
         enable_q <= enable;
         ring_base_q <= ring_base;

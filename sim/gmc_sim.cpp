@@ -152,26 +152,20 @@ inline void drive(gmc_sim *sim, F &field, V v)
     }
 }
 
-// The scheduler shortcut. eval() with unchanged inputs and only clk
-// toggled does a fixed, small part of its work: the input-combinational
-// pass recomputes only the DMA engine's gated clock (gclk = clk & en_n),
-// and one pass of the clocked (nba) region runs the triggered edges. The
-// shortcut does exactly that and skips the rest. It relies on Verilator
-// 5.006's scheduler members and on the trigger order it chose for gmc_top:
-// [0] posedge clk, [1] posedge gclk, [2] negedge clk (the gate's enable
-// flop). The build checks that order in the generated code
-// (tools/check_sched.py writes gmc_sched.h); any other Verilator version or
-// order, and any run with a waveform open, gets the real eval().
+// The scheduler shortcut: the shim runs the steps eval() would run on a
+// clock edge itself, and skips eval()'s trigger loops (docs/sim.md, The
+// cycle). It relies on Verilator 5.006's scheduler members and on the
+// layout of gmc_top's generated scheduler, which the build checks:
+// tools/check_sched.py writes gmc_sched.h with the trigger numbers and the
+// gated clock's members (GMC_SCHED_*) when the layout is the expected one.
+// Any other Verilator version or layout, and any run with a waveform
+// open, gets the real eval().
 #include "gmc_sched.h"
 #if GMC_SIM_SCHED_SHORTCUT && defined(VERILATOR_VERSION_INTEGER) && VERILATOR_VERSION_INTEGER == 5006000
 }  // namespace
 void Vgmc_top___024root___eval_nba(Vgmc_top___024root *vlSelf);
 void Vgmc_top___024root___eval_ico(Vgmc_top___024root *vlSelf);
 namespace {
-
-#define GMC_GCLK gmc_top__DOT__g_dma__DOT__u_dma__DOT__gclk
-#define GMC_GCLK_PREV __Vtrigrprev__TOP__gmc_top__DOT__g_dma__DOT__u_dma__DOT__gclk
-#define GMC_GATE_EN gmc_top__DOT__g_dma__DOT__u_dma__DOT__u_cg__DOT__en_n
 
 // clk falls: gclk falls with it, and the gate samples its enable. When
 // the drivers changed inputs since the last eval (dirty), the input-
@@ -189,10 +183,10 @@ bool negedge_only(Vgmc_top *t, bool dirty)
     }
     if (!r->__Vtrigrprev__TOP__clk) return true;  // not an edge: eval would do no more
     r->__Vtrigrprev__TOP__clk = 0;
-    r->GMC_GCLK = 0;
-    r->GMC_GCLK_PREV = 0;
+    r->GMC_SCHED_GCLK = 0;
+    r->GMC_SCHED_GCLK_PREV = 0;
     r->__VnbaTriggered.clear();
-    r->__VnbaTriggered.at(2) = 1;
+    r->__VnbaTriggered.at(GMC_SCHED_CLK_FALL) = 1;
     Vgmc_top___024root___eval_nba(r);
     return true;
 }
@@ -204,11 +198,11 @@ bool posedge_only(Vgmc_top *t)
     t->clk = 1;
     if (r->__Vtrigrprev__TOP__clk) return true;
     r->__Vtrigrprev__TOP__clk = 1;
-    r->GMC_GCLK = r->GMC_GATE_EN;
+    r->GMC_SCHED_GCLK = r->GMC_SCHED_GATE_EN;
     r->__VnbaTriggered.clear();
-    r->__VnbaTriggered.at(0) = 1;
-    if (r->GMC_GCLK && !r->GMC_GCLK_PREV) r->__VnbaTriggered.at(1) = 1;
-    r->GMC_GCLK_PREV = r->GMC_GCLK;
+    r->__VnbaTriggered.at(GMC_SCHED_CLK_RISE) = 1;
+    if (r->GMC_SCHED_GCLK && !r->GMC_SCHED_GCLK_PREV) r->__VnbaTriggered.at(GMC_SCHED_GCLK_RISE) = 1;
+    r->GMC_SCHED_GCLK_PREV = r->GMC_SCHED_GCLK;
     Vgmc_top___024root___eval_nba(r);
     return true;
 }

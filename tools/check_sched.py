@@ -81,7 +81,12 @@ def main():
         if why:
             f.write("/* Shortcut off: %s. */\n#define GMC_SIM_SCHED_SHORTCUT 0\n" % why)
         else:
-            f.write("#define GMC_SIM_SCHED_SHORTCUT 1\n")
+            f.write("#define GMC_SIM_SCHED_SHORTCUT 1\n"
+                    "/* Triggers of eval_nba: the edges of clk and of the gated clock. */\n"
+                    "#define GMC_SCHED_CLK_RISE 0\n#define GMC_SCHED_GCLK_RISE 1\n#define GMC_SCHED_CLK_FALL 2\n"
+                    "/* The gated clock, its value at the last trigger check, the gate's enable flop. */\n"
+                    "#define GMC_SCHED_GCLK %s\n#define GMC_SCHED_GCLK_PREV __Vtrigrprev__TOP__%s\n"
+                    "#define GMC_SCHED_GATE_EN %s\n" % (GCLK, GCLK, EN))
     print("check_sched: %s" % ("shortcut off: " + why if why else "scheduler layout as expected, shortcut on"))
 
 

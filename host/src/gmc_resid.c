@@ -336,8 +336,9 @@ static int admit(gmc_device *dev, const struct gmc_valloc *a, unsigned seg, uint
     struct gmc_valloc *o = oldest_hot(dev, seg, prio(a));
     if (o == NULL || o->lru > a->lru)
         return 0;
-    while (dev->hot_bytes[seg] + n > dev->hot_budget[seg] && (o = oldest_hot(dev, seg, prio(a))) != NULL)
+    do
         set_hot(dev, o, 0);
+    while (dev->hot_bytes[seg] + n > dev->hot_budget[seg] && (o = oldest_hot(dev, seg, prio(a))) != NULL);
     return 1;
 }
 

@@ -107,6 +107,20 @@ static void test_hang_recovery(void **state)
     t_close(dev);
 }
 
+/* An aperture allocation ap holding pattern `seed` and a VRAM allocation
+ * dst, both resident and idle, ap's backing pages answering no bus access
+ * from now on: a copy from ap hangs. two[] = { ap, dst }. */
+static void hung_source(gmc_device *dev, gmc_client *c, uint64_t sz, uint64_t seed, gmc_handle two[2])
+{
+    two[0] = t_new(c, sz, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_AP));
+    two[1] = t_new(c, sz, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+    t_write_pattern(c, two[0], sz, seed);
+    ok(gmc_make_resident(c, two, 2, NULL));
+    t_idle(dev);
+    struct gmc_valloc *va = gmc_vidmm_ref(c, two[0])->alloc;
+    assert_int_equal(gmc_sim_host_inject(gmc_device_sim(dev), va->sys.bus, va->sys.size, GMC_SIM_INJECT_HANG), 0);
+}
+
 /* A fence wait with a short timeout on a hung submission is a TDR too. */
 static void test_fence_wait_timeout(void **state)
 {
@@ -114,14 +128,9 @@ static void test_fence_wait_timeout(void **state)
     gmc_device *dev = t_open(NULL);
     gmc_client *c = t_client(dev);
     const uint64_t SZ = 64 * KiB;
-    gmc_handle ap = t_new(c, SZ, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_AP));
-    gmc_handle dst = t_new(c, SZ, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
-    t_write_pattern(c, ap, SZ, 4);
-    gmc_handle two[2] = { ap, dst };
-    ok(gmc_make_resident(c, two, 2, NULL));
-    t_idle(dev);
-    struct gmc_valloc *va = gmc_vidmm_ref(c, ap)->alloc;
-    assert_int_equal(gmc_sim_host_inject(gmc_device_sim(dev), va->sys.bus, va->sys.size, GMC_SIM_INJECT_HANG), 0);
+    gmc_handle two[2];
+    hung_source(dev, c, SZ, 4, two);
+    const gmc_handle ap = two[0], dst = two[1];
     uint64_t f = t_copy(c, ap, 0, dst, 0, SZ);
     assert_status(gmc_fence_wait(dev, f, 2000), GMC_E_DEVICE_RESET);
     struct gmc_recovery_report rr;
@@ -145,14 +154,9 @@ static void test_repeated_hangs(void **state)
     gmc_device *dev = t_open(NULL);
     gmc_client *c = t_client(dev);
     const uint64_t SZ = 64 * KiB;
-    gmc_handle ap = t_new(c, SZ, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_AP));
-    gmc_handle dst = t_new(c, SZ, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
-    t_write_pattern(c, ap, SZ, 5);
-    gmc_handle two[2] = { ap, dst };
-    ok(gmc_make_resident(c, two, 2, NULL));
-    t_idle(dev);
-    struct gmc_valloc *va = gmc_vidmm_ref(c, ap)->alloc;
-    assert_int_equal(gmc_sim_host_inject(gmc_device_sim(dev), va->sys.bus, va->sys.size, GMC_SIM_INJECT_HANG), 0);
+    gmc_handle two[2];
+    hung_source(dev, c, SZ, 5, two);
+    const gmc_handle ap = two[0], dst = two[1];
     for (unsigned i = 1; i <= 5; i++) {
         uint64_t f = t_copy(c, ap, 0, dst, 0, SZ);
         assert_status(gmc_fence_wait(dev, f, 2000), GMC_E_DEVICE_RESET);

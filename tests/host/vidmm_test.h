@@ -137,6 +137,15 @@ static inline uint8_t t_byte(uint64_t seed, uint64_t i)
     return (uint8_t)x;
 }
 
+/* b[0..len) holds pattern `seed`. */
+static inline int t_bytes_are(const uint8_t *b, uint64_t len, uint64_t seed)
+{
+    for (uint64_t i = 0; i < len; i++)
+        if (b[i] != t_byte(seed, i))
+            return 0;
+    return 1;
+}
+
 static inline void t_pattern(uint8_t *buf, uint64_t len, uint64_t seed)
 {
     for (uint64_t i = 0; i < len; i++)
@@ -170,9 +179,7 @@ static inline int t_check_pattern(gmc_client *c, gmc_handle h, uint64_t len, uin
     uint8_t *b = malloc(len);
     assert_non_null(b);
     ok(gmc_alloc_read(c, h, 0, b, len));
-    int good = 1;
-    for (uint64_t i = 0; i < len && good; i++)
-        good = b[i] == t_byte(seed, i);
+    int good = t_bytes_are(b, len, seed);
     free(b);
     return good;
 }
@@ -183,9 +190,7 @@ static inline int t_vram_is(gmc_device *dev, uint64_t addr, uint64_t len, uint64
     uint8_t *b = malloc(len);
     assert_non_null(b);
     assert_int_equal(gmc_sim_vram_peek(gmc_device_sim(dev), addr, b, len), 0);
-    int good = 1;
-    for (uint64_t i = 0; i < len && good; i++)
-        good = b[i] == t_byte(seed, i);
+    int good = t_bytes_are(b, len, seed);
     free(b);
     return good;
 }
