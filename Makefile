@@ -104,16 +104,46 @@ lint: deps-test
 
 # ------------------------------------------------------------ sim library
 
-# Verilate and compile the model (one run per variant).
-$(BUILD)/%/vobj/V$(TOP)__ALL.a: $(RTL) $(RTL_INC) Makefile tools/check_sched.py | deps-test
-	@rm -rf $(BUILD)/$*/vobj; mkdir -p $(BUILD)/$*
-	$(VERILATOR) $(VFLAGS) -Mdir $(BUILD)/$*/vobj --build -j 2 -MAKEFLAGS "$(VMAKE_$*)" \
-	  -CFLAGS "-fPIC $(VOPT_$*) -std=c++17" $(RTL) >$(BUILD)/$*.verilator.log 2>&1 \
-	  || { cat $(BUILD)/$*.verilator.log; exit 1; }
-	$(MAKE) -s -C $(BUILD)/$*/vobj -f V$(TOP).mk $(VMAKE_$*) $(VLT_RUNTIME:%=%.o) >>$(BUILD)/$*.verilator.log 2>&1 \
-	  || { cat $(BUILD)/$*.verilator.log; exit 1; }
-	cd $(BUILD)/$*/vobj && $(AR) rcs libverilated.a $(VLT_RUNTIME:%=%.o)
+# Verilate and compile the model (one run per variant). The release model
+# is profile-guided (docs/sim.md, "Profile-guided build"): it is compiled
+# with -fprofile-generate, sim/gmc_sim_train.c runs on it, and it is
+# compiled again with -fprofile-use on the profile that run wrote. PGO=0
+# skips that; so does a compiler other than GCC.
+PGO ?= 1
+PGO_GCC := $(shell $(CXX) -v 2>&1 | grep -q '^gcc version' && echo 1)
+PGO_rel := $(and $(filter 1,$(PGO)),$(PGO_GCC))
+VMODEL  := V$(TOP)__ALL.a $(VLT_RUNTIME:%=%.o)
+# The model's hot code (OPT_FAST) and Verilator's run-time library
+# (OPT_GLOBAL) get the profile flags; constructors and set-up (OPT_SLOW)
+# do not.
+vmake_pgo = OPT_FAST="-O2 $(1)" OPT_GLOBAL="-O2 $(1)" OPT_SLOW=-O1
+vbuild = $(MAKE) -s -j 2 -C $(BUILD)/$(1)/vobj -f V$(TOP).mk $(2) $(VMODEL) >>$(BUILD)/$(1).verilator.log 2>&1 \
+	  || { cat $(BUILD)/$(1).verilator.log; exit 1; }
+TRAIN_SRC := sim/gmc_sim_train.c tests/common/gmc_dma_pkt.c host/src/gmc_pkt.c
+
+$(BUILD)/%/vobj/V$(TOP)__ALL.a: $(RTL) $(RTL_INC) Makefile tools/check_sched.py sim/gmc_sim_train.c | deps-test
+	@rm -rf $(BUILD)/$*/vobj $(BUILD)/$*/pgo; mkdir -p $(BUILD)/$*
+	$(VERILATOR) $(VFLAGS) -Mdir $(BUILD)/$*/vobj -CFLAGS "-fPIC $(VOPT_$*) -std=c++17" $(RTL) \
+	  >$(BUILD)/$*.verilator.log 2>&1 || { cat $(BUILD)/$*.verilator.log; exit 1; }
 	$(PYTHON) tools/check_sched.py $(BUILD)/$*/vobj
+	$(if $(PGO_$*),$(call vbuild,$*,$(call vmake_pgo,-fprofile-generate=$(abspath $(BUILD)/$*/pgo) -fprofile-update=single)),$(call vbuild,$*,$(VMAKE_$*)))
+	$(if $(PGO_$*),$(call pgo_train,$*))
+	$(if $(PGO_$*),rm -f $(BUILD)/$*/vobj/*.o $(BUILD)/$*/vobj/*.a)
+	$(if $(PGO_$*),$(call vbuild,$*,$(call vmake_pgo,-fprofile-use=$(abspath $(BUILD)/$*/pgo) -fprofile-partial-training -Wno-missing-profile)))
+	cd $(BUILD)/$*/vobj && $(AR) rcs libverilated.a $(VLT_RUNTIME:%=%.o)
+
+# The training run: the shim (not instrumented) and the trainer linked
+# against the instrumented model; it writes the profile into pgo/.
+define pgo_train
+	@mkdir -p $(BUILD)/$(1)/pgo/obj
+	$(CXX) -std=c++17 $(WARN) -Wno-unused-parameter -O2 -Iinclude -Isim -I$(BUILD)/$(1)/vobj -I$(VLT_ROOT)/include \
+	  -I$(VLT_ROOT)/include/vltstd -c sim/gmc_sim.cpp -o $(BUILD)/$(1)/pgo/obj/gmc_sim.o
+	$(CXX) -std=c++17 $(WARN) -O2 -Isim -c sim/gmc_axi_check.cpp -o $(BUILD)/$(1)/pgo/obj/gmc_axi_check.o
+	$(CC) $(CFLAGS_C) -O2 $(TRAIN_SRC) $(BUILD)/$(1)/pgo/obj/gmc_sim.o \
+	  $(BUILD)/$(1)/pgo/obj/gmc_axi_check.o $(BUILD)/$(1)/vobj/V$(TOP)__ALL.a $(VLT_RUNTIME:%=$(BUILD)/$(1)/vobj/%.o) \
+	  -o $(BUILD)/$(1)/pgo/gmc-sim-train -lgcov $(SIM_LIBS)
+	$(BUILD)/$(1)/pgo/gmc-sim-train
+endef
 
 $(BUILD)/%/obj/gmc_sim.o: sim/gmc_sim.cpp sim/gmc_sim.h sim/gmc_axi_check.h include/gmc_regs.h $(BUILD)/%/vobj/V$(TOP)__ALL.a
 	@mkdir -p $(@D)
