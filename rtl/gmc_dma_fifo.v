@@ -52,20 +52,28 @@ module gmc_dma_fifo #(
     // bypass register loads only with a push: in other cycles neither is
     // looked at before it is loaded again (outputs are identical; the model
     // skips the copies when idle).
+    // An edge without a push, a pop or a bypassed word changes nothing:
+    // rd_next is then rd_ptr, and ram_q already holds mem[rd_ptr] (a word
+    // pushed into the slot being read is bypassed for one cycle, and
+    // reloaded at the next edge). The simulator skips such edges' work.
+    wire act = in_valid || pop || byp_sel_reg;
+
     always @(posedge clk) begin
         if (in_valid)
             mem[wr_ptr_reg[AW-1:0]] <= in_data;
-        if (out_valid || in_valid)
+        if (act && (out_valid || in_valid))
             ram_q_reg <= mem[rd_next[AW-1:0]];
         if (in_valid)
             byp_data_reg <= in_data;
     end
 
     always @(posedge clk) begin
-        if (in_valid)
-            wr_ptr_reg <= wr_ptr_reg + 1'b1;
-        rd_ptr_reg <= rd_next;
-        byp_sel_reg <= in_valid && (wr_ptr_reg[AW-1:0] == rd_next[AW-1:0]);
+        if (act) begin
+            if (in_valid)
+                wr_ptr_reg <= wr_ptr_reg + 1'b1;
+            rd_ptr_reg <= rd_next;
+            byp_sel_reg <= in_valid && (wr_ptr_reg[AW-1:0] == rd_next[AW-1:0]);
+        end
 
         if (rst || flush) begin
             wr_ptr_reg <= {(AW + 1){1'b0}};

@@ -96,29 +96,9 @@ module gmc_dma_xlate #(
 
     wire [QAW:0] q_count;
     wire [8:0]   m_beats;
-    // Requests are worked out only while the side runs (the simulator
-    // skips this block in the other cycles; the hardware is the same).
-    reg  [9:0]   room;
-    reg          go;
-    always @* begin
-        room = 10'd0;
-        go = 1'b0;
-        if (run_reg) begin
-            room = QDEPTH[9:0] - {{(9 - QAW){1'b0}}, q_count} - {1'b0, resv_reg};
-            go = !dead_reg && (left_reg != 21'd0) && !flush && !start;
-        end
-    end
-
-    // Identity.
-    wire id_push = go && (kind_reg == K_VRAM || kind_reg == K_BUS) && (room != 10'd0);
-
-    // GART.
-    assign g_req_valid = go && (kind_reg == K_AP) && !gpend_reg && (room != 10'd0);
-    assign g_req_addr  = {cur_reg[19:0], 12'd0};
-    assign g_req_write = write_reg;
-    wire g_take = g_req_valid && g_req_ready;
-    wire g_resp = g_resp_valid && gpend_reg && !flush;
-    wire g_bad  = g_resp_fault || !g_resp_system;
+    wire tq_full, tq_empty;
+    wire [55:0] tq_head;
+    wire [$clog2(TQD):0] tq_count;
 
     // MDL: a burst up to the next (8 * MDL_BURST)-byte boundary.
     wire [7:0] blk_off;
@@ -129,20 +109,50 @@ module gmc_dma_xlate #(
             assign blk_off = 8'd0;
         end
     endgenerate
+
+    // Requests: the next page, once there is room for it. Worked out only
+    // while the side runs, and the kind's request only when there is room
+    // (the simulator skips the rest in the other cycles, most of them: a
+    // side stays a queue ahead of its consumer; the hardware is the same).
+    reg  [9:0] room;
+    reg        go, id_push, g_req_c, ar_c;
     reg  [8:0] blk_left, m_beats_c;
     always @* begin
+        room = 10'd0;
+        go = 1'b0;
+        id_push = 1'b0;
+        g_req_c = 1'b0;
+        ar_c = 1'b0;
         blk_left = 9'd0;
         m_beats_c = 9'd0;
         if (run_reg) begin
-            blk_left = MDL_BURST[8:0] - {1'b0, blk_off};
-            m_beats_c = (left_reg < {12'd0, blk_left}) ? left_reg[8:0] : blk_left;
+            room = QDEPTH[9:0] - {{(9 - QAW){1'b0}}, q_count} - {1'b0, resv_reg};
+            go = !dead_reg && (left_reg != 21'd0) && !flush && !start;
+            if (go && room != 10'd0) begin
+                case (kind_reg)
+                    K_AP: g_req_c = !gpend_reg;
+                    K_MDL: begin
+                        blk_left = MDL_BURST[8:0] - {1'b0, blk_off};
+                        m_beats_c = (left_reg < {12'd0, blk_left}) ? left_reg[8:0] : blk_left;
+                        ar_c = ({1'b0, m_beats_c} <= room) && !tq_full;
+                    end
+                    default: id_push = 1'b1;   // VRAM, BUS: identity
+                endcase
+            end
         end
     end
     assign m_beats = m_beats_c;
-    wire tq_full, tq_empty;
-    wire [55:0] tq_head;
-    wire [$clog2(TQD):0] tq_count;
-    assign ar_valid = go && (kind_reg == K_MDL) && ({1'b0, m_beats} <= room) && !tq_full;
+
+    // GART.
+    assign g_req_valid = g_req_c;
+    assign g_req_addr  = {cur_reg[19:0], 12'd0};
+    assign g_req_write = write_reg;
+    wire g_take = g_req_valid && g_req_ready;
+    wire g_resp = g_resp_valid && gpend_reg && !flush;
+    wire g_bad  = g_resp_fault || !g_resp_system;
+
+    // MDL reads.
+    assign ar_valid = ar_c;
     assign ar_addr  = cur_reg;
     assign ar_len   = m_beats[7:0] - 8'd1;
     wire m_take = ar_valid && ar_ready;

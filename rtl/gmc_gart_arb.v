@@ -42,14 +42,20 @@ module gmc_gart_arb #(
     /* verilator lint_off UNUSEDSIGNAL */
     integer   kk;
     /* verilator lint_on UNUSEDSIGNAL */
+    // (Searched only when some port asks: the simulator skips the search
+    // in the other cycles, most of them.)
     always @* begin
         pick_valid = 1'b0;
         pick = 2'd0;
-        for (k = 2 * PORTS - 1; k >= 0; k = k - 1) begin
-            kk = k % PORTS;
-            if (k >= {30'd0, rr_reg} && k < {30'd0, rr_reg} + PORTS && s_req_valid[kk]) begin
-                pick_valid = 1'b1;
-                pick = kk[1:0];
+        kk = 0;
+        k = 0; // assigned on every path: no latch for the loop variable
+        if (s_req_valid != {PORTS{1'b0}}) begin
+            for (k = 2 * PORTS - 1; k >= 0; k = k - 1) begin
+                kk = k % PORTS;
+                if (k >= {30'd0, rr_reg} && k < {30'd0, rr_reg} + PORTS && s_req_valid[kk]) begin
+                    pick_valid = 1'b1;
+                    pick = kk[1:0];
+                end
             end
         end
     end

@@ -3,7 +3,7 @@
 
 #include <cstdio>
 
-void AxiCheck::fail(uint64_t cycle, const char *what)
+void AxiLog::fail(uint64_t cycle, const char *what)
 {
     if (count_++ == 0) {
         char buf[200];
@@ -12,155 +12,170 @@ void AxiCheck::fail(uint64_t cycle, const char *what)
     }
 }
 
-void AxiCheck::reset_state()
+// ------------------------------------------------------------ AXI4-Lite
+
+void AxiLiteCheck::reset()
 {
-    a_reads_.clear();
-    a_writes_.clear();
-    a_wdone_.clear();
-    a_wbeats_ = 0;
-    l_aw_ = l_w_ = l_b_ = l_ar_ = l_r_ = 0;
-    m_aw_beats_.clear();
-    m_wbeat_ = 0;
+    aw_ = w_ = b_ = ar_ = r_ = 0;
 }
 
-static bool any_valid(const AxiSample &s)
+void AxiLiteCheck::edge(const AxiLiteSample &s, uint64_t c)
 {
-    return s.l_awvalid || s.l_wvalid || s.l_bvalid || s.l_arvalid || s.l_rvalid || s.a_awvalid || s.a_wvalid ||
-           s.a_bvalid || s.a_arvalid || s.a_rvalid || s.m_awvalid || s.m_wvalid || s.m_bvalid || s.m_arvalid ||
-           s.m_rvalid;
-}
-
-bool AxiCheck::edge_quiet(bool rst)
-{
-    // p_'s payloads are only read behind one of its valids, all low here.
-    if (!have_prev_ || p_any_valid_) return false;
-    if (rst) reset_state();
-    p_.rst = rst;
-    return true;
-}
-
-void AxiCheck::edge(const AxiSample &s, uint64_t c)
-{
+    const bool any = s.awvalid || s.wvalid || s.bvalid || s.arvalid || s.rvalid;
     if (s.rst) {
-        reset_state();
-        p_ = s;
-        p_any_valid_ = any_valid(s);
-        have_prev_ = true;
+        reset();
+        keep(s, any);
         return;
     }
-    if (have_prev_ && p_.rst) {
-        if (s.l_bvalid || s.l_rvalid) fail(c, "AXI4-Lite: valid high right after reset");
-        if (s.a_bvalid || s.a_rvalid) fail(c, "aperture: valid high right after reset");
-        if (s.m_awvalid || s.m_wvalid || s.m_arvalid) fail(c, "master: valid high right after reset");
-    }
+    if (have_prev_ && p_.rst && (s.bvalid || s.rvalid)) log_.fail(c, "AXI4-Lite: valid high right after reset");
     if (have_prev_ && !p_.rst) {
         // Stability: a valid not taken stays, with its payload.
-        if (p_.l_bvalid && !p_.l_bready && !(s.l_bvalid && s.l_bresp == p_.l_bresp))
-            fail(c, "AXI4-Lite B dropped or changed while stalled");
-        if (p_.l_rvalid && !p_.l_rready && !(s.l_rvalid && s.l_rdata == p_.l_rdata && s.l_rresp == p_.l_rresp))
-            fail(c, "AXI4-Lite R dropped or changed while stalled");
-        if (p_.a_bvalid && !p_.a_bready && !(s.a_bvalid && s.a_bresp == p_.a_bresp && s.a_bid == p_.a_bid))
-            fail(c, "aperture B dropped or changed while stalled");
-        if (p_.a_rvalid && !p_.a_rready &&
-            !(s.a_rvalid && s.a_rdata == p_.a_rdata && s.a_rresp == p_.a_rresp && s.a_rid == p_.a_rid &&
-              s.a_rlast == p_.a_rlast))
-            fail(c, "aperture R dropped or changed while stalled");
-        if (p_.m_awvalid && !p_.m_awready &&
-            !(s.m_awvalid && s.m_awaddr == p_.m_awaddr && s.m_awlen == p_.m_awlen && s.m_awsize == p_.m_awsize &&
-              s.m_awburst == p_.m_awburst && s.m_awid == p_.m_awid))
-            fail(c, "master AW dropped or changed while stalled");
-        if (p_.m_wvalid && !p_.m_wready &&
-            !(s.m_wvalid && s.m_wdata == p_.m_wdata && s.m_wstrb == p_.m_wstrb && s.m_wlast == p_.m_wlast))
-            fail(c, "master W dropped or changed while stalled");
-        if (p_.m_arvalid && !p_.m_arready &&
-            !(s.m_arvalid && s.m_araddr == p_.m_araddr && s.m_arlen == p_.m_arlen && s.m_arsize == p_.m_arsize &&
-              s.m_arburst == p_.m_arburst && s.m_arid == p_.m_arid))
-            fail(c, "master AR dropped or changed while stalled");
+        if (p_.bvalid && !p_.bready && !(s.bvalid && s.bresp == p_.bresp))
+            log_.fail(c, "AXI4-Lite B dropped or changed while stalled");
+        if (p_.rvalid && !p_.rready && !(s.rvalid && s.rdata == p_.rdata && s.rresp == p_.rresp))
+            log_.fail(c, "AXI4-Lite R dropped or changed while stalled");
     }
+    // Never a response without its request.
+    if (s.awvalid && s.awready) aw_++;
+    if (s.wvalid && s.wready) w_++;
+    if (s.arvalid && s.arready) ar_++;
+    if (s.bvalid && s.bready) {
+        if (b_ >= aw_ || b_ >= w_) log_.fail(c, "AXI4-Lite B without a write");
+        b_++;
+    }
+    if (s.rvalid && s.rready) {
+        if (r_ >= ar_) log_.fail(c, "AXI4-Lite R without a read");
+        r_++;
+    }
+    keep(s, any);
+}
 
-    // AXI4-Lite: never a response without its request.
-    if (s.l_awvalid && s.l_awready) l_aw_++;
-    if (s.l_wvalid && s.l_wready) l_w_++;
-    if (s.l_arvalid && s.l_arready) l_ar_++;
-    if (s.l_bvalid && s.l_bready) {
-        if (l_b_ >= l_aw_ || l_b_ >= l_w_) fail(c, "AXI4-Lite B without a write");
-        l_b_++;
-    }
-    if (s.l_rvalid && s.l_rready) {
-        if (l_r_ >= l_ar_) fail(c, "AXI4-Lite R without a read");
-        l_r_++;
-    }
+// ------------------------------------------------------ aperture slave
 
-    // Aperture slave.
-    if (s.a_arvalid && s.a_arready) a_reads_.push_back(Burst{s.a_arid, s.a_arlen + 1u, 0});
-    if (s.a_rvalid && s.a_rready) {
-        if (a_reads_.empty()) {
-            fail(c, "aperture R beat without a read burst");
+void AxiSlaveCheck::reset()
+{
+    reads_.clear();
+    writes_.clear();
+    wdone_.clear();
+}
+
+void AxiSlaveCheck::edge(const AxiSlaveSample &s, uint64_t c)
+{
+    const bool any = s.awvalid || s.wvalid || s.bvalid || s.arvalid || s.rvalid;
+    if (s.rst) {
+        reset();
+        keep(s, any);
+        return;
+    }
+    if (have_prev_ && p_.rst && (s.bvalid || s.rvalid)) log_.fail(c, "aperture: valid high right after reset");
+    if (have_prev_ && !p_.rst) {
+        if (p_.bvalid && !p_.bready && !(s.bvalid && s.bresp == p_.bresp && s.bid == p_.bid))
+            log_.fail(c, "aperture B dropped or changed while stalled");
+        if (p_.rvalid && !p_.rready &&
+            !(s.rvalid && s.rdata == p_.rdata && s.rresp == p_.rresp && s.rid == p_.rid && s.rlast == p_.rlast))
+            log_.fail(c, "aperture R dropped or changed while stalled");
+    }
+    if (s.arvalid && s.arready) reads_.push_back(Burst{s.arid, s.arlen + 1u, 0});
+    if (s.rvalid && s.rready) {
+        if (reads_.empty()) {
+            log_.fail(c, "aperture R beat without a read burst");
         } else {
-            Burst &b = a_reads_.front();
-            if (s.a_rid != b.id) fail(c, "aperture RID differs from ARID");
+            Burst &b = reads_.front();
+            if (s.rid != b.id) log_.fail(c, "aperture RID differs from ARID");
             b.done++;
-            if (s.a_rlast != (b.done == b.beats)) fail(c, "aperture RLAST not on the last beat");
-            if (b.done == b.beats) a_reads_.pop_front();
+            if (s.rlast != (b.done == b.beats)) log_.fail(c, "aperture RLAST not on the last beat");
+            if (b.done == b.beats) reads_.pop_front();
         }
     }
-    if (s.a_awvalid && s.a_awready) a_writes_.push_back(Burst{s.a_awid, s.a_awlen + 1u, 0});
-    if (s.a_wvalid && s.a_wready) {
+    if (s.awvalid && s.awready) writes_.push_back(Burst{s.awid, s.awlen + 1u, 0});
+    if (s.wvalid && s.wready) {
         // W beats belong to the oldest write whose data is not complete.
-        size_t i = a_wdone_.size();
-        if (i >= a_writes_.size()) {
-            fail(c, "aperture accepted W data before its address");
-        } else if (++a_writes_[i].done == a_writes_[i].beats) {
-            a_wdone_.push_back(a_writes_[i].id);
+        size_t i = wdone_.size();
+        if (i >= writes_.size()) {
+            log_.fail(c, "aperture accepted W data before its address");
+        } else if (++writes_[i].done == writes_[i].beats) {
+            wdone_.push_back(writes_[i].id);
         }
     }
-    if (s.a_bvalid && s.a_bready) {
-        if (a_wdone_.empty()) {
-            fail(c, "aperture B before the burst's last W beat");
+    if (s.bvalid && s.bready) {
+        if (wdone_.empty()) {
+            log_.fail(c, "aperture B before the burst's last W beat");
         } else {
-            if (s.a_bid != a_wdone_.front()) fail(c, "aperture BID differs from AWID");
-            a_wdone_.pop_front();
-            a_writes_.pop_front();
+            if (s.bid != wdone_.front()) log_.fail(c, "aperture BID differs from AWID");
+            wdone_.pop_front();
+            writes_.pop_front();
         }
     }
+    keep(s, any);
+}
 
-    // Master.
-    auto burst_ok = [&](uint64_t addr, unsigned len, unsigned size, unsigned burst, const char *ch) {
-        char msg[96];
-        if (size > 3) {
-            std::snprintf(msg, sizeof msg, "master %s beat wider than the bus", ch);
-            fail(c, msg);
-        }
-        if (burst != 1) {
-            std::snprintf(msg, sizeof msg, "master %s burst is not INCR", ch);
-            fail(c, msg);
-        }
-        const uint64_t first = addr & ~((1ull << size) - 1);
-        const uint64_t last = first + (static_cast<uint64_t>(len) + 1) * (1ull << size) - 1;
-        if ((first >> 12) != (last >> 12)) {
-            std::snprintf(msg, sizeof msg, "master %s burst crosses 4 KiB", ch);
-            fail(c, msg);
-        }
-    };
-    if (s.m_arvalid && s.m_arready) burst_ok(s.m_araddr, s.m_arlen, s.m_arsize, s.m_arburst, "AR");
-    if (s.m_awvalid && s.m_awready) {
-        burst_ok(s.m_awaddr, s.m_awlen, s.m_awsize, s.m_awburst, "AW");
-        m_aw_beats_.push_back(s.m_awlen + 1u);
+// ---------------------------------------------------------- DMA master
+
+void AxiMasterCheck::reset()
+{
+    aw_beats_.clear();
+    wbeat_ = 0;
+}
+
+void AxiMasterCheck::burst_ok(uint64_t c, uint64_t addr, unsigned len, unsigned size, unsigned burst, const char *ch)
+{
+    char msg[96];
+    if (size > 3) {
+        std::snprintf(msg, sizeof msg, "master %s beat wider than the bus", ch);
+        log_.fail(c, msg);
     }
-    if (s.m_wvalid && s.m_wready) {
+    if (burst != 1) {
+        std::snprintf(msg, sizeof msg, "master %s burst is not INCR", ch);
+        log_.fail(c, msg);
+    }
+    const uint64_t first = addr & ~((1ull << size) - 1);
+    const uint64_t last = first + (static_cast<uint64_t>(len) + 1) * (1ull << size) - 1;
+    if ((first >> 12) != (last >> 12)) {
+        std::snprintf(msg, sizeof msg, "master %s burst crosses 4 KiB", ch);
+        log_.fail(c, msg);
+    }
+}
+
+void AxiMasterCheck::edge(const AxiMasterSample &s, uint64_t c)
+{
+    const bool any = s.awvalid || s.wvalid || s.bvalid || s.arvalid || s.rvalid;
+    if (s.rst) {
+        reset();
+        keep(s, any);
+        return;
+    }
+    if (have_prev_ && p_.rst && (s.awvalid || s.wvalid || s.arvalid))
+        log_.fail(c, "master: valid high right after reset");
+    if (have_prev_ && !p_.rst) {
+        if (p_.awvalid && !p_.awready &&
+            !(s.awvalid && s.awaddr == p_.awaddr && s.awlen == p_.awlen && s.awsize == p_.awsize &&
+              s.awburst == p_.awburst && s.awid == p_.awid))
+            log_.fail(c, "master AW dropped or changed while stalled");
+        if (p_.wvalid && !p_.wready &&
+            !(s.wvalid && s.wdata == p_.wdata && s.wstrb == p_.wstrb && s.wlast == p_.wlast))
+            log_.fail(c, "master W dropped or changed while stalled");
+        if (p_.arvalid && !p_.arready &&
+            !(s.arvalid && s.araddr == p_.araddr && s.arlen == p_.arlen && s.arsize == p_.arsize &&
+              s.arburst == p_.arburst && s.arid == p_.arid))
+            log_.fail(c, "master AR dropped or changed while stalled");
+    }
+    if (s.arvalid && s.arready) burst_ok(c, s.araddr, s.arlen, s.arsize, s.arburst, "AR");
+    if (s.awvalid && s.awready) {
+        burst_ok(c, s.awaddr, s.awlen, s.awsize, s.awburst, "AW");
+        aw_beats_.push_back(s.awlen + 1u);
+    }
+    if (s.wvalid && s.wready) {
         // AXI4 lets W lead AW; check WLAST once the burst length is known.
-        m_wbeat_++;
-        if (!m_aw_beats_.empty()) {
-            const unsigned n = m_aw_beats_.front();
-            if (m_wbeat_ > n) fail(c, "master sent more W beats than AWLEN");
-            if (s.m_wlast != (m_wbeat_ == n)) fail(c, "master WLAST not on the last beat");
-            if (m_wbeat_ == n || s.m_wlast) {
-                m_aw_beats_.pop_front();
-                m_wbeat_ = 0;
+        wbeat_++;
+        if (!aw_beats_.empty()) {
+            const unsigned n = aw_beats_.front();
+            if (wbeat_ > n) log_.fail(c, "master sent more W beats than AWLEN");
+            if (s.wlast != (wbeat_ == n)) log_.fail(c, "master WLAST not on the last beat");
+            if (wbeat_ == n || s.wlast) {
+                aw_beats_.pop_front();
+                wbeat_ = 0;
             }
         }
     }
-    p_ = s;
-    p_any_valid_ = any_valid(s);
-    have_prev_ = true;
+    keep(s, any);
 }

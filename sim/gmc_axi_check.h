@@ -10,7 +10,11 @@
 //   - the master: bursts never cross 4 KiB, beats are at most 8 bytes,
 //     WLAST on exactly the last beat of its burst, at most the announced
 //     number of beats, only INCR bursts.
-// The first violation's text and a count are kept; nothing is printed.
+// Each port has its own checker, fed only while that port is busy: an
+// edge at which every valid of the port is low, after an edge at which
+// they were low too, can break no rule and has no handshake, so the
+// caller passes just the reset level (edge_quiet). The first violation's
+// text and a count are kept, over all ports; nothing is printed.
 #ifndef GMC_AXI_CHECK_H
 #define GMC_AXI_CHECK_H
 
@@ -18,60 +22,126 @@
 #include <deque>
 #include <string>
 
-struct AxiSample {
-    // AXI4-Lite slave (registers).
-    bool l_awvalid, l_awready, l_wvalid, l_wready, l_bvalid, l_bready;
-    bool l_arvalid, l_arready, l_rvalid, l_rready;
-    uint32_t l_rdata;
-    uint8_t l_bresp, l_rresp;
-    // AXI4 slave (aperture).
-    bool a_awvalid, a_awready, a_wvalid, a_wready, a_bvalid, a_bready;
-    bool a_arvalid, a_arready, a_rvalid, a_rready, a_rlast;
-    uint32_t a_awid, a_arid, a_bid, a_rid;
-    uint8_t a_awlen, a_arlen, a_bresp, a_rresp;
-    uint64_t a_rdata;
-    // AXI4 master (DMA).
-    bool m_awvalid, m_awready, m_wvalid, m_wready, m_bvalid, m_bready;
-    bool m_arvalid, m_arready, m_rvalid, m_rready, m_wlast;
-    uint32_t m_awid, m_arid;
-    uint64_t m_awaddr, m_araddr, m_wdata;
-    uint8_t m_awlen, m_arlen, m_awsize, m_arsize, m_awburst, m_arburst, m_wstrb;
+// AXI4-Lite slave (registers).
+struct AxiLiteSample {
+    bool awvalid, awready, wvalid, wready, bvalid, bready;
+    bool arvalid, arready, rvalid, rready;
+    uint32_t rdata;
+    uint8_t bresp, rresp;
     bool rst;
 };
 
-class AxiCheck {
+// AXI4 slave (aperture).
+struct AxiSlaveSample {
+    bool awvalid, awready, wvalid, wready, bvalid, bready;
+    bool arvalid, arready, rvalid, rready, rlast;
+    uint32_t awid, arid, bid, rid;
+    uint8_t awlen, arlen, bresp, rresp;
+    uint64_t rdata;
+    bool rst;
+};
+
+// AXI4 master (DMA).
+struct AxiMasterSample {
+    bool awvalid, awready, wvalid, wready, bvalid, bready;
+    bool arvalid, arready, rvalid, rready, wlast;
+    uint32_t awid, arid;
+    uint64_t awaddr, araddr, wdata;
+    uint8_t awlen, arlen, awsize, arsize, awburst, arburst, wstrb;
+    bool rst;
+};
+
+// Violations of all the ports: a count and the first one's text.
+class AxiLog {
 public:
-    void edge(const AxiSample &s, uint64_t cycle);
-    // The cheap form of edge() for an edge at which every valid is low:
-    // when the previous edge had every valid low too, no rule can fail and
-    // no handshake happens, so only the reset state is kept. Returns false
-    // (and does nothing) otherwise; then edge() must be called.
-    bool edge_quiet(bool rst);
-    void reset_state();
+    void fail(uint64_t cycle, const char *what);
     uint64_t violations() const { return count_; }
     const std::string &first() const { return first_; }
 
 private:
-    void fail(uint64_t cycle, const char *what);
-    bool have_prev_ = false;
-    AxiSample p_{};
-    bool p_any_valid_ = true;          // some valid of p_ is high
     uint64_t count_ = 0;
     std::string first_;
-    // Aperture slave: outstanding bursts in order of acceptance.
+};
+
+// What every port's checker D shares: the previous edge's sample, and the
+// cheap form of an edge at which every valid of the port is low.
+template <typename S, typename D>
+class AxiPortCheck {
+public:
+    explicit AxiPortCheck(AxiLog &log) : log_(log) {}
+    // When the previous edge had every valid low too, no rule can fail and
+    // no handshake happens: only the reset state is kept. Returns false
+    // (and does nothing) otherwise; then edge() must be called.
+    bool edge_quiet(bool rst)
+    {
+        if (!have_prev_ || p_any_) return false;
+        if (rst) static_cast<D *>(this)->reset();
+        p_.rst = rst;
+        return true;
+    }
+
+protected:
+    // Called by edge(): p_ becomes this sample.
+    void keep(const S &s, bool any)
+    {
+        p_ = s;
+        p_any_ = any;
+        have_prev_ = true;
+    }
+    AxiLog &log_;
+    bool have_prev_ = false;
+    bool p_any_ = true;  // some valid of p_ is high
+    S p_{};
+};
+
+class AxiLiteCheck : public AxiPortCheck<AxiLiteSample, AxiLiteCheck> {
+public:
+    using AxiPortCheck::AxiPortCheck;
+    void reset();
+    void edge(const AxiLiteSample &s, uint64_t cycle);
+
+private:
+    unsigned aw_ = 0, w_ = 0, b_ = 0, ar_ = 0, r_ = 0;
+};
+
+class AxiSlaveCheck : public AxiPortCheck<AxiSlaveSample, AxiSlaveCheck> {
+public:
+    using AxiPortCheck::AxiPortCheck;
+    void reset();
+    void edge(const AxiSlaveSample &s, uint64_t cycle);
+
+private:
+    // Outstanding bursts in order of acceptance.
     struct Burst {
         uint32_t id;
         unsigned beats;
         unsigned done;
     };
-    std::deque<Burst> a_reads_, a_writes_;
-    unsigned a_wbeats_ = 0;            // W beats of the oldest unanswered write
-    std::deque<unsigned> a_wdone_;     // writes whose data is complete, awaiting B
-    // AXI4-Lite slave.
-    unsigned l_aw_ = 0, l_w_ = 0, l_b_ = 0, l_ar_ = 0, l_r_ = 0;
-    // Master: write bursts announced on AW, and W beats sent.
-    std::deque<unsigned> m_aw_beats_;
-    unsigned m_wbeat_ = 0;
+    std::deque<Burst> reads_, writes_;
+    std::deque<unsigned> wdone_;  // writes whose data is complete, awaiting B
+};
+
+class AxiMasterCheck : public AxiPortCheck<AxiMasterSample, AxiMasterCheck> {
+public:
+    using AxiPortCheck::AxiPortCheck;
+    void reset();
+    void edge(const AxiMasterSample &s, uint64_t cycle);
+
+private:
+    void burst_ok(uint64_t c, uint64_t addr, unsigned len, unsigned size, unsigned burst, const char *ch);
+    // Write bursts announced on AW, and W beats sent.
+    std::deque<unsigned> aw_beats_;
+    unsigned wbeat_ = 0;
+};
+
+// The three ports' checkers over one log.
+struct AxiCheck {
+    AxiLog log;
+    AxiLiteCheck lite{log};
+    AxiSlaveCheck slave{log};
+    AxiMasterCheck master{log};
+    uint64_t violations() const { return log.violations(); }
+    const std::string &first() const { return log.first(); }
 };
 
 #endif

@@ -366,75 +366,81 @@ void cycle(gmc_sim *sim)
     sim->in_dirty = false;
     trace_dump(sim, sim->cycles * 2 * kHalfPeriodPs + kHalfPeriodPs);
 
-    // A cycle with every valid low has no handshake and nothing for the
-    // monitor to check (when the previous one had none either).
-    const bool any_valid = t->s_axil_awvalid | t->s_axil_wvalid | t->s_axil_bvalid | t->s_axil_arvalid |
-                           t->s_axil_rvalid | t->s_axi_awvalid | t->s_axi_wvalid | t->s_axi_bvalid |
-                           t->s_axi_arvalid | t->s_axi_rvalid | t->m_axi_awvalid | t->m_axi_wvalid |
-                           t->m_axi_bvalid | t->m_axi_arvalid | t->m_axi_rvalid;
-    if (!any_valid && sim->check.edge_quiet(t->rst != 0)) {
+    // Sample each port's handshakes and feed its protocol checker. A port
+    // with every valid low has no handshake and nothing to check (when it
+    // had none at the previous edge either), so its payloads are not read:
+    // in most cycles only one port, or none, is busy.
+    const bool rst = t->rst != 0;
+    const bool l_any = t->s_axil_awvalid | t->s_axil_wvalid | t->s_axil_bvalid | t->s_axil_arvalid |
+                       t->s_axil_rvalid;
+    if (!l_any && sim->check.lite.edge_quiet(rst)) {
         s.l_aw = s.l_w = s.l_b = s.l_ar = s.l_r = false;
+    } else {
+        AxiLiteSample a;
+        a.awvalid = t->s_axil_awvalid; a.awready = t->s_axil_awready;
+        a.wvalid = t->s_axil_wvalid; a.wready = t->s_axil_wready;
+        a.bvalid = t->s_axil_bvalid; a.bready = t->s_axil_bready;
+        a.arvalid = t->s_axil_arvalid; a.arready = t->s_axil_arready;
+        a.rvalid = t->s_axil_rvalid; a.rready = t->s_axil_rready;
+        a.rdata = t->s_axil_rdata; a.bresp = t->s_axil_bresp; a.rresp = t->s_axil_rresp;
+        a.rst = rst;
+        sim->check.lite.edge(a, sim->cycles);
+        s.l_aw = a.awvalid && a.awready;
+        s.l_w = a.wvalid && a.wready;
+        s.l_b = a.bvalid && a.bready;
+        s.l_ar = a.arvalid && a.arready;
+        s.l_r = a.rvalid && a.rready;
+        s.l_rdata = a.rdata;
+        s.l_rresp = a.rresp;
+        s.l_bresp = a.bresp;
+    }
+    const bool a_any = t->s_axi_awvalid | t->s_axi_wvalid | t->s_axi_bvalid | t->s_axi_arvalid | t->s_axi_rvalid;
+    if (!a_any && sim->check.slave.edge_quiet(rst)) {
         s.a_aw = s.a_w = s.a_b = s.a_ar = s.a_r = false;
+    } else {
+        AxiSlaveSample a;
+        a.awvalid = t->s_axi_awvalid; a.awready = t->s_axi_awready;
+        a.wvalid = t->s_axi_wvalid; a.wready = t->s_axi_wready;
+        a.bvalid = t->s_axi_bvalid; a.bready = t->s_axi_bready;
+        a.arvalid = t->s_axi_arvalid; a.arready = t->s_axi_arready;
+        a.rvalid = t->s_axi_rvalid; a.rready = t->s_axi_rready; a.rlast = t->s_axi_rlast;
+        a.awid = t->s_axi_awid; a.arid = t->s_axi_arid; a.bid = t->s_axi_bid; a.rid = t->s_axi_rid;
+        a.awlen = t->s_axi_awlen; a.arlen = t->s_axi_arlen; a.bresp = t->s_axi_bresp;
+        a.rresp = t->s_axi_rresp; a.rdata = t->s_axi_rdata;
+        a.rst = rst;
+        sim->check.slave.edge(a, sim->cycles);
+        s.a_aw = a.awvalid && a.awready;
+        s.a_w = a.wvalid && a.wready;
+        s.a_b = a.bvalid && a.bready;
+        s.a_ar = a.arvalid && a.arready;
+        s.a_r = a.rvalid && a.rready;
+        s.a_rdata = a.rdata;
+        s.a_rresp = a.rresp;
+        s.a_rlast = a.rlast;
+        s.a_bresp = a.bresp;
+    }
+    const bool m_any = t->m_axi_awvalid | t->m_axi_wvalid | t->m_axi_bvalid | t->m_axi_arvalid | t->m_axi_rvalid;
+    if (!m_any && sim->check.master.edge_quiet(rst)) {
         s.m_aw = s.m_w = s.m_b = s.m_ar = s.m_r = false;
     } else {
-        s.l_aw = t->s_axil_awvalid && t->s_axil_awready;
-        s.l_w = t->s_axil_wvalid && t->s_axil_wready;
-        s.l_b = t->s_axil_bvalid && t->s_axil_bready;
-        s.l_ar = t->s_axil_arvalid && t->s_axil_arready;
-        s.l_r = t->s_axil_rvalid && t->s_axil_rready;
-        s.l_rdata = t->s_axil_rdata;
-        s.l_rresp = t->s_axil_rresp;
-        s.l_bresp = t->s_axil_bresp;
-        s.a_aw = t->s_axi_awvalid && t->s_axi_awready;
-        s.a_w = t->s_axi_wvalid && t->s_axi_wready;
-        s.a_b = t->s_axi_bvalid && t->s_axi_bready;
-        s.a_ar = t->s_axi_arvalid && t->s_axi_arready;
-        s.a_r = t->s_axi_rvalid && t->s_axi_rready;
-        s.a_rdata = t->s_axi_rdata;
-        s.a_rresp = t->s_axi_rresp;
-        s.a_rlast = t->s_axi_rlast;
-        s.a_bresp = t->s_axi_bresp;
-        // The master (DMA) side is idle in most cycles: the monitor reads
-        // its payloads and readies only behind a valid, so with every
-        // master valid low its fields stay zero.
-        const bool m_any = t->m_axi_awvalid | t->m_axi_wvalid | t->m_axi_bvalid | t->m_axi_arvalid |
-                           t->m_axi_rvalid;
-        AxiSample a{};
-        if (m_any) {
-            s.m_aw = t->m_axi_awvalid && t->m_axi_awready;
-            s.m_w = t->m_axi_wvalid && t->m_axi_wready;
-            s.m_b = t->m_axi_bvalid && t->m_axi_bready;
-            s.m_ar = t->m_axi_arvalid && t->m_axi_arready;
-            s.m_r = t->m_axi_rvalid && t->m_axi_rready;
-            a.m_awvalid = t->m_axi_awvalid; a.m_awready = t->m_axi_awready;
-            a.m_wvalid = t->m_axi_wvalid; a.m_wready = t->m_axi_wready;
-            a.m_bvalid = t->m_axi_bvalid; a.m_bready = t->m_axi_bready;
-            a.m_arvalid = t->m_axi_arvalid; a.m_arready = t->m_axi_arready;
-            a.m_rvalid = t->m_axi_rvalid; a.m_rready = t->m_axi_rready; a.m_wlast = t->m_axi_wlast;
-            a.m_awid = t->m_axi_awid; a.m_arid = t->m_axi_arid;
-            a.m_awaddr = t->m_axi_awaddr; a.m_araddr = t->m_axi_araddr; a.m_wdata = t->m_axi_wdata;
-            a.m_awlen = t->m_axi_awlen; a.m_arlen = t->m_axi_arlen; a.m_awsize = t->m_axi_awsize;
-            a.m_arsize = t->m_axi_arsize; a.m_awburst = t->m_axi_awburst; a.m_arburst = t->m_axi_arburst;
-            a.m_wstrb = t->m_axi_wstrb;
-        } else {
-            s.m_aw = s.m_w = s.m_b = s.m_ar = s.m_r = false;
-        }
-        a.l_awvalid = t->s_axil_awvalid; a.l_awready = t->s_axil_awready;
-        a.l_wvalid = t->s_axil_wvalid; a.l_wready = t->s_axil_wready;
-        a.l_bvalid = t->s_axil_bvalid; a.l_bready = t->s_axil_bready;
-        a.l_arvalid = t->s_axil_arvalid; a.l_arready = t->s_axil_arready;
-        a.l_rvalid = t->s_axil_rvalid; a.l_rready = t->s_axil_rready;
-        a.l_rdata = t->s_axil_rdata; a.l_bresp = t->s_axil_bresp; a.l_rresp = t->s_axil_rresp;
-        a.a_awvalid = t->s_axi_awvalid; a.a_awready = t->s_axi_awready;
-        a.a_wvalid = t->s_axi_wvalid; a.a_wready = t->s_axi_wready;
-        a.a_bvalid = t->s_axi_bvalid; a.a_bready = t->s_axi_bready;
-        a.a_arvalid = t->s_axi_arvalid; a.a_arready = t->s_axi_arready;
-        a.a_rvalid = t->s_axi_rvalid; a.a_rready = t->s_axi_rready; a.a_rlast = t->s_axi_rlast;
-        a.a_awid = t->s_axi_awid; a.a_arid = t->s_axi_arid; a.a_bid = t->s_axi_bid; a.a_rid = t->s_axi_rid;
-        a.a_awlen = t->s_axi_awlen; a.a_arlen = t->s_axi_arlen; a.a_bresp = t->s_axi_bresp;
-        a.a_rresp = t->s_axi_rresp; a.a_rdata = t->s_axi_rdata;
-        a.rst = t->rst;
-        sim->check.edge(a, sim->cycles);
+        AxiMasterSample a;
+        a.awvalid = t->m_axi_awvalid; a.awready = t->m_axi_awready;
+        a.wvalid = t->m_axi_wvalid; a.wready = t->m_axi_wready;
+        a.bvalid = t->m_axi_bvalid; a.bready = t->m_axi_bready;
+        a.arvalid = t->m_axi_arvalid; a.arready = t->m_axi_arready;
+        a.rvalid = t->m_axi_rvalid; a.rready = t->m_axi_rready; a.wlast = t->m_axi_wlast;
+        a.awid = t->m_axi_awid; a.arid = t->m_axi_arid;
+        a.awaddr = t->m_axi_awaddr; a.araddr = t->m_axi_araddr; a.wdata = t->m_axi_wdata;
+        a.awlen = t->m_axi_awlen; a.arlen = t->m_axi_arlen; a.awsize = t->m_axi_awsize;
+        a.arsize = t->m_axi_arsize; a.awburst = t->m_axi_awburst; a.arburst = t->m_axi_arburst;
+        a.wstrb = t->m_axi_wstrb;
+        a.rst = rst;
+        sim->check.master.edge(a, sim->cycles);
+        s.m_aw = a.awvalid && a.awready;
+        s.m_w = a.wvalid && a.wready;
+        s.m_b = a.bvalid && a.bready;
+        s.m_ar = a.arvalid && a.arready;
+        s.m_r = a.rvalid && a.rready;
     }
 
     const bool master_busy = s.m_aw || s.m_w || s.m_b || s.m_ar || s.m_r;
