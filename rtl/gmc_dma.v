@@ -331,6 +331,28 @@ module gmc_dma #(
         prot_limit_q <= prot_limit;
     end
 
+    // The R and B channels enter through registers (the engine is always
+    // ready for both, so no beat waits): the engine sees a beat the cycle
+    // after the bus hands it over. Besides cutting the paths from the bus
+    // into the engine, this keeps the engine's logic out of the model's
+    // input pass (docs/sim.md). The clock runs whenever a beat can arrive:
+    // the bus then owes the engine something (rd_tot_reg, wr_tot_reg)
+    // until the edge that takes the beat from these registers.
+    reg                rvalid_q, rlast_q, bvalid_q;
+    reg [ID_WIDTH-1:0] rid_q, bid_q;
+    reg [63:0]         rdata_q;
+    reg [1:0]          rresp_q, bresp_q;
+    always @(posedge gclk) begin
+        rvalid_q <= m_axi_rvalid && !rst_e;
+        rid_q <= m_axi_rid;
+        rdata_q <= m_axi_rdata;
+        rresp_q <= m_axi_rresp;
+        rlast_q <= m_axi_rlast;
+        bvalid_q <= m_axi_bvalid && !rst_e;
+        bid_q <= m_axi_bid;
+        bresp_q <= m_axi_bresp;
+    end
+
     // -------------------------------------------------------------- units
 
     gmc_dma_core #(
@@ -466,7 +488,7 @@ module gmc_dma #(
         .aw_seq(seq_reg),
         .m_axi_wdata(m_axi_wdata), .m_axi_wstrb(m_axi_wstrb), .m_axi_wlast(m_axi_wlast),
         .m_axi_wvalid(m_axi_wvalid), .m_axi_wready(m_axi_wready),
-        .b_valid(m_axi_bvalid && (m_axi_bid[3:2] == epoch_reg)), .b_resp(m_axi_bresp),
+        .b_valid(bvalid_q && (bid_q[3:2] == epoch_reg)), .b_resp(bresp_q),
         .done(wr_done), .fault(wr_fault), .f_code(wr_f_code), .f_addr(wr_f_addr), .idle(wr_idle),
         .old_valid(o_w_v), .old_seq(o_w_s), .old_addr(o_w_a),
         .cnt_bytes(wr_bytes), .quiet(q_wr)
@@ -482,8 +504,8 @@ module gmc_dma #(
         .r_done(r_done), .r_done_epoch(r_done_epoch), .r_cur(r_cur),
         .m_axi_arid(m_axi_arid), .m_axi_araddr(m_axi_araddr), .m_axi_arlen(m_axi_arlen),
         .m_axi_arvalid(m_axi_arvalid), .m_axi_arready(m_axi_arready),
-        .m_axi_rid(m_axi_rid), .m_axi_rdata(m_axi_rdata), .m_axi_rresp(m_axi_rresp),
-        .m_axi_rlast(m_axi_rlast), .m_axi_rvalid(m_axi_rvalid), .m_axi_rready(m_axi_rready),
+        .m_axi_rid(rid_q), .m_axi_rdata(rdata_q), .m_axi_rresp(rresp_q),
+        .m_axi_rlast(rlast_q), .m_axi_rvalid(rvalid_q), .m_axi_rready(m_axi_rready),
         .quiet(q_rarb)
     );
 
@@ -492,8 +514,8 @@ module gmc_dma #(
     // Bursts owed by the bus per epoch (8 bits each), counted from the
     // moment they are loaded into the AR / AW output registers, and in all.
     reg  [31:0] rd_out_reg, wr_out_reg;
-    wire        b_done = m_axi_bvalid;
-    wire [1:0]  b_epoch = m_axi_bid[3:2];
+    wire        b_done = bvalid_q;
+    wire [1:0]  b_epoch = bid_q[3:2];
     // (Worked out only when something is owed at all, and the next epoch
     // only at a flush: the simulator skips them in the other cycles.)
     reg  [3:0]  owed;
@@ -617,7 +639,7 @@ module gmc_dma #(
     end
 
     /* verilator lint_off UNUSEDSIGNAL */
-    wire unused = &{1'b0, d_count, m_axi_bid};
+    wire unused = &{1'b0, d_count, bid_q};
     /* verilator lint_on UNUSEDSIGNAL */
 
 endmodule

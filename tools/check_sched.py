@@ -12,6 +12,12 @@ nowhere but as clk & en_n. This reads the generated code and writes
 gmc_sched.h with GMC_SIM_SCHED_SHORTCUT 1 when all of that holds, else 0
 (the shim then uses eval(); slower, never wrong).
 
+It also finds whether the master's R and B inputs (which the DMA engine
+takes through registers) are read only by the clocked region: then a
+change of them alone needs no input pass, and gmc_sched.h says so with
+GMC_SCHED_RB_SAMPLED 1 (the shim then drives them without marking the
+inputs changed).
+
     check_sched.py VOBJ_DIR
 """
 import glob
@@ -73,9 +79,39 @@ def check(vobj):
     return None
 
 
+# The master's R and B inputs.
+RB_INPUTS = ("m_axi_rvalid", "m_axi_rid", "m_axi_rdata", "m_axi_rresp", "m_axi_rlast",
+             "m_axi_bvalid", "m_axi_bid", "m_axi_bresp")
+
+
+def rb_sampled(vobj):
+    """True when the R and B inputs are read only in the clocked region's
+    sequential functions (nba_sequent), so no input-pass logic reads them."""
+    code = ""
+    for path in sorted(glob.glob(os.path.join(vobj, "Vgmc_top___024root__DepSet_*.cpp"))):
+        if path.endswith("__Slow.cpp"):
+            continue
+        with open(path) as f:
+            code += f.read()
+    read = re.compile(r"vlSelf->(%s)(?!\w)" % "|".join(RB_INPUTS))
+    funcs = re.split(r"\n(?=(?:VL_INLINE_OPT |VL_ATTR_COLD )?void Vgmc_top___024root___)", code)
+    seen = False
+    for body in funcs:
+        if not read.search(body):
+            continue
+        m = re.match(r"(?:VL_INLINE_OPT |VL_ATTR_COLD )?void Vgmc_top___024root___(\w+)\(", body)
+        if m and m.group(1) == "eval_debug_assertions":
+            continue  # range checks of the inputs (VL_DEBUG builds only)
+        if not m or not m.group(1).startswith("nba_sequent__"):
+            return False
+        seen = True
+    return seen
+
+
 def main():
     vobj = sys.argv[1]
     why = check(vobj)
+    rb = not why and rb_sampled(vobj)
     with open(os.path.join(vobj, "gmc_sched.h"), "w") as f:
         f.write("/* Written by tools/check_sched.py. */\n")
         if why:
@@ -87,7 +123,10 @@ def main():
                     "/* The gated clock, its value at the last trigger check, the gate's enable flop. */\n"
                     "#define GMC_SCHED_GCLK %s\n#define GMC_SCHED_GCLK_PREV __Vtrigrprev__TOP__%s\n"
                     "#define GMC_SCHED_GATE_EN %s\n" % (GCLK, GCLK, EN))
-    print("check_sched: %s" % ("shortcut off: " + why if why else "scheduler layout as expected, shortcut on"))
+            f.write("/* The master's R and B inputs are read only by the clocked region. */\n"
+                    "#define GMC_SCHED_RB_SAMPLED %d\n" % (1 if rb else 0))
+    print("check_sched: %s" % ("shortcut off: " + why if why else "scheduler layout as expected, shortcut on"
+                               + ("; R and B inputs sampled only" if rb else "")))
 
 
 if __name__ == "__main__":
