@@ -330,9 +330,15 @@ module gmc_aperture #(
     wire w_take = s_axi_wvalid && s_axi_wready;
     wire w_final = (w_beat_reg == {1'b0, w_len_reg});
     // The counter takes the ungated mask (w_take implies the gate), which
-    // keeps the gate off the counter's path on the boards.
-    assign cnt_wr_bytes = (w_take && !w_err_reg)
-                        ? popcount8(s_axi_wstrb & lanes(w_addr_reg[2:0], w_size_reg)) : 4'd0;
+    // keeps the gate off the counter's path on the boards. (Counted only
+    // at a beat: the simulator skips the count in the other cycles.)
+    reg [3:0] cnt_wr_c;
+    always @* begin
+        cnt_wr_c = 4'd0;
+        if (w_take && !w_err_reg)
+            cnt_wr_c = popcount8(s_axi_wstrb & lanes(w_addr_reg[2:0], w_size_reg));
+    end
+    assign cnt_wr_bytes = cnt_wr_c;
 
     reg [1:0] aw_verdict;  // computed under aw_take, as ar_verdict
     always @(posedge clk) begin

@@ -285,14 +285,14 @@ module gmc_dma_wr #(
 
     assign fifo_pop = pre_pop || (d_beat && need_pop);
 
-    // Population count of a strobe.
+    // Population count of a strobe: pairs, then nibbles, then the byte.
     function [3:0] popcnt;
         input [7:0] v;
-        integer i;
+        reg [7:0] a, b;
         begin
-            popcnt = 4'd0;
-            for (i = 0; i < 8; i = i + 1)
-                popcnt = popcnt + {3'd0, v[i]};
+            a = v - ((v >> 1) & 8'h55);
+            b = (a & 8'h33) + ((a >> 2) & 8'h33);
+            popcnt = b[3:0] + b[7:4];
         end
     endfunction
     reg [3:0] cnt_bytes_c;
