@@ -136,7 +136,7 @@ module gmc_dma_xlate #(
                         m_beats_c = (left_reg < {12'd0, blk_left}) ? left_reg[8:0] : blk_left;
                         ar_c = ({1'b0, m_beats_c} <= room) && !tq_full;
                     end
-                    default: id_push = 1'b1;   // VRAM, BUS: identity
+                    K_VRAM, K_BUS: id_push = 1'b1;   // identity
                 endcase
             end
         end
