@@ -304,15 +304,15 @@ module gmc_dma_core #(
                        : ((state_reg != S_IDLE) || in_ib_reg || (enable && head != tail_m)) ? 2'd1 : 2'd0;
     assign st_indirect = in_ib_reg;
 
-    // Context of a fault: the executing packet, else the next one.
+    // Context of a fault: the executing packet, else the next one. (Worked
+    // out only at a fault, below: the simulator skips it in the other
+    // cycles.)
     wire exec = (state_reg == S_DECODE) || (state_reg == S_XFER) || (state_reg == S_RDP)
                 || (state_reg == S_MAP);
-    wire [47:0] ctx_addr = exec ? pkt_addr_reg : nxt_valid_reg ? nxt_addr_reg : ld_addr;
-    wire        ctx_ib   = exec ? pkt_ib_reg : nxt_valid_reg ? nxt_ib_reg : ld_ib_reg;
-    wire        ctx_last = exec ? pkt_last_reg : nxt_valid_reg ? nxt_last_reg
-                         : (ld_ib_reg && ld_ib_left_reg == 27'd1);
-    wire [19:0] ctx_off  = exec ? pkt_off_reg : nxt_valid_reg ? nxt_off_reg : ld_off_reg;
-    wire [26:0] ctx_rem  = exec ? pkt_rem_reg : nxt_valid_reg ? nxt_rem_reg : ld_ib_left_reg - 27'd1;
+    reg  [47:0] ctx_addr;
+    reg         ctx_ib, ctx_last;
+    reg  [19:0] ctx_off;
+    reg  [26:0] ctx_rem;
 
     // A packet completes.
     reg complete;
@@ -363,8 +363,47 @@ module gmc_dma_core #(
             do_fault = 1'b0;
     end
 
-    wire [19:0] pkt_next_off = (pkt_off_reg + 20'd32) & ring_mask;
-    wire [19:0] ib_next_off  = (ib_off_reg + 20'd32) & ring_mask;
+    always @* begin
+        ctx_addr = 48'd0;
+        ctx_ib = 1'b0;
+        ctx_last = 1'b0;
+        ctx_off = 20'd0;
+        ctx_rem = 27'd0;
+        if (do_fault) begin
+            if (exec) begin
+                ctx_addr = pkt_addr_reg;
+                ctx_ib = pkt_ib_reg;
+                ctx_last = pkt_last_reg;
+                ctx_off = pkt_off_reg;
+                ctx_rem = pkt_rem_reg;
+            end else if (nxt_valid_reg) begin
+                ctx_addr = nxt_addr_reg;
+                ctx_ib = nxt_ib_reg;
+                ctx_last = nxt_last_reg;
+                ctx_off = nxt_off_reg;
+                ctx_rem = nxt_rem_reg;
+            end else begin
+                ctx_addr = ld_addr;
+                ctx_ib = ld_ib_reg;
+                ctx_last = ld_ib_reg && (ld_ib_left_reg == 27'd1);
+                ctx_off = ld_off_reg;
+                ctx_rem = ld_ib_left_reg - 27'd1;
+            end
+        end
+    end
+
+    // The ring offsets after the packet: needed when it completes, when it
+    // is an INDIRECT (decoded), and when a fault is skipped (worked out
+    // only then: the simulator skips them while a transfer runs).
+    reg [19:0] pkt_next_off, ib_next_off;
+    always @* begin
+        pkt_next_off = 20'd0;
+        ib_next_off = 20'd0;
+        if (complete || state_reg == S_DECODE || state_reg == S_FAULTED) begin
+            pkt_next_off = (pkt_off_reg + 20'd32) & ring_mask;
+            ib_next_off = (ib_off_reg + 20'd32) & ring_mask;
+        end
+    end
 
     // ---------------------------------------------------------------- FSM
 

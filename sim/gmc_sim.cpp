@@ -12,7 +12,6 @@
 
 #include <cstdlib>
 #include <cstring>
-#include <deque>
 #include <new>
 #include <string>
 #include <vector>
@@ -100,9 +99,10 @@ struct gmc_sim {
     Sampled s{};
     std::vector<Region> regions;
     std::vector<Inject> injects;
-    std::deque<HostBurst> rd_q;  // accepted reads, in order
-    std::deque<HostBurst> wr_q;  // accepted writes waiting for data
-    std::deque<BResp> b_q;
+    // (Vectors: at most a few dozen entries, indexed every cycle.)
+    std::vector<HostBurst> rd_q;  // accepted reads, in order
+    std::vector<HostBurst> wr_q;  // accepted writes waiting for data
+    std::vector<BResp> b_q;
     long r_sel = -1;             // rd_q entry driven on R this cycle
     long b_sel = -1;             // b_q entry driven on B this cycle
     gmc_sim_irq_fn irq_fn = nullptr;
@@ -358,7 +358,7 @@ void host_update(gmc_sim *sim, const HostBurst &ar, const HostBurst &aw, uint64_
         if (h.beat == h.len || wlast) {
             if (h.resp != kRespOkay) sim->st.host_errors++;
             sim->b_q.push_back(BResp{h.id, h.resp, sim->cycles + sim->cfg.host_latency, h.hang});
-            sim->wr_q.pop_front();
+            sim->wr_q.erase(sim->wr_q.begin());
         } else {
             h.beat++;
             h.addr = beat_addr_next(h.addr, h.len, h.size, h.burst);
