@@ -312,23 +312,27 @@ module gmc_dma #(
     // enter the engine's clock domain through registers, so that most of
     // the engine's logic depends on its own clock only: the simulator then
     // evaluates none of it while the clock is stopped (bench-sim runs 6 %
-    // fewer host instructions per cycle). They load on every engine edge
-    // (no reset: the engine's reset outlasts rst by a cycle, in which they
-    // take the registers' reset values), so they equal the registers
-    // whenever the clock stops (a write always gets the edge after it).
+    // fewer host instructions per cycle). They load at the engine edge
+    // after each register write (the registers change only through writes
+    // and reset), and at every edge of the engine's reset (no reset value:
+    // that reset outlasts rst by a cycle, in which they take the registers'
+    // reset values), so they equal the registers whenever the clock stops
+    // (a write always gets the edge after it).
     // The engine sees such a write one cycle after it lands: a doorbell
     // starts it one cycle later. The DMA_CMD pulses go straight in, so a
     // status read right after SKIP or RESET already sees the command taken.
     always @(posedge gclk) begin
-        enable_q <= enable;
-        ring_base_q <= ring_base;
-        ring_log2_q <= ring_log2;
-        tail_q <= tail;
-        watchdog_q <= watchdog;
-        pt_base_q <= pt_base;
-        dummy_page_q <= dummy_page;
-        prot_base_q <= prot_base;
-        prot_limit_q <= prot_limit;
+        if (wake_reg || rst_e) begin
+            enable_q <= enable;
+            ring_base_q <= ring_base;
+            ring_log2_q <= ring_log2;
+            tail_q <= tail;
+            watchdog_q <= watchdog;
+            pt_base_q <= pt_base;
+            dummy_page_q <= dummy_page;
+            prot_base_q <= prot_base;
+            prot_limit_q <= prot_limit;
+        end
     end
 
     // The R and B channels enter through registers (the engine is always
