@@ -87,38 +87,44 @@ module gmc_dma_fetch #(
     // Ring geometry: offsets wrap at 2^ring_log2 bytes.
     wire [19:0] ring_mask = (20'hFFFFF >> (5'd20 - ring_log2));
 
-    // The next burst: its address and beats (words to the next 4 KiB
-    // boundary, and words that remain). Only needed while enabled (a
-    // request needs enable); 0 otherwise, so the simulator skips it.
-    reg  [19:0] to_tail;
-    reg  [47:0] cur_addr;
-    reg  [9:0]  to_4k;
-    reg  [28:0] left_w;
-    reg  [9:0]  beats;
-    always @* begin
-        to_tail = 20'd0;
-        cur_addr = 48'd0;
-        to_4k = 10'd0;
-        left_w = 29'd0;
-        beats = 10'd0;
-        if (enable) begin
-            to_tail  = (tail - off_reg) & ring_mask;
-            cur_addr = ib_reg ? ib_addr_reg : ({ring_base, 12'd0} | {28'd0, off_reg & ring_mask});
-            to_4k    = 10'd512 - {1'b0, cur_addr[11:3]};
-            left_w   = ib_reg ? ib_left_reg[31:3] : {12'd0, to_tail[19:3]};
-            beats    = MAX_BURST[9:0];
-            if (to_4k < beats) beats = to_4k;
-            if (left_w < {19'd0, beats}) beats = left_w[9:0];
-        end
-    end
-
     wire [FAW:0] fifo_count;
     wire [10:0]  room = DEPTH[10:0] - {{(10 - FAW){1'b0}}, fifo_count} - {1'b0, resv_reg};
 
     wire tq_full, tq_empty;
     wire [55:0] tq_head;
     wire [$clog2(MAX_OUT_Q):0] tq_count;
-    wire want = enable && (beats != 10'd0) && (room >= {1'b0, beats}) && !tq_full && !restart;
+
+    // The next burst: its address and beats (words to the next 4 KiB
+    // boundary, and words that remain), and whether to ask for it. Worked
+    // out only while enabled and with words left to fetch (the simulator
+    // skips it in the other cycles: most of a long packet's run).
+    reg  [19:0] to_tail;
+    reg  [47:0] cur_addr;
+    reg  [9:0]  to_4k;
+    reg  [28:0] left_w;
+    reg  [9:0]  beats;
+    reg         want;
+    always @* begin
+        to_tail = 20'd0;
+        cur_addr = 48'd0;
+        to_4k = 10'd0;
+        left_w = 29'd0;
+        beats = 10'd0;
+        want = 1'b0;
+        if (enable) begin
+            to_tail = (tail - off_reg) & ring_mask;
+            left_w  = ib_reg ? ib_left_reg[31:3] : {12'd0, to_tail[19:3]};
+            if (left_w != 29'd0) begin
+                cur_addr = ib_reg ? ib_addr_reg : ({ring_base, 12'd0} | {28'd0, off_reg & ring_mask});
+                to_4k    = 10'd512 - {1'b0, cur_addr[11:3]};
+                beats    = MAX_BURST[9:0];
+                if (to_4k < beats) beats = to_4k;
+                if (left_w < {19'd0, beats}) beats = left_w[9:0];
+                want = (room >= {1'b0, beats}) && !tq_full && !restart;
+            end
+        end
+    end
+
     assign ar_valid = want;
     assign ar_addr  = cur_addr;
     assign ar_len   = beats[7:0] - 8'd1;

@@ -34,23 +34,32 @@ module gmc_vram #(
     // Simulation backdoor: the sim library reads it for checksums.
     reg [63:0] mem [0:(BYTES / 8) - 1] /*verilator public_flat_rw*/;
 
+    // A whole-word write is written as one (the simulator then does one
+    // store instead of eight lane updates; synthesis merges both forms
+    // into the same byte-enabled write port).
     integer i;
 
     generate
         if (SINGLE_PORT != 0) begin : g_single
             wire [AW-1:0] addr = wr_en ? wr_addr : rd_addr;
             always @(posedge clk) begin
-                for (i = 0; i < 8; i = i + 1)
-                    if (wr_en && wr_strb[i])
-                        mem[addr][8*i +: 8] <= wr_data[8*i +: 8];
+                if (wr_en && wr_strb == 8'hFF)
+                    mem[addr] <= wr_data;
+                else
+                    for (i = 0; i < 8; i = i + 1)
+                        if (wr_en && wr_strb[i])
+                            mem[addr][8*i +: 8] <= wr_data[8*i +: 8];
                 if (rd_en && !wr_en)
                     rd_data <= mem[addr];
             end
         end else begin : g_dual
             always @(posedge clk) begin
-                for (i = 0; i < 8; i = i + 1)
-                    if (wr_en && wr_strb[i])
-                        mem[wr_addr][8*i +: 8] <= wr_data[8*i +: 8];
+                if (wr_en && wr_strb == 8'hFF)
+                    mem[wr_addr] <= wr_data;
+                else
+                    for (i = 0; i < 8; i = i + 1)
+                        if (wr_en && wr_strb[i])
+                            mem[wr_addr][8*i +: 8] <= wr_data[8*i +: 8];
                 if (rd_en)
                     rd_data <= mem[rd_addr];
             end

@@ -346,9 +346,12 @@ void host_update(gmc_sim *sim, const HostBurst &ar, const HostBurst &aw, uint64_
             h.hang = true;
         } else {
             const uint64_t word = h.addr & ~7ull;
+            // One lookup for the whole word, byte by byte only at a
+            // region's edge.
+            const Region *whole = find_region(sim, word, 8);
             for (unsigned i = 0; i < 8; i++) {
                 if (!(wstrb >> i & 1)) continue;
-                const Region *r = find_region(sim, word + i, 1);
+                const Region *r = whole ? whole : find_region(sim, word + i, 1);
                 if (r)
                     r->ptr[word + i - r->bus] = static_cast<uint8_t>(wdata >> (8 * i));
                 else
