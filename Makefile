@@ -167,6 +167,17 @@ $(BUILD)/%/lib/libgmc_sim.so: $(BUILD)/%/obj/gmc_sim.o $(BUILD)/%/obj/gmc_axi_ch
 
 SIM_LIBS = -lz -pthread -lstdc++ -lm
 
+# Tests of the sim shim's C++ parts on their own (tests/sim/*.cpp).
+SIM_TESTS := $(sort $(wildcard tests/sim/test_*.cpp))
+define SIM_TEST_RULES
+$(BUILD)/$(1)/tests/sim/%: tests/sim/%.cpp sim/gmc_axi_check.cpp sim/gmc_axi_check.h
+	@mkdir -p $$(@D)
+	$$(CXX) -std=c++17 $$(WARN) -g $(OPT_$(1)) -Isim $$< sim/gmc_axi_check.cpp -o $$@ -lcmocka
+
+SIM_TEST_BINS_$(1) := $(patsubst tests/%.cpp,$(BUILD)/$(1)/tests/%,$(SIM_TESTS))
+endef
+$(foreach v,$(VARIANTS),$(eval $(call SIM_TEST_RULES,$(v))))
+
 # ------------------------------------------------------------ host library
 
 define VARIANT_RULES
@@ -269,11 +280,12 @@ SCRIPT_TESTS = $(GEN_TESTS) tests/install/test_install.sh tests/formal/test_form
 # The CLI script tests run $(BUILD)/rel/bin/gmc and $(BUILD)/asan/bin/gmc.
 SCRIPT_TESTS += $(CLI_SCRIPT_TESTS)
 
-test: deps-test check-gen lint $(BUILD)/xcheck/ok $(TEST_BINS_rel) $(TEST_BINS_asan) \
+test: deps-test check-gen lint $(BUILD)/xcheck/ok $(TEST_BINS_rel) $(TEST_BINS_asan) $(SIM_TEST_BINS_rel) $(SIM_TEST_BINS_asan) \
       $(CLI_TEST_BINS_rel) $(CLI_TEST_BINS_asan) $(BUILD)/rel/bin/gmc $(BUILD)/asan/bin/gmc \
       $(BUILD)/rel/lib/libgmc_sim.so $(BUILD)/fw/tb/tb_fw_bridge.vvp
 	@BUILD=$(BUILD) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  tools/run_tests.sh $(SCRIPT_TESTS) $(TEST_BINS_rel) $(TEST_BINS_asan) $(CLI_TEST_BINS_rel) $(CLI_TEST_BINS_asan)
+	  tools/run_tests.sh $(SCRIPT_TESTS) $(TEST_BINS_rel) $(TEST_BINS_asan) $(SIM_TEST_BINS_rel) $(SIM_TEST_BINS_asan) \
+	  $(CLI_TEST_BINS_rel) $(CLI_TEST_BINS_asan)
 
 # ------------------------------------------------------------------ bench
 
