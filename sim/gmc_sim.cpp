@@ -27,6 +27,9 @@ constexpr uint32_t kDefaultLatency = 100;
 constexpr uint32_t kDefaultTimeout = 100000;
 constexpr uint64_t kHalfPeriodPs = 5000;  // waveform time: 10 ns per cycle
 constexpr size_t kMaxOutstanding = 16;     // host-memory requests per direction
+// Host memory holds the bus's bytes in order, and the host-memory model
+// moves whole 8-byte beats with memcpy: bus (AXI) and host byte order agree.
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "the host-memory model needs a little-endian host");
 constexpr int kRespOkay = 0, kRespSlverr = 2, kRespDecerr = 3;
 
 struct Region {
@@ -349,13 +352,17 @@ void host_update(gmc_sim *sim, const HostBurst &ar, const HostBurst &aw, uint64_
             // One lookup for the whole word, byte by byte only at a
             // region's edge.
             const Region *whole = find_region(sim, word, 8);
-            for (unsigned i = 0; i < 8; i++) {
-                if (!(wstrb >> i & 1)) continue;
-                const Region *r = whole ? whole : find_region(sim, word + i, 1);
-                if (r)
-                    r->ptr[word + i - r->bus] = static_cast<uint8_t>(wdata >> (8 * i));
-                else
-                    h.resp = kRespDecerr;
+            if (whole && wstrb == 0xFFu) {
+                std::memcpy(whole->ptr + (word - whole->bus), &wdata, 8);  // a whole word
+            } else {
+                for (unsigned i = 0; i < 8; i++) {
+                    if (!(wstrb >> i & 1)) continue;
+                    const Region *r = whole ? whole : find_region(sim, word + i, 1);
+                    if (r)
+                        r->ptr[word + i - r->bus] = static_cast<uint8_t>(wdata >> (8 * i));
+                    else
+                        h.resp = kRespDecerr;
+                }
             }
         }
         if (h.beat == h.len || wlast) {
