@@ -62,23 +62,12 @@ module gmc_gart_arb #(
 
     wire take = pick_valid && m_req_ready;
 
-    // The chosen request (0 when none: the GART looks at it only with
-    // valid, and the simulator then skips the selection).
-    reg [31:0] m_addr_c;
-    reg        m_write_c, m_sel_c;
-    always @* begin
-        m_addr_c = 32'd0;
-        m_write_c = 1'b0;
-        m_sel_c = 1'b0;
-        if (pick_valid) begin
-            m_sel_c = 1'b1;
-            m_addr_c = s_req_addr[32 * pick +: 32];
-            m_write_c = s_req_write[pick];
-        end
-    end
-    assign m_req_valid = m_sel_c;
-    assign m_req_addr  = m_addr_c;
-    assign m_req_write = m_write_c;
+    // (The chosen request's address and write bit are selected in every
+    // cycle: gating them with the search result puts the round-robin
+    // search on the GART's address path, which cost the UP5K board 3 MHz.)
+    assign m_req_valid = pick_valid;
+    assign m_req_addr  = s_req_addr[32 * pick +: 32];
+    assign m_req_write = s_req_write[pick];
 
     genvar g;
     generate
