@@ -14,7 +14,9 @@
 // edge at which every valid of the port is low, after an edge at which
 // they were low too, can break no rule and has no handshake, so the
 // caller passes just the reset level (edge_quiet). The first violation's
-// text and a count are kept, over all ports; nothing is printed.
+// text and a count are kept, over all ports (within one edge the ports
+// are checked in the order register port, aperture, master); nothing is
+// printed.
 #ifndef GMC_AXI_CHECK_H
 #define GMC_AXI_CHECK_H
 

@@ -93,6 +93,12 @@ def rb_sampled(vobj):
             continue
         with open(path) as f:
             code += f.read()
+    # Every module must be inlined into the root class (the generated code
+    # then has no other class whose functions could read the inputs).
+    others = [p for p in glob.glob(os.path.join(vobj, "Vgmc_top_*__DepSet_*.cpp"))
+              if not os.path.basename(p).startswith("Vgmc_top___024root__")]
+    if others:
+        return False
     read = re.compile(r"vlSelf->(%s)(?!\w)" % "|".join(RB_INPUTS))
     funcs = re.split(r"\n(?=(?:VL_INLINE_OPT |VL_ATTR_COLD )?void Vgmc_top___024root___)", code)
     seen = False
