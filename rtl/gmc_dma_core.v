@@ -151,7 +151,14 @@ module gmc_dma_core #(
 
     // Ring geometry.
     wire [19:0] ring_mask = (20'hFFFFF >> (5'd20 - ring_log2));
-    wire [19:0] tail_m    = tail & ring_mask;
+    // The tail within the ring: needed only when idle (status) and at a
+    // reset command (the simulator skips it in the other cycles).
+    reg  [19:0] tail_m;
+    always @* begin
+        tail_m = 20'd0;
+        if (state_reg == S_IDLE || cmd_reset)
+            tail_m = tail & ring_mask;
+    end
 
     // -------------------------------------------------------------- loader
     // Assembles four words into the next-packet buffer. Packet positions
@@ -172,8 +179,23 @@ module gmc_dma_core #(
     reg [19:0]   nxt_off_reg;
     reg [26:0]   nxt_rem_reg;
 
-    wire [47:0] ld_addr = ld_ib_reg ? ld_ib_addr_reg : ({ring_base, 12'd0} | {28'd0, ld_off_reg});
-    wire take = (state_reg == S_IDLE) && enable && nxt_valid_reg && !cmd_reset && !f_restart;
+    // Faults found this cycle, most urgent first (worked out below).
+    reg        do_fault;
+    reg [3:0]  new_code;
+    reg [47:0] new_addr;
+
+    // The loading packet's address: needed when its last word comes in,
+    // and for a fault's context.
+    reg  [47:0] ld_addr;
+    always @* begin
+        ld_addr = 48'd0;
+        if (fw_pop || do_fault)
+            ld_addr = ld_ib_reg ? ld_ib_addr_reg : ({ring_base, 12'd0} | {28'd0, ld_off_reg});
+    end
+    // (take, and the map and read-physical conditions below, are worked
+    // out in the state that uses them only: the simulator skips them in
+    // the others, e.g. all through a transfer.)
+    reg take;
     assign fw_pop = fw_valid && !nxt_valid_reg && !f_restart;
 
     // -------------------------------------------------------------- packet
@@ -274,11 +296,10 @@ module gmc_dma_core #(
     reg  [63:0] map_flags_reg;
     reg  [31:0] map_apage_reg;
     wire [31:0] map_page = map_apage_reg + {11'd0, map_i_reg};
-    wire        map_go   = (state_reg == S_MAP) && !xd_start && (map_i_reg != map_n_reg) && !cmd_reset;
-    wire        map_fail = map_go && !map_unmap_reg && xd_pg_valid && xd_pg_fault;
+    reg         map_go, map_fail, cw_req_c;
     wire [47:12] pte_page = map_unmap_reg ? dummy_page : xd_pg_phys;
     assign map_active = (state_reg == S_MAP);
-    assign cw_req  = map_go && (map_unmap_reg || (xd_pg_valid && !xd_pg_fault));
+    assign cw_req  = cw_req_c;
     wire [31:0] pte_word = {3'd0, pt_base[31:3]} + map_page;
     assign cw_addr = pte_word[VRAM_AW-1:0];
     assign cw_data = {16'd0, pte_page, 12'd0} | map_flags_reg;
@@ -292,16 +313,42 @@ module gmc_dma_core #(
     // ------------------------------------------------------ read physical
 
     // The source side sees rd_start one cycle after S_RDP is entered.
-    wire rdp_data = (state_reg == S_RDP) && !rd_start && fifo_valid && !cmd_reset;
-    wire rdp_fail = (state_reg == S_RDP) && !rd_start && !fifo_valid && rd_sf_valid && (rd_pushed == 30'd0)
-                    && !cmd_reset;
+    reg rdp_data, rdp_fail;
+    always @* begin
+        take = 1'b0;
+        map_go = 1'b0;
+        map_fail = 1'b0;
+        cw_req_c = 1'b0;
+        rdp_data = 1'b0;
+        rdp_fail = 1'b0;
+        case (state_reg)
+            S_IDLE: take = enable && nxt_valid_reg && !cmd_reset && !f_restart;
+            S_MAP: begin
+                map_go   = !xd_start && (map_i_reg != map_n_reg) && !cmd_reset;
+                map_fail = map_go && !map_unmap_reg && xd_pg_valid && xd_pg_fault;
+                cw_req_c = map_go && (map_unmap_reg || (xd_pg_valid && !xd_pg_fault));
+            end
+            S_RDP: begin
+                rdp_data = !rd_start && fifo_valid && !cmd_reset;
+                rdp_fail = !rd_start && !fifo_valid && rd_sf_valid && (rd_pushed == 30'd0) && !cmd_reset;
+            end
+            default: ;
+        endcase
+    end
     assign fifo_pop = rdp_data;
 
     // --------------------------------------------------------------- status
 
     assign faulted     = (state_reg == S_FAULTED);
-    assign st_state    = faulted ? 2'd2
-                       : ((state_reg != S_IDLE) || in_ib_reg || (enable && head != tail_m)) ? 2'd1 : 2'd0;
+    reg [1:0] st_state_c;
+    always @* begin
+        case (state_reg)
+            S_FAULTED: st_state_c = 2'd2;
+            S_IDLE:    st_state_c = (in_ib_reg || (enable && head != tail_m)) ? 2'd1 : 2'd0;
+            default:   st_state_c = 2'd1;
+        endcase
+    end
+    assign st_state    = st_state_c;
     assign st_indirect = in_ib_reg;
 
     // Context of a fault: the executing packet, else the next one. (Worked
@@ -330,10 +377,7 @@ module gmc_dma_core #(
             complete = 1'b0;
     end
 
-    // Faults found this cycle, most urgent first.
-    reg        do_fault;
-    reg [3:0]  new_code;
-    reg [47:0] new_addr;
+    // Faults found this cycle, most urgent first (declared above).
     always @* begin
         do_fault = 1'b0;
         new_code = GMC_DMA_FAULT_NONE;
