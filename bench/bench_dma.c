@@ -118,12 +118,6 @@ static void check_vram(uint32_t a, const uint8_t *buf, uint32_t n, const char *w
     if (memcmp(got, buf, n)) die(what, -1);
 }
 
-static struct gmc_side vram(uint32_t a)
-{
-    struct gmc_side s = {0, a, 0, 0};
-    return s;
-}
-
 static uint64_t irq_cycle;
 static void on_irq(void *user, int level, uint64_t cycle)
 {
@@ -154,12 +148,12 @@ int main(void)
     for (unsigned i = 0; i < 256; i++) memcpy(inmdl + i * PAGE, host + (pages[i] - data), PAGE);
 
     /* Seed VRAM [0, 1 MiB) from system memory. */
-    struct gmc_pkt p = gmc_pkt_transfer(mside, vram(0), MIB);
+    struct gmc_pkt p = gmc_pkt_transfer(mside, gmc_side_gpu(0), MIB);
     run(&p, 1, 0);
     check_vram(0, inmdl, MIB, "seed copy");
 
     /* VRAM -> VRAM. */
-    p = gmc_pkt_transfer(vram(0), vram(4 * MIB), MIB);
+    p = gmc_pkt_transfer(gmc_side_gpu(0), gmc_side_gpu(4 * MIB), MIB);
     const uint64_t c_copy = run(&p, 1, 1);
     check_vram(4 * MIB, inmdl, MIB, "VRAM copy");
 
@@ -168,11 +162,11 @@ int main(void)
     const uint64_t c_fill = run(&p, 1, 1);
 
     /* MDL -> VRAM and VRAM -> MDL. */
-    p = gmc_pkt_transfer(mside, vram(MIB), MIB);
+    p = gmc_pkt_transfer(mside, gmc_side_gpu(MIB), MIB);
     const uint64_t c_s2v = run(&p, 1, 1);
     check_vram(MIB, inmdl, MIB, "MDL to VRAM");
     memset(host, 0, MIB);
-    p = gmc_pkt_transfer(vram(MIB), mside, MIB);
+    p = gmc_pkt_transfer(gmc_side_gpu(MIB), mside, MIB);
     const uint64_t c_v2s = run(&p, 1, 1);
     if (memcmp(host, orig, MIB)) die("VRAM to MDL", -1);
 
@@ -180,23 +174,24 @@ int main(void)
     struct gmc_pkt setup[2] = {gmc_pkt_map_aperture(APB, 256, mdl, 0, 1, 1, 1), gmc_pkt_flush_tlb()};
     run(setup, 2, 0);
     memset(host, 0, MIB);
-    p = gmc_pkt_transfer(vram(0), vram(APB), MIB);
+    p = gmc_pkt_transfer(gmc_side_gpu(0), gmc_side_gpu(APB), MIB);
     const uint64_t c_v2a = run(&p, 1, 1);
     if (memcmp(host, orig, MIB)) die("VRAM to aperture", -1);
     p = gmc_pkt_flush_tlb();
     run(&p, 1, 0);
-    p = gmc_pkt_transfer(vram(APB), vram(3 * MIB), MIB);
+    p = gmc_pkt_transfer(gmc_side_gpu(APB), gmc_side_gpu(3 * MIB), MIB);
     const uint64_t c_a2v = run(&p, 1, 1);
     check_vram(3 * MIB, inmdl, MIB, "aperture to VRAM");
 
     /* Small packets: 512 x 64-byte VRAM -> VRAM, then MDL -> VRAM. */
     enum { NSMALL = 512 };
     static struct gmc_pkt small[NSMALL];
-    for (unsigned i = 0; i < NSMALL; i++) small[i] = gmc_pkt_transfer(vram(64 * i), vram(5 * MIB + 64 * i), 64);
+    for (unsigned i = 0; i < NSMALL; i++)
+        small[i] = gmc_pkt_transfer(gmc_side_gpu(64 * i), gmc_side_gpu(5 * MIB + 64 * i), 64);
     const uint64_t c_small = run(small, NSMALL, 1);
     for (unsigned i = 0; i < NSMALL; i++) {
         struct gmc_side ms = {1, mdl, (64 * i) / PAGE, (64 * i) % PAGE};
-        small[i] = gmc_pkt_transfer(ms, vram(5 * MIB + 64 * i), 64);
+        small[i] = gmc_pkt_transfer(ms, gmc_side_gpu(5 * MIB + 64 * i), 64);
     }
     const uint64_t c_small_mdl = run(small, NSMALL, 1);
 

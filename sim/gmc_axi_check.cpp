@@ -21,10 +21,9 @@ void AxiLiteCheck::reset()
 
 void AxiLiteCheck::edge(const AxiLiteSample &s, uint64_t c)
 {
-    const bool any = s.awvalid || s.wvalid || s.bvalid || s.arvalid || s.rvalid;
     if (s.rst) {
         reset();
-        keep(s, any);
+        keep(s);
         return;
     }
     if (have_prev_ && p_.rst && (s.bvalid || s.rvalid)) log_.fail(c, "AXI4-Lite: valid high right after reset");
@@ -47,7 +46,7 @@ void AxiLiteCheck::edge(const AxiLiteSample &s, uint64_t c)
         if (r_ >= ar_) log_.fail(c, "AXI4-Lite R without a read");
         r_++;
     }
-    keep(s, any);
+    keep(s);
 }
 
 // ------------------------------------------------------ aperture slave
@@ -61,10 +60,9 @@ void AxiSlaveCheck::reset()
 
 void AxiSlaveCheck::edge(const AxiSlaveSample &s, uint64_t c)
 {
-    const bool any = s.awvalid || s.wvalid || s.bvalid || s.arvalid || s.rvalid;
     if (s.rst) {
         reset();
-        keep(s, any);
+        keep(s);
         return;
     }
     if (have_prev_ && p_.rst && (s.bvalid || s.rvalid)) log_.fail(c, "aperture: valid high right after reset");
@@ -106,7 +104,7 @@ void AxiSlaveCheck::edge(const AxiSlaveSample &s, uint64_t c)
             writes_.pop_front();
         }
     }
-    keep(s, any);
+    keep(s);
 }
 
 // ---------------------------------------------------------- DMA master
@@ -138,10 +136,9 @@ void AxiMasterCheck::burst_ok(uint64_t c, uint64_t addr, unsigned len, unsigned 
 
 void AxiMasterCheck::edge(const AxiMasterSample &s, uint64_t c)
 {
-    const bool any = s.awvalid || s.wvalid || s.bvalid || s.arvalid || s.rvalid;
     if (s.rst) {
         reset();
-        keep(s, any);
+        keep(s);
         return;
     }
     if (have_prev_ && p_.rst && (s.awvalid || s.wvalid || s.arvalid))
@@ -177,5 +174,5 @@ void AxiMasterCheck::edge(const AxiMasterSample &s, uint64_t c)
             }
         }
     }
-    keep(s, any);
+    keep(s);
 }

@@ -53,6 +53,26 @@ struct AxiMasterSample {
     bool rst;
 };
 
+// The handshakes of one edge on a port (valid and ready both high).
+struct AxiHandshakes {
+    bool aw, w, b, ar, r;
+    bool any() const { return aw || w || b || ar || r; }
+};
+
+// Any of the port's five valids high; and its handshakes. (Every sample
+// type names its channels alike.)
+template <typename S>
+bool axi_any_valid(const S &s)
+{
+    return s.awvalid || s.wvalid || s.bvalid || s.arvalid || s.rvalid;
+}
+template <typename S>
+AxiHandshakes axi_handshakes(const S &s)
+{
+    return AxiHandshakes{s.awvalid && s.awready, s.wvalid && s.wready, s.bvalid && s.bready,
+                         s.arvalid && s.arready, s.rvalid && s.rready};
+}
+
 // Violations of all the ports: a count and the first one's text.
 class AxiLog {
 public:
@@ -84,10 +104,10 @@ public:
 
 protected:
     // Called by edge(): p_ becomes this sample.
-    void keep(const S &s, bool any)
+    void keep(const S &s)
     {
         p_ = s;
-        p_any_ = any;
+        p_any_ = axi_any_valid(s);
         have_prev_ = true;
     }
     AxiLog &log_;

@@ -67,14 +67,14 @@ struct BResp {
 
 // What the last cycle sampled just before its rising edge.
 struct Sampled {
-    bool l_aw, l_w, l_b, l_ar, l_r;   // AXI4-Lite handshakes
+    AxiHandshakes l;                  // AXI4-Lite
     uint32_t l_rdata;
     int l_rresp, l_bresp;
-    bool a_aw, a_w, a_b, a_ar, a_r;   // aperture handshakes
+    AxiHandshakes a;                  // aperture
     uint64_t a_rdata;
     int a_rresp, a_bresp;
     bool a_rlast;
-    bool m_aw, m_w, m_b, m_ar, m_r;   // master handshakes
+    AxiHandshakes m;                  // master
 };
 
 uint64_t beat_addr_next(uint64_t addr, uint32_t len, uint32_t size, uint32_t burst)
@@ -324,7 +324,7 @@ void host_update(gmc_sim *sim, const HostBurst &ar, const HostBurst &aw, uint64_
                  unsigned wstrb, bool wlast)
 {
     const Sampled &s = sim->s;
-    if (s.m_r) {
+    if (s.m.r) {
         HostBurst &h = sim->rd_q[static_cast<size_t>(sim->r_sel)];
         sim->st.host_read_beats++;
         if (sim->top->m_axi_rresp != kRespOkay) sim->st.host_errors++;
@@ -335,9 +335,9 @@ void host_update(gmc_sim *sim, const HostBurst &ar, const HostBurst &aw, uint64_
             h.addr = beat_addr_next(h.addr, h.len, h.size, h.burst);
         }
     }
-    if (s.m_ar) sim->rd_q.push_back(ar);
-    if (s.m_aw) sim->wr_q.push_back(aw);
-    if (s.m_w) {
+    if (s.m.ar) sim->rd_q.push_back(ar);
+    if (s.m.aw) sim->wr_q.push_back(aw);
+    if (s.m.w) {
         HostBurst &h = sim->wr_q.front();
         const uint64_t bytes = 1ull << h.size;
         const uint64_t lane0 = h.addr & ~(bytes - 1);
@@ -374,7 +374,7 @@ void host_update(gmc_sim *sim, const HostBurst &ar, const HostBurst &aw, uint64_
             h.addr = beat_addr_next(h.addr, h.len, h.size, h.burst);
         }
     }
-    if (s.m_b) sim->b_q.erase(sim->b_q.begin() + sim->b_sel);
+    if (s.m.b) sim->b_q.erase(sim->b_q.begin() + sim->b_sel);
     host_drive(sim);
 }
 
@@ -401,7 +401,7 @@ void cycle(gmc_sim *sim)
     const bool l_any = t->s_axil_awvalid | t->s_axil_wvalid | t->s_axil_bvalid | t->s_axil_arvalid |
                        t->s_axil_rvalid;
     if (!l_any && sim->check.lite.edge_quiet(rst)) {
-        s.l_aw = s.l_w = s.l_b = s.l_ar = s.l_r = false;
+        s.l = AxiHandshakes{};
     } else {
         AxiLiteSample a;
         a.awvalid = t->s_axil_awvalid; a.awready = t->s_axil_awready;
@@ -412,18 +412,14 @@ void cycle(gmc_sim *sim)
         a.rdata = t->s_axil_rdata; a.bresp = t->s_axil_bresp; a.rresp = t->s_axil_rresp;
         a.rst = rst;
         sim->check.lite.edge(a, sim->cycles);
-        s.l_aw = a.awvalid && a.awready;
-        s.l_w = a.wvalid && a.wready;
-        s.l_b = a.bvalid && a.bready;
-        s.l_ar = a.arvalid && a.arready;
-        s.l_r = a.rvalid && a.rready;
+        s.l = axi_handshakes(a);
         s.l_rdata = a.rdata;
         s.l_rresp = a.rresp;
         s.l_bresp = a.bresp;
     }
     const bool a_any = t->s_axi_awvalid | t->s_axi_wvalid | t->s_axi_bvalid | t->s_axi_arvalid | t->s_axi_rvalid;
     if (!a_any && sim->check.slave.edge_quiet(rst)) {
-        s.a_aw = s.a_w = s.a_b = s.a_ar = s.a_r = false;
+        s.a = AxiHandshakes{};
     } else {
         AxiSlaveSample a;
         a.awvalid = t->s_axi_awvalid; a.awready = t->s_axi_awready;
@@ -436,11 +432,7 @@ void cycle(gmc_sim *sim)
         a.rresp = t->s_axi_rresp; a.rdata = t->s_axi_rdata;
         a.rst = rst;
         sim->check.slave.edge(a, sim->cycles);
-        s.a_aw = a.awvalid && a.awready;
-        s.a_w = a.wvalid && a.wready;
-        s.a_b = a.bvalid && a.bready;
-        s.a_ar = a.arvalid && a.arready;
-        s.a_r = a.rvalid && a.rready;
+        s.a = axi_handshakes(a);
         s.a_rdata = a.rdata;
         s.a_rresp = a.rresp;
         s.a_rlast = a.rlast;
@@ -448,7 +440,7 @@ void cycle(gmc_sim *sim)
     }
     const bool m_any = t->m_axi_awvalid | t->m_axi_wvalid | t->m_axi_bvalid | t->m_axi_arvalid | t->m_axi_rvalid;
     if (!m_any && sim->check.master.edge_quiet(rst)) {
-        s.m_aw = s.m_w = s.m_b = s.m_ar = s.m_r = false;
+        s.m = AxiHandshakes{};
     } else {
         AxiMasterSample a;
         a.awvalid = t->m_axi_awvalid; a.awready = t->m_axi_awready;
@@ -463,27 +455,23 @@ void cycle(gmc_sim *sim)
         a.wstrb = t->m_axi_wstrb;
         a.rst = rst;
         sim->check.master.edge(a, sim->cycles);
-        s.m_aw = a.awvalid && a.awready;
-        s.m_w = a.wvalid && a.wready;
-        s.m_b = a.bvalid && a.bready;
-        s.m_ar = a.arvalid && a.arready;
-        s.m_r = a.rvalid && a.rready;
+        s.m = axi_handshakes(a);
     }
 
-    const bool master_busy = s.m_aw || s.m_w || s.m_b || s.m_ar || s.m_r;
+    const bool master_busy = s.m.any();
     HostBurst ar{}, aw{};
     uint64_t wdata = 0;
     unsigned wstrb = 0;
     bool wlast = false;
-    if (s.m_ar) {
+    if (s.m.ar) {
         ar = HostBurst{t->m_axi_arid, t->m_axi_araddr, t->m_axi_arlen, t->m_axi_arsize,
                        t->m_axi_arburst, 0, sim->cycles + sim->cfg.host_latency, false, 0};
         ar.hang = burst_hangs(sim, ar.addr, ar.len, ar.size, ar.burst);
     }
-    if (s.m_aw)
+    if (s.m.aw)
         aw = HostBurst{t->m_axi_awid, t->m_axi_awaddr, t->m_axi_awlen, t->m_axi_awsize,
                        t->m_axi_awburst, 0, 0, false, kRespOkay};
-    if (s.m_w) {
+    if (s.m.w) {
         wdata = t->m_axi_wdata;
         wstrb = t->m_axi_wstrb;
         wlast = t->m_axi_wlast;
@@ -715,8 +703,8 @@ int gmc_sim_reg_read(gmc_sim *sim, uint32_t off, uint32_t *val)
     drive(sim, t->s_axil_rready, 1);
     for (uint32_t n = 0; n < sim->cfg.bus_timeout; n++) {
         cycle(sim);
-        if (sim->s.l_ar) drive(sim, t->s_axil_arvalid, 0);
-        if (sim->s.l_r) {
+        if (sim->s.l.ar) drive(sim, t->s_axil_arvalid, 0);
+        if (sim->s.l.r) {
             drive(sim, t->s_axil_rready, 0);
             sim->st.reg_reads++;
             const int st = resp_status(sim->s.l_rresp);
@@ -741,9 +729,9 @@ int gmc_sim_reg_write_strb(gmc_sim *sim, uint32_t off, uint32_t val, unsigned st
     drive(sim, t->s_axil_bready, 1);
     for (uint32_t n = 0; n < sim->cfg.bus_timeout; n++) {
         cycle(sim);
-        if (sim->s.l_aw) drive(sim, t->s_axil_awvalid, 0);
-        if (sim->s.l_w) drive(sim, t->s_axil_wvalid, 0);
-        if (sim->s.l_b) {
+        if (sim->s.l.aw) drive(sim, t->s_axil_awvalid, 0);
+        if (sim->s.l.w) drive(sim, t->s_axil_wvalid, 0);
+        if (sim->s.l.b) {
             drive(sim, t->s_axil_bready, 0);
             sim->st.reg_writes++;
             return resp_status(sim->s.l_bresp);
@@ -793,8 +781,8 @@ int gmc_sim_aperture_burst_read(gmc_sim *sim, const struct gmc_sim_burst *b, uin
     unsigned got = 0;
     for (uint32_t n = 0; n < sim->cfg.bus_timeout; n++) {
         cycle(sim);
-        if (sim->s.a_ar) drive(sim, t->s_axi_arvalid, 0);
-        if (sim->s.a_r) {
+        if (sim->s.a.ar) drive(sim, t->s_axi_arvalid, 0);
+        if (sim->s.a.r) {
             data[got] = sim->s.a_rdata;
             resp[got] = static_cast<uint8_t>(sim->s.a_rresp);
             got++;
@@ -836,8 +824,8 @@ int gmc_sim_aperture_burst_write(gmc_sim *sim, const struct gmc_sim_burst *b, co
     drive(sim, t->s_axi_bready, 1);
     for (uint32_t n = 0; n < sim->cfg.bus_timeout; n++) {
         cycle(sim);
-        if (sim->s.a_aw) drive(sim, t->s_axi_awvalid, 0);
-        if (sim->s.a_w) {
+        if (sim->s.a.aw) drive(sim, t->s_axi_awvalid, 0);
+        if (sim->s.a.w) {
             sent++;
             if (sent == beats) {
                 drive(sim, t->s_axi_wvalid, 0);
@@ -847,7 +835,7 @@ int gmc_sim_aperture_burst_write(gmc_sim *sim, const struct gmc_sim_burst *b, co
                 drive(sim, t->s_axi_wlast, sent + 1 == beats);
             }
         }
-        if (sim->s.a_b) {
+        if (sim->s.a.b) {
             drive(sim, t->s_axi_bready, 0);
             drive(sim, t->s_axi_wvalid, 0);
             sim->st.aperture_write_bursts++;

@@ -50,12 +50,6 @@ static void run(const struct gmc_pkt *p, unsigned n)
     check(gmc_ring_run(&ring, p, n, 20000000ull), "ring run");
 }
 
-static struct gmc_side vram(uint32_t a)
-{
-    struct gmc_side s = {0, a, 0, 0};
-    return s;
-}
-
 static void vram_is(uint32_t a, const uint8_t *want, uint32_t n, const char *what)
 {
     static uint8_t got[DATA_BYTES];
@@ -104,20 +98,20 @@ int main(void)
     cpu_traffic(12000, 1);
 
     /* Phase 2: the engine. MDL -> VRAM, VRAM -> VRAM, fill, VRAM -> MDL. */
-    struct gmc_pkt p = gmc_pkt_transfer(mside, vram(0), DATA_BYTES);
+    struct gmc_pkt p = gmc_pkt_transfer(mside, gmc_side_gpu(0), DATA_BYTES);
     run(&p, 1);
     vram_is(0, inmdl, DATA_BYTES, "MDL to VRAM");
-    p = gmc_pkt_transfer(vram(0), vram(1u << 20), DATA_BYTES);
+    p = gmc_pkt_transfer(gmc_side_gpu(0), gmc_side_gpu(1u << 20), DATA_BYTES);
     run(&p, 1);
     vram_is(1u << 20, inmdl, DATA_BYTES, "VRAM copy");
     /* Odd length, source and destination alignments that differ. */
-    p = gmc_pkt_transfer(vram(3), vram((2u << 20) + 13), DATA_BYTES - 101);
+    p = gmc_pkt_transfer(gmc_side_gpu(3), gmc_side_gpu((2u << 20) + 13), DATA_BYTES - 101);
     run(&p, 1);
     vram_is((2u << 20) + 13, inmdl + 3, DATA_BYTES - 101, "unaligned VRAM copy");
     p = gmc_pkt_fill(3u << 20, DATA_BYTES, 0x5A6B7C8Du);
     run(&p, 1);
     memset(host, 0, DATA_BYTES);
-    p = gmc_pkt_transfer(vram(0), mside, DATA_BYTES);
+    p = gmc_pkt_transfer(gmc_side_gpu(0), mside, DATA_BYTES);
     run(&p, 1);
     if (memcmp(host, orig, DATA_BYTES)) fail("VRAM to MDL", -1);
 
@@ -125,10 +119,10 @@ int main(void)
     struct gmc_pkt map[2] = {gmc_pkt_map_aperture(APB, NPAGES, mdl, 0, 1, 1, 1), gmc_pkt_flush_tlb()};
     run(map, 2);
     memset(host, 0, DATA_BYTES);
-    p = gmc_pkt_transfer(vram(0), vram(APB), DATA_BYTES);
+    p = gmc_pkt_transfer(gmc_side_gpu(0), gmc_side_gpu(APB), DATA_BYTES);
     run(&p, 1);
     if (memcmp(host, orig, DATA_BYTES)) fail("VRAM to aperture", -1);
-    p = gmc_pkt_transfer(vram(APB + 7), vram((4u << 20) + 1), DATA_BYTES - 64);
+    p = gmc_pkt_transfer(gmc_side_gpu(APB + 7), gmc_side_gpu((4u << 20) + 1), DATA_BYTES - 64);
     run(&p, 1);
     vram_is((4u << 20) + 1, inmdl + 7, DATA_BYTES - 64, "aperture to VRAM");
 
@@ -140,9 +134,9 @@ int main(void)
             small[i] = gmc_pkt_fence(i, 0, 0, 1);
         } else if (i % 2) {
             struct gmc_side ms = {1, mdl, (96 * i) / PAGE, (96 * i) % PAGE};
-            small[i] = gmc_pkt_transfer(ms, vram((5u << 20) + 96 * i), 96);
+            small[i] = gmc_pkt_transfer(ms, gmc_side_gpu((5u << 20) + 96 * i), 96);
         } else {
-            small[i] = gmc_pkt_transfer(vram(96 * i + 5), vram((5u << 20) + 96 * i), 96);
+            small[i] = gmc_pkt_transfer(gmc_side_gpu(96 * i + 5), gmc_side_gpu((5u << 20) + 96 * i), 96);
         }
     }
     run(small, NSMALL);
@@ -153,7 +147,8 @@ int main(void)
 
     /* Phase 3: aperture traffic while the engine copies. */
     for (unsigned r = 0; r < 4; r++) {
-        p = gmc_pkt_transfer(r % 2 ? mside : vram(0), vram((6u << 20) + r * DATA_BYTES / 4), DATA_BYTES / 2);
+        p = gmc_pkt_transfer(r % 2 ? mside : gmc_side_gpu(0), gmc_side_gpu((6u << 20) + r * DATA_BYTES / 4),
+                             DATA_BYTES / 2);
         check(gmc_ring_put(&ring, &p, 1), "ring put");
         check(gmc_ring_kick(&ring), "doorbell");
         cpu_traffic(1500, 2 + r);

@@ -30,6 +30,13 @@ struct gmc_side {
     uint32_t offset; /* MDL: byte offset in the first page */
 };
 
+/* A side at a GPU address (VRAM or aperture). */
+static inline struct gmc_side gmc_side_gpu(uint64_t addr)
+{
+    struct gmc_side s = {0, addr, 0, 0};
+    return s;
+}
+
 struct gmc_pkt gmc_pkt_nop(void);
 struct gmc_pkt gmc_pkt_transfer(struct gmc_side src, struct gmc_side dst, uint32_t length);
 struct gmc_pkt gmc_pkt_fill(uint32_t gpu_dst, uint32_t length, uint32_t pattern);

@@ -179,12 +179,6 @@ static void both(struct fx *f, const struct gmc_pkt *pk, unsigned n, const struc
     expect_fault(f, pk, n, w, RESET);
 }
 
-static struct gmc_side vram(uint32_t a)
-{
-    struct gmc_side s = {0, a, 0, 0};
-    return s;
-}
-
 static struct gmc_side mdl(struct fx *f, uint32_t x)
 {
     struct gmc_side s = {1, f->mdl, x / PAGE, x % PAGE};
@@ -211,7 +205,7 @@ static void test_packet_faults(void **state)
     p[1] = gmc_pkt_fill(V_B, 8, 1);
     p[1].w[0] |= GMC_PKT_FLAG_GPU_MASK << 8;         /* a flag FILL does not take */
     both(f, p, 2, &w);
-    p[1] = gmc_pkt_transfer(vram(V_A), vram(V_B), 8);
+    p[1] = gmc_pkt_transfer(gmc_side_gpu(V_A), gmc_side_gpu(V_B), 8);
     p[1].w[2] |= 1ull << 40;                         /* GPU address bits 63:32 */
     both(f, p, 2, &w);
     p[1] = gmc_pkt_write_physical(V_B, 1, 2, 0x10000);  /* W3 above LENGTH */
@@ -224,7 +218,7 @@ static void test_packet_faults(void **state)
     both(f, p, 2, &w);
     p[1] = gmc_pkt_indirect(f->sys_bus, 40);
     both(f, p, 2, &w);
-    p[1] = gmc_pkt_transfer(mdl(f, 0), vram(V_B), 8);
+    p[1] = gmc_pkt_transfer(mdl(f, 0), gmc_side_gpu(V_B), 8);
     p[1].w[1] += 4;                                  /* MDL not 8-aligned */
     both(f, p, 2, &w);
     p[1] = gmc_pkt_unmap_aperture(APB + 0x800, 1);   /* not page aligned */
@@ -232,10 +226,10 @@ static void test_packet_faults(void **state)
 
     w.code = GMC_DMA_FAULT_RANGE;
     w.addr = T_VRAM_BYTES - 4;
-    p[1] = gmc_pkt_transfer(vram(T_VRAM_BYTES - 4), vram(V_B), 8);
+    p[1] = gmc_pkt_transfer(gmc_side_gpu(T_VRAM_BYTES - 4), gmc_side_gpu(V_B), 8);
     both(f, p, 2, &w);
     w.addr = APB - 16;
-    p[1] = gmc_pkt_transfer(vram(V_A), vram(APB - 16), 32);
+    p[1] = gmc_pkt_transfer(gmc_side_gpu(V_A), gmc_side_gpu(APB - 16), 32);
     both(f, p, 2, &w);
     w.addr = APB + (T_APERTURE_PAGES - 1) * PAGE;
     p[1] = gmc_pkt_map_aperture(APB + (T_APERTURE_PAGES - 1) * PAGE, 2, f->mdl, 0, 0, 1, 1);
@@ -251,13 +245,13 @@ static void test_packet_faults(void **state)
     /* Protected VRAM may be copied inside VRAM, never out of it. */
     t_wr(f->s, GMC_REG_PROT_BASE_N(1), V_A + 0x1000);
     t_wr(f->s, GMC_REG_PROT_LIMIT_N(1), V_A + 0x2000);
-    struct gmc_pkt ok = gmc_pkt_transfer(vram(V_A + 0x1800), vram(V_B), 64);
+    struct gmc_pkt ok = gmc_pkt_transfer(gmc_side_gpu(V_A + 0x1800), gmc_side_gpu(V_B), 64);
     assert_int_equal(gmc_ring_run(&f->r, &ok, 1, WAIT), GMC_SIM_OK);
     w.code = GMC_DMA_FAULT_PROTECTED;
     w.addr = V_A + 0xFF0;
-    p[1] = gmc_pkt_transfer(vram(V_A + 0xFF0), mdl(f, 0), 17);
+    p[1] = gmc_pkt_transfer(gmc_side_gpu(V_A + 0xFF0), mdl(f, 0), 17);
     both(f, p, 2, &w);
-    p[1] = gmc_pkt_transfer(vram(V_A + 0xFF0), vram(APB + 8), 17);
+    p[1] = gmc_pkt_transfer(gmc_side_gpu(V_A + 0xFF0), gmc_side_gpu(APB + 8), 17);
     both(f, p, 2, &w);
     w.addr = V_A + 0x1FF8;
     p[1] = gmc_pkt_read_physical(V_A + 0x1FF8, 1, 8);
@@ -273,16 +267,16 @@ static void test_pte_faults(void **state)
     struct want w = {GMC_DMA_FAULT_PTE_INVALID, 0, 0, 0, 0, V_B, 8192};
 
     /* The source runs from a good page into one that was never mapped. */
-    p[0] = gmc_pkt_transfer(vram(APB + 15 * PAGE + 0xF00), vram(V_B), 0x200);
+    p[0] = gmc_pkt_transfer(gmc_side_gpu(APB + 15 * PAGE + 0xF00), gmc_side_gpu(V_B), 0x200);
     w.addr = APB + 16 * PAGE;
     both(f, p, 1, &w);
     w.addr = APB + AP_LOCAL * PAGE;
-    p[0] = gmc_pkt_transfer(vram(APB + AP_LOCAL * PAGE + 8), vram(V_B), 100);
+    p[0] = gmc_pkt_transfer(gmc_side_gpu(APB + AP_LOCAL * PAGE + 8), gmc_side_gpu(V_B), 100);
     both(f, p, 1, &w);
     w.addr = APB + AP_INVALID * PAGE;
     w.dst = 0;
     w.dst_len = 0;
-    p[0] = gmc_pkt_transfer(vram(V_A), vram(APB + AP_INVALID * PAGE + 3), 100);
+    p[0] = gmc_pkt_transfer(gmc_side_gpu(V_A), gmc_side_gpu(APB + AP_INVALID * PAGE + 3), 100);
     both(f, p, 1, &w);
     p[0] = gmc_pkt_write_physical(APB + AP_INVALID * PAGE + 16, 1, 4, 0x01020304);
     both(f, p, 1, &w);
@@ -291,15 +285,15 @@ static void test_pte_faults(void **state)
     w.addr = APB + AP_WO * PAGE;                     /* no READABLE */
     w.dst = V_B;
     w.dst_len = 8192;
-    p[0] = gmc_pkt_transfer(vram(APB + AP_WO * PAGE + 1), vram(V_B + 3), 50);
+    p[0] = gmc_pkt_transfer(gmc_side_gpu(APB + AP_WO * PAGE + 1), gmc_side_gpu(V_B + 3), 50);
     both(f, p, 1, &w);
     w.addr = APB + AP_RO * PAGE;                     /* no WRITEABLE */
-    p[0] = gmc_pkt_transfer(vram(V_A), vram(APB + AP_RO * PAGE + 0x10), 50);
+    p[0] = gmc_pkt_transfer(gmc_side_gpu(V_A), gmc_side_gpu(APB + AP_RO * PAGE + 0x10), 50);
     both(f, p, 1, &w);
-    p[0] = gmc_pkt_transfer(mdl(f, 0x20), vram(APB + AP_RO * PAGE), 4096);
+    p[0] = gmc_pkt_transfer(mdl(f, 0x20), gmc_side_gpu(APB + AP_RO * PAGE), 4096);
     both(f, p, 1, &w);
     /* Read-only is readable, write-only writeable. */
-    struct gmc_pkt ok[2] = {gmc_pkt_transfer(vram(APB + AP_RO * PAGE), vram(APB + AP_WO * PAGE), 4096),
+    struct gmc_pkt ok[2] = {gmc_pkt_transfer(gmc_side_gpu(APB + AP_RO * PAGE), gmc_side_gpu(APB + AP_WO * PAGE), 4096),
                             gmc_pkt_read_physical(APB + AP_RO * PAGE + 8, 1, 8)};
     assert_int_equal(gmc_ring_run(&f->r, ok, 2, WAIT), GMC_SIM_OK);
 }
@@ -318,10 +312,10 @@ static void test_bus_faults(void **state)
     const uint64_t bad = f->sys_bus + 2 * PAGE + 0x310;
     assert_int_equal(gmc_sim_host_inject(s, bad, 8, GMC_SIM_INJECT_SLVERR), GMC_SIM_OK);
     w.addr = f->sys_bus + 2 * PAGE + 0x300;
-    p[0] = gmc_pkt_transfer(mdl(f, 0x44), vram(V_B + 1), 5 * PAGE);
+    p[0] = gmc_pkt_transfer(mdl(f, 0x44), gmc_side_gpu(V_B + 1), 5 * PAGE);
     both(f, p, 1, &w);
     /* The same bytes through the aperture. */
-    p[0] = gmc_pkt_transfer(vram(APB + 0x44), vram(V_B + 1), 5 * PAGE);
+    p[0] = gmc_pkt_transfer(gmc_side_gpu(APB + 0x44), gmc_side_gpu(V_B + 1), 5 * PAGE);
     both(f, p, 1, &w);
     /* A single read: its one-beat burst is the aligned word. */
     w.addr = bad;
@@ -334,7 +328,7 @@ static void test_bus_faults(void **state)
     w.addr = f->sys_bus + 3 * PAGE + 0x500;
     w.dst = 0;
     w.dst_len = 0;
-    p[0] = gmc_pkt_transfer(vram(V_A + 3), mdl(f, 0x10), 4 * PAGE);
+    p[0] = gmc_pkt_transfer(gmc_side_gpu(V_A + 3), mdl(f, 0x10), 4 * PAGE);
     both(f, p, 1, &w);
     w.addr = f->sys_bus + 3 * PAGE + 0x520;
     p[0] = gmc_pkt_write_physical(f->sys_bus + 3 * PAGE + 0x520, 0, 8, 1);
@@ -346,7 +340,7 @@ static void test_bus_faults(void **state)
     w.addr = f->mdl + 32;
     w.dst = V_B;
     w.dst_len = 8 * PAGE;
-    p[0] = gmc_pkt_transfer(mdl(f, 0), vram(V_B), 8 * PAGE);
+    p[0] = gmc_pkt_transfer(mdl(f, 0), gmc_side_gpu(V_B), 8 * PAGE);
     both(f, p, 1, &w);
     p[0] = gmc_pkt_map_aperture(APB + 40 * PAGE, 8, f->mdl, 0, 0, 1, 1);
     w.dst = T_PT_BASE_RESET + 8 * 40; /* PTEs 40..44 may be written */
@@ -400,13 +394,14 @@ static void test_watchdog(void **state)
     t_wr(s, GMC_REG_DMA_WATCHDOG, 3000);
     const uint64_t hung = f->sys_bus + 5 * PAGE + 0x200;
     assert_int_equal(gmc_sim_host_inject(s, hung, 8, GMC_SIM_INJECT_HANG), GMC_SIM_OK);
-    struct gmc_pkt p[1] = {gmc_pkt_transfer(mdl(f, 0), vram(V_B), 8 * PAGE)};
+    struct gmc_pkt p[1] = {gmc_pkt_transfer(mdl(f, 0), gmc_side_gpu(V_B), 8 * PAGE)};
     struct want w = {GMC_DMA_FAULT_TIMEOUT, 0, 0, 0, hung, V_B, 8 * PAGE};
     expect_fault(f, p, 1, &w, RESET);
     /* The hung burst (and the later ones of its ID) are still owed. */
     assert_true((t_rd(s, GMC_REG_DMA_STATUS) & GMC_DMA_STATUS_RD_OUTSTANDING_MASK) != 0);
     /* New reads in the new epoch are not stuck behind them. */
-    struct gmc_pkt q[2] = {gmc_pkt_transfer(mdl(f, 0), vram(V_B), 5 * PAGE), gmc_pkt_read_physical(f->sys_bus + 8, 0, 8)};
+    struct gmc_pkt q[2] = {gmc_pkt_transfer(mdl(f, 0), gmc_side_gpu(V_B), 5 * PAGE),
+                           gmc_pkt_read_physical(f->sys_bus + 8, 0, 8)};
     assert_int_equal(gmc_ring_run(&f->r, q, 2, WAIT), GMC_SIM_OK);
     uint8_t b[5 * PAGE];
     assert_int_equal(gmc_sim_vram_peek(s, V_B, b, sizeof b), GMC_SIM_OK);
@@ -416,14 +411,14 @@ static void test_watchdog(void **state)
     /* A write whose response never comes; SKIP also recovers. */
     const uint64_t wh = f->sys_bus + 9 * PAGE + 0x100;
     assert_int_equal(gmc_sim_host_inject(s, wh, 4, GMC_SIM_INJECT_HANG), GMC_SIM_OK);
-    p[0] = gmc_pkt_transfer(vram(V_A), mdl(f, 8 * PAGE), 2 * PAGE);
+    p[0] = gmc_pkt_transfer(gmc_side_gpu(V_A), mdl(f, 8 * PAGE), 2 * PAGE);
     w.addr = wh;
     w.dst = 0;
     w.dst_len = 0;
     expect_fault(f, p, 1, &w, SKIP);
     assert_true((t_rd(s, GMC_REG_DMA_STATUS) & GMC_DMA_STATUS_WR_OUTSTANDING_MASK) != 0);
     gmc_sim_host_inject_clear(s);
-    p[0] = gmc_pkt_transfer(vram(V_A), mdl(f, 10 * PAGE), PAGE);
+    p[0] = gmc_pkt_transfer(gmc_side_gpu(V_A), mdl(f, 10 * PAGE), PAGE);
     assert_int_equal(gmc_ring_run(&f->r, p, 1, WAIT), GMC_SIM_OK);
     assert_int_equal(gmc_sim_vram_peek(s, V_A, b, PAGE), GMC_SIM_OK);
     assert_memory_equal(b, f->sys + 10 * PAGE, PAGE);
@@ -441,7 +436,7 @@ static void test_epochs(void **state)
     t_wr(s, GMC_REG_DMA_WATCHDOG, 3000);
     const uint64_t hung = f->sys_bus + 7 * PAGE;
     assert_int_equal(gmc_sim_host_inject(s, hung, PAGE, GMC_SIM_INJECT_HANG), GMC_SIM_OK);
-    struct gmc_pkt p[1] = {gmc_pkt_transfer(mdl(f, 7 * PAGE), vram(V_B), PAGE)};
+    struct gmc_pkt p[1] = {gmc_pkt_transfer(mdl(f, 7 * PAGE), gmc_side_gpu(V_B), PAGE)};
     struct want w = {GMC_DMA_FAULT_TIMEOUT, 0, 0, 0, hung, V_B, PAGE};
     expect_fault(f, p, 1, &w, RESET);
     gmc_sim_host_inject_clear(s);
@@ -450,7 +445,7 @@ static void test_epochs(void **state)
         struct gmc_pkt b[24];
         for (unsigned i = 0; i < 24; i++) b[i] = gmc_pkt_nop();
         b[0].w[0] = 0;
-        b[22] = gmc_pkt_transfer(mdl(f, (k % 4) * PAGE), vram(V_B + 64 * k), 256);
+        b[22] = gmc_pkt_transfer(mdl(f, (k % 4) * PAGE), gmc_side_gpu(V_B + 64 * k), 256);
         b[23] = gmc_pkt_fence(k + 1, 0, 0, 0);
         assert_int_equal(gmc_ring_run(&f->r, b, 24, WAIT), 1);
         assert_int_equal(t_rd(s, GMC_REG_DMA_FAULT_CODE), GMC_DMA_FAULT_OPCODE);
@@ -473,8 +468,8 @@ static void test_reset_midflight(void **state)
     gmc_sim *s = f->s;
     for (unsigned k = 0; k < 12; k++) {
         struct gmc_pkt p[3] = {
-            gmc_pkt_transfer(vram(V_A), mdl(f, 0), 12 * PAGE),
-            gmc_pkt_transfer(mdl(f, 0), vram(V_B), 12 * PAGE),
+            gmc_pkt_transfer(gmc_side_gpu(V_A), mdl(f, 0), 12 * PAGE),
+            gmc_pkt_transfer(mdl(f, 0), gmc_side_gpu(V_B), 12 * PAGE),
             gmc_pkt_fill(V_B, 64, 0x77),
         };
         assert_int_equal(gmc_ring_put(&f->r, p, 3), GMC_SIM_OK);
@@ -489,7 +484,7 @@ static void test_reset_midflight(void **state)
     assert_int_equal(t_rd(s, GMC_REG_DMA_STATUS), 0);
     uint64_t seed = 3;
     t_fill_random(f->sys, 4 * PAGE, &seed);
-    struct gmc_pkt q = gmc_pkt_transfer(mdl(f, 0), vram(V_B + 5), 4 * PAGE);
+    struct gmc_pkt q = gmc_pkt_transfer(mdl(f, 0), gmc_side_gpu(V_B + 5), 4 * PAGE);
     assert_int_equal(gmc_ring_run(&f->r, &q, 1, WAIT), GMC_SIM_OK);
     uint8_t b[4 * PAGE];
     assert_int_equal(gmc_sim_vram_peek(s, V_B + 5, b, sizeof b), GMC_SIM_OK);

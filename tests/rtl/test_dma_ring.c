@@ -51,12 +51,6 @@ static int teardown(void **state)
     return 0;
 }
 
-static struct gmc_side vram(uint32_t a)
-{
-    struct gmc_side s = {0, a, 0, 0};
-    return s;
-}
-
 static uint64_t get64(const uint8_t *p)
 {
     uint64_t v;
@@ -101,7 +95,7 @@ static void test_fence_order_irq(void **state)
     t_wr(s, GMC_REG_IRQ_ACK, 0xFFFFFFFFu);
     t_wr(s, GMC_REG_IRQ_MASK, GMC_IRQ_DMA_FENCE_MASK);
     struct gmc_side md = {1, f->mdl, 0, 0};
-    struct gmc_pkt p[2] = {gmc_pkt_transfer(vram(V_A), md, NPG * PAGE),
+    struct gmc_pkt p[2] = {gmc_pkt_transfer(gmc_side_gpu(V_A), md, NPG * PAGE),
                            gmc_pkt_fence(0xFEEDFACECAFEBEEFull, f->sys_bus + NPG * PAGE, 1, 1)};
     assert_int_equal(gmc_ring_run(&f->r, p, 2, WAIT), GMC_SIM_OK);
     assert_true(w.cycle != 0);
@@ -178,7 +172,7 @@ static void test_indirect(void **state)
     const uint64_t slots = f->sys_bus + NPG * PAGE;
     /* A long transfer first, to watch the state; then ordered writes to
      * slot k % 8: the last writer of each slot wins. */
-    in[0] = gmc_pkt_transfer(vram(0), vram(V_B), 16 * PAGE);
+    in[0] = gmc_pkt_transfer(gmc_side_gpu(0), gmc_side_gpu(V_B), 16 * PAGE);
     for (unsigned i = 1; i < NI; i++) in[i] = gmc_pkt_write_physical(slots + 8 * (i % 8), 0, 8, 1000 + i);
     memcpy(hib, in, sizeof in);
     memset(f->sys + NPG * PAGE, 0, 64);
@@ -269,7 +263,8 @@ static void test_small_packets(void **state)
     t_fill_random(src, sizeof src, &seed);
     assert_int_equal(gmc_sim_aperture_write(s, V_A, src, sizeof src), GMC_SIM_OK);
     struct gmc_pkt p[N];
-    for (unsigned i = 0; i < N; i++) p[i] = gmc_pkt_transfer(vram(V_A + 64 * i), vram(V_B + 64 * (N - 1 - i) + 3), 64);
+    for (unsigned i = 0; i < N; i++)
+        p[i] = gmc_pkt_transfer(gmc_side_gpu(V_A + 64 * i), gmc_side_gpu(V_B + 64 * (N - 1 - i) + 3), 64);
     t_wr(s, GMC_REG_CNT_CLEAR, 1);
     assert_int_equal(gmc_ring_put(&f->r, p, N), GMC_SIM_OK);
     assert_int_equal(gmc_ring_kick(&f->r), GMC_SIM_OK);
