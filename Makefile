@@ -174,7 +174,7 @@ define pgo_train
 	$(BUILD)/$(1)/pgo/gmc-sim-train
 endef
 
-$(BUILD)/%/obj/gmc_sim.o: sim/gmc_sim.cpp sim/gmc_sim.h sim/gmc_axi_check.h include/gmc_regs.h $(BUILD)/%/vobj/V$(TOP)__ALL.a
+$(BUILD)/%/obj/gmc_sim.o: sim/gmc_sim.cpp sim/gmc_sim.h sim/gmc_sim_status.h sim/gmc_axi_check.h include/gmc_regs.h $(BUILD)/%/vobj/V$(TOP)__ALL.a
 	@mkdir -p $(@D)
 	$(CXX) -std=c++17 $(WARN) -Wno-unused-parameter -fPIC -g $(OPT_$*) -Iinclude -Isim \
 	  -I$(BUILD)/$*/vobj -I$(VLT_ROOT)/include -I$(VLT_ROOT)/include/vltstd -c $< -o $@
@@ -441,7 +441,7 @@ install: $(BUILD)/rel/lib/libgmc_sim.a $(BUILD)/rel/lib/libgmc_sim.so $(BUILD)/r
 	install -m 755 $(BUILD)/rel/bin/gmc $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(BUILD)/rel/lib/libgmc_sim.a $(BUILD)/rel/lib/libgmc.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(BUILD)/rel/lib/libgmc_sim.so $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 sim/gmc_sim.h include/gmc_regs.h include/gmc.h include/gmc_alloc.h include/gmc_status.h \
+	install -m 644 sim/gmc_sim.h sim/gmc_sim_status.h include/gmc_regs.h include/gmc.h include/gmc_alloc.h include/gmc_status.h \
 	  $(DESTDIR)$(PREFIX)/include/gmc/
 	sed -e 's|@PREFIX@|$(PREFIX)|' sim/gmc_sim.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/gmc_sim.pc
 	sed -e 's|@PREFIX@|$(PREFIX)|' host/gmc.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/gmc.pc

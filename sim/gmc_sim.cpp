@@ -574,16 +574,9 @@ extern "C" {
 const char *gmc_sim_status_name(int status)
 {
     switch (status) {
-    case GMC_SIM_OK: return "GMC_SIM_OK";
-    case GMC_SIM_EINVAL: return "GMC_SIM_EINVAL";
-    case GMC_SIM_ENOMEM: return "GMC_SIM_ENOMEM";
-    case GMC_SIM_ESLVERR: return "GMC_SIM_ESLVERR";
-    case GMC_SIM_EDECERR: return "GMC_SIM_EDECERR";
-    case GMC_SIM_ETIMEOUT: return "GMC_SIM_ETIMEOUT";
-    case GMC_SIM_EOVERLAP: return "GMC_SIM_EOVERLAP";
-    case GMC_SIM_ENOENT: return "GMC_SIM_ENOENT";
-    case GMC_SIM_EIO: return "GMC_SIM_EIO";
-    case GMC_SIM_EBUSY: return "GMC_SIM_EBUSY";
+#define GMC_SIM_NAME_CASE(name, message, host) case name: return #name;
+    GMC_SIM_STATUS_LIST(GMC_SIM_NAME_CASE)
+#undef GMC_SIM_NAME_CASE
     default: return "GMC_SIM_UNKNOWN";
     }
 }
@@ -591,16 +584,9 @@ const char *gmc_sim_status_name(int status)
 const char *gmc_sim_strerror(int status)
 {
     switch (status) {
-    case GMC_SIM_OK: return "success";
-    case GMC_SIM_EINVAL: return "invalid argument";
-    case GMC_SIM_ENOMEM: return "out of host memory";
-    case GMC_SIM_ESLVERR: return "bus slave error (SLVERR)";
-    case GMC_SIM_EDECERR: return "bus decode error (DECERR)";
-    case GMC_SIM_ETIMEOUT: return "bus did not answer in time";
-    case GMC_SIM_EOVERLAP: return "host region overlaps an existing one";
-    case GMC_SIM_ENOENT: return "no host region at that address";
-    case GMC_SIM_EIO: return "waveform file could not be opened";
-    case GMC_SIM_EBUSY: return "a waveform is already open";
+#define GMC_SIM_MESSAGE_CASE(name, message, host) case name: return message;
+    GMC_SIM_STATUS_LIST(GMC_SIM_MESSAGE_CASE)
+#undef GMC_SIM_MESSAGE_CASE
     default: return "unknown gmc_sim status";
     }
 }

@@ -30,18 +30,9 @@ extern "C" {
 
 #define GMC_SIM_MAX_SEGMENTS 4
 
-enum gmc_sim_status {
-    GMC_SIM_OK = 0,
-    GMC_SIM_EINVAL = -1,   /* an argument is out of range or NULL */
-    GMC_SIM_ENOMEM = -2,   /* host allocation failed */
-    GMC_SIM_ESLVERR = -3,  /* the bus answered SLVERR */
-    GMC_SIM_EDECERR = -4,  /* the bus answered DECERR */
-    GMC_SIM_ETIMEOUT = -5, /* the bus did not answer within bus_timeout cycles */
-    GMC_SIM_EOVERLAP = -6, /* a host region overlaps one already mapped */
-    GMC_SIM_ENOENT = -7,   /* no host region at that address */
-    GMC_SIM_EIO = -8,      /* the waveform file could not be opened */
-    GMC_SIM_EBUSY = -9     /* a waveform is already being written */
-};
+/* enum gmc_sim_status: GMC_SIM_OK and the GMC_SIM_E* codes, generated
+ * from spec/sim_status.toml. */
+#include "gmc_sim_status.h"
 
 /* Name and message of a status; never NULL. */
 const char *gmc_sim_status_name(int status);

@@ -1,6 +1,6 @@
 /*
- * gmc_backend.c - backend selection, and the pci and uart backends, which
- * are not available yet.
+ * gmc_backend.c - backend selection, and the one table that serves every
+ * backend this build does not have (pci and uart, not available yet).
  *
  * Their device strings are parsed and validated in full (gmc_devstr.c),
  * so a typo is reported as one; a well-formed string then answers
@@ -112,27 +112,11 @@ static uint64_t stub_cycles(void *ctx)
     return 0;
 }
 
-/* PCIe board through libpciaccess: BAR0 registers, BAR1 aperture, DMA. */
-const struct gmc_backend_ops gmc_backend_pci = {
-    .name = "pci",
-    .open = stub_open,
-    .close = stub_close,
-    .read32 = stub_read32,
-    .write32 = stub_write32,
-    .aperture_read = stub_aperture_read,
-    .aperture_write = stub_aperture_write,
-    .host_map = stub_host_map,
-    .host_unmap = stub_host_unmap,
-    .irq = stub_irq,
-    .wait = stub_wait,
-    .cycles = stub_cycles,
-    .power = stub_power,
-    .reset = stub_reset,
-};
-
-/* iCE40 board behind the serial bridge (docs/uart-bridge.md). */
-const struct gmc_backend_ops gmc_backend_uart = {
-    .name = "uart",
+/* Every backend this build does not have: pci (a PCIe board through
+ * libpciaccess) and uart (an iCE40 board behind the serial bridge,
+ * docs/uart-bridge.md) until their files land. */
+const struct gmc_backend_ops gmc_backend_unavailable = {
+    .name = "unavailable",
     .open = stub_open,
     .close = stub_close,
     .read32 = stub_read32,
@@ -154,9 +138,8 @@ const struct gmc_backend_ops *gmc_backend_for(const struct gmc_devspec *spec)
     case GMC_DEV_SIM:
         return &gmc_backend_sim;
     case GMC_DEV_PCI:
-        return &gmc_backend_pci;
     case GMC_DEV_UART:
-        return &gmc_backend_uart;
+        return &gmc_backend_unavailable;
     }
     return NULL;
 }

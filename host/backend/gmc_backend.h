@@ -51,11 +51,16 @@ struct gmc_backend_ops {
     /* Reset the controller (a TDR's adapter reset): registers to their
      * reset values, bus transactions in flight dropped, VRAM kept. */
     int (*reset)(void *ctx);
+    /* Optional (NULL: GMC_E_UNSUPPORTED): record the device's signals
+     * into a waveform file at `path` from cycle `start` to `end` (0: to
+     * the close), as gmc_device_trace() documents. */
+    int (*trace)(void *ctx, const char *path, uint64_t start, uint64_t end);
 };
 
 extern const struct gmc_backend_ops gmc_backend_sim;
-extern const struct gmc_backend_ops gmc_backend_pci;
-extern const struct gmc_backend_ops gmc_backend_uart;
+/* The table of a backend this build does not have (pci, uart): open
+ * answers GMC_E_BACKEND_UNAVAILABLE, and so does every other operation. */
+extern const struct gmc_backend_ops gmc_backend_unavailable;
 
 /* The table for a parsed device string. */
 const struct gmc_backend_ops *gmc_backend_for(const struct gmc_devspec *spec);

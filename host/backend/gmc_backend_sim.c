@@ -13,28 +13,13 @@
 #include "gmc_sim.h"
 #include "gmc_status.h"
 
+/* The host status of a model status (spec/sim_status.toml, "host"). */
 static int status_of(int sim_status)
 {
     switch (sim_status) {
-    case GMC_SIM_OK:
-        return GMC_OK;
-    case GMC_SIM_EINVAL:
-        return GMC_E_INVALID_ARG;
-    case GMC_SIM_ENOMEM:
-        return GMC_E_NO_MEMORY;
-    case GMC_SIM_ESLVERR:
-    case GMC_SIM_EDECERR:
-        return GMC_E_BUS;
-    case GMC_SIM_ETIMEOUT:
-        return GMC_E_TIMEOUT;
-    case GMC_SIM_EOVERLAP:
-        return GMC_E_IN_USE;
-    case GMC_SIM_ENOENT:
-        return GMC_E_NOT_FOUND;
-    case GMC_SIM_EIO:
-        return GMC_E_IO;
-    case GMC_SIM_EBUSY:
-        return GMC_E_BUSY;
+#define GMC_SIM_HOST_CASE(name, message, host) case name: return host;
+        GMC_SIM_STATUS_LIST(GMC_SIM_HOST_CASE)
+#undef GMC_SIM_HOST_CASE
     default:
         return GMC_E_INTERNAL;
     }
@@ -43,8 +28,10 @@ static int status_of(int sim_status)
 static int sim_open(const struct gmc_devspec *spec, void **ctx)
 {
     gmc_sim *sim = NULL;
+    struct gmc_sim_config cfg;
     *ctx = NULL;
-    int rc = status_of(gmc_sim_create(&spec->sim, &sim));
+    gmc_devspec_sim_get(spec, &cfg);
+    int rc = status_of(gmc_sim_create(&cfg, &sim));
     if (rc != GMC_OK)
         return rc;
     if (spec->trace[0] != '\0') {
@@ -142,6 +129,20 @@ static uint64_t sim_cycles(void *ctx)
     return gmc_sim_cycles(ctx);
 }
 
+static int sim_trace(void *ctx, const char *path, uint64_t start, uint64_t end)
+{
+    switch (gmc_sim_trace_open(ctx, path, start, end)) {
+    case GMC_SIM_OK:
+        return GMC_OK;
+    case GMC_SIM_EBUSY:
+        return GMC_E_BUSY;
+    case GMC_SIM_EIO:
+        return GMC_E_IO;
+    default:
+        return GMC_E_INVALID_ARG;
+    }
+}
+
 const struct gmc_backend_ops gmc_backend_sim = {
     .name = "sim",
     .open = sim_open,
@@ -157,4 +158,5 @@ const struct gmc_backend_ops gmc_backend_sim = {
     .cycles = sim_cycles,
     .power = sim_power,
     .reset = sim_reset,
+    .trace = sim_trace,
 };

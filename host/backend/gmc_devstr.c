@@ -145,7 +145,7 @@ static int parse_segment(struct tok v, struct gmc_sim_segment *seg, struct perr 
 }
 
 static int parse_option(struct tok opt, int *seen, size_t *where, struct gmc_devspec *spec,
-                        struct perr *e)
+                        struct gmc_sim_config *sim, struct perr *e)
 {
     int has_eq;
     struct tok val;
@@ -160,11 +160,11 @@ static int parse_option(struct tok opt, int *seen, size_t *where, struct gmc_dev
     switch (i) {
     case OPT_LATENCY:
         rc = number_max(val, 0, UINT32_MAX, &v, e);
-        spec->sim.host_latency = (uint32_t)v;
+        sim->host_latency = (uint32_t)v;
         break;
     case OPT_TIMEOUT:
         rc = number_max(val, 1, UINT32_MAX, &v, e);
-        spec->sim.bus_timeout = (uint32_t)v;
+        sim->bus_timeout = (uint32_t)v;
         break;
     case OPT_TRACE:
         if (val.n == 0 || val.n >= sizeof(spec->trace))
@@ -174,7 +174,7 @@ static int parse_option(struct tok opt, int *seen, size_t *where, struct gmc_dev
         break;
     case OPT_SEGS:
         rc = number_max(val, 0, GMC_SIM_MAX_SEGMENTS, &v, e);
-        spec->sim.seg_count = (uint32_t)v;
+        sim->seg_count = (uint32_t)v;
         break;
     case OPT_PBUF:
         /* paging buffer bytes: a multiple of 32 packets' worth, 64 .. 1 MiB */
@@ -188,7 +188,7 @@ static int parse_option(struct tok opt, int *seen, size_t *where, struct gmc_dev
         spec->tdr_cycles = v;
         break;
     default:
-        rc = parse_segment(val, &spec->sim.seg[i - OPT_SEG1], e);
+        rc = parse_segment(val, &sim->seg[i - OPT_SEG1], e);
         break;
     }
     return rc;
@@ -196,7 +196,7 @@ static int parse_option(struct tok opt, int *seen, size_t *where, struct gmc_dev
 
 /* segs=N and segK=... together describe straps 1..N, every one given. */
 static int check_straps(const int *seen, const size_t *where, size_t end,
-                        struct gmc_devspec *spec, struct perr *e)
+                        struct gmc_sim_config *sim, struct perr *e)
 {
     unsigned top = 0;
     for (unsigned k = 0; k < GMC_SIM_MAX_SEGMENTS; k++) {
@@ -205,15 +205,15 @@ static int check_straps(const int *seen, const size_t *where, size_t end,
     }
     if (!seen[OPT_SEGS] && top == 0u)
         return GMC_OK;
-    unsigned count = seen[OPT_SEGS] ? spec->sim.seg_count : top;
+    unsigned count = seen[OPT_SEGS] ? sim->seg_count : top;
     for (unsigned k = 0; k < GMC_SIM_MAX_SEGMENTS; k++) {
         if (k < count && !seen[OPT_SEG1 + k])
             return fail(e, GMC_E_DEVSTR_SEGMENT, seen[OPT_SEGS] ? where[OPT_SEGS] : end);
         if (k >= count && seen[OPT_SEG1 + k])
             return fail(e, GMC_E_DEVSTR_SEGMENT, where[OPT_SEG1 + k]);
     }
-    spec->sim.strap_segments = 1;
-    spec->sim.seg_count = count;
+    sim->strap_segments = 1;
+    sim->seg_count = count;
     return GMC_OK;
 }
 
@@ -221,19 +221,44 @@ static int parse_sim(struct tok args, int has_args, struct gmc_devspec *spec, st
 {
     int seen[OPT_COUNT] = { 0 };
     size_t where[OPT_COUNT] = { 0 };
+    struct gmc_sim_config sim;
     spec->kind = GMC_DEV_SIM;
-    gmc_sim_config_default(&spec->sim);
-    if (!has_args)
-        return GMC_OK;
-    int more = 1;
+    gmc_sim_config_default(&sim);
+    int more = has_args;
     struct tok rest = args;
     while (more) {
         struct tok opt = split(rest, ',', &rest, &more);
-        int rc = parse_option(opt, seen, where, spec, e);
+        int rc = parse_option(opt, seen, where, spec, &sim, e);
         if (rc != GMC_OK)
             return rc;
     }
-    return check_straps(seen, where, args.pos + args.n, spec, e);
+    int rc = has_args ? check_straps(seen, where, args.pos + args.n, &sim, e) : GMC_OK;
+    if (rc == GMC_OK)
+        memcpy(spec->sim, &sim, sizeof(sim));
+    return rc;
+}
+
+_Static_assert(sizeof(struct gmc_sim_config) <= GMC_DEVSPEC_SIM_BYTES,
+               "GMC_DEVSPEC_SIM_BYTES holds a struct gmc_sim_config");
+
+int gmc_devspec_sim_set(struct gmc_devspec *spec, const struct gmc_sim_config *cfg)
+{
+    struct gmc_sim_config sim;
+    memset(spec, 0, sizeof(*spec));
+    spec->kind = GMC_DEV_SIM;
+    if (cfg != NULL)
+        sim = *cfg;
+    else
+        gmc_sim_config_default(&sim);
+    if (sim.strap_segments && sim.seg_count > GMC_SIM_MAX_SEGMENTS)
+        return GMC_E_INVALID_ARG;
+    memcpy(spec->sim, &sim, sizeof(sim));
+    return GMC_OK;
+}
+
+void gmc_devspec_sim_get(const struct gmc_devspec *spec, struct gmc_sim_config *cfg)
+{
+    memcpy(cfg, spec->sim, sizeof(*cfg));
 }
 
 /* ------------------------------------------------------------------- pci */

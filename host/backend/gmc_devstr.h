@@ -13,9 +13,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "gmc_sim.h"
-
 #define GMC_DEVSTR_PATH_MAX 256u
+/* Room for a struct gmc_sim_config (gmc_devstr.c asserts it fits). */
+#define GMC_DEVSPEC_SIM_BYTES 256u
+
+struct gmc_sim_config;
 
 enum gmc_devkind {
     GMC_DEV_SIM = 1,
@@ -25,9 +27,11 @@ enum gmc_devkind {
 
 struct gmc_devspec {
     enum gmc_devkind kind;
-    /* sim: the model configuration (defaults plus options), and an FST
+    /* sim: the model configuration (a struct gmc_sim_config: defaults
+     * plus options), held as bytes so that nothing above the backends
+     * names the model (gmc_devspec_sim_get / _set copy it), and an FST
      * waveform path ("" = none) */
-    struct gmc_sim_config sim;
+    _Alignas(8) unsigned char sim[GMC_DEVSPEC_SIM_BYTES];
     char trace[GMC_DEVSTR_PATH_MAX];
     /* paging (every backend with a DMA engine; 0 = the library default) */
     uint32_t pbuf_bytes;  /* pbuf=N: fixed paging buffer size, bytes */
@@ -46,5 +50,14 @@ struct gmc_devspec {
  * byte offset of the problem (0 on success). On failure *spec is zeroed.
  */
 int gmc_devstr_parse(const char *str, struct gmc_devspec *spec, size_t *err_pos);
+
+/*
+ * A sim device spec from a model configuration (NULL: the defaults), as
+ * gmc_device_open_sim() takes it: *spec is zeroed first. GMC_OK, or
+ * GMC_E_INVALID_ARG when straps name more segments than the model has.
+ */
+int gmc_devspec_sim_set(struct gmc_devspec *spec, const struct gmc_sim_config *cfg);
+/* The model configuration of a sim spec, copied into *cfg. */
+void gmc_devspec_sim_get(const struct gmc_devspec *spec, struct gmc_sim_config *cfg);
 
 #endif /* GMC_DEVSTR_H */

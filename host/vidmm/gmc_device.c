@@ -25,7 +25,6 @@
 #include "gmc_kmd.h"
 #include "gmc_range.h"
 #include "gmc_rules.h"
-#include "gmc_sim.h"
 #include "gmc_status.h"
 #include "gmc_vidmm.h"
 
@@ -166,14 +165,9 @@ int gmc_device_open_sim(const struct gmc_sim_config *cfg, struct gmc_open_report
         return GMC_E_NULL_POINTER;
     *out = NULL;
     struct gmc_devspec spec;
-    memset(&spec, 0, sizeof(spec));
-    spec.kind = GMC_DEV_SIM;
-    if (cfg != NULL)
-        spec.sim = *cfg;
-    else
-        gmc_sim_config_default(&spec.sim);
-    if (spec.sim.strap_segments && spec.sim.seg_count > GMC_SIM_MAX_SEGMENTS)
-        return GMC_E_INVALID_ARG;
+    int rc = gmc_devspec_sim_set(&spec, cfg);
+    if (rc != GMC_OK)
+        return rc;
     return open_spec(&spec, report, out);
 }
 
@@ -183,11 +177,10 @@ void gmc_device_close(gmc_device *dev)
         teardown(dev);
 }
 
-gmc_sim *gmc_device_sim(const gmc_device *dev)
+const struct gmc_backend_ops *gmc_device_backend(const gmc_device *dev, void **ctx)
 {
-    if (dev == NULL || dev->kmd.be != &gmc_backend_sim)
-        return NULL;
-    return dev->kmd.be_ctx;
+    *ctx = dev != NULL ? dev->kmd.be_ctx : NULL;
+    return dev != NULL ? dev->kmd.be : NULL;
 }
 
 int gmc_device_query(const gmc_device *dev, struct gmc_device_info *out)
@@ -252,19 +245,9 @@ int gmc_device_trace(gmc_device *dev, const char *path, uint64_t start, uint64_t
         return GMC_E_NULL_POINTER;
     if (path[0] == '\0' || (end != 0u && end <= start))
         return GMC_E_INVALID_ARG;
-    gmc_sim *sim = gmc_device_sim(dev);
-    if (sim == NULL)
+    if (dev->kmd.be->trace == NULL)
         return GMC_E_UNSUPPORTED;
-    switch (gmc_sim_trace_open(sim, path, start, end)) {
-    case GMC_SIM_OK:
-        return GMC_OK;
-    case GMC_SIM_EBUSY:
-        return GMC_E_BUSY;
-    case GMC_SIM_EIO:
-        return GMC_E_IO;
-    default:
-        return GMC_E_INVALID_ARG;
-    }
+    return dev->kmd.be->trace(dev->kmd.be_ctx, path, start, end);
 }
 
 int gmc_device_stats(const gmc_device *dev, struct gmc_device_stats *out)

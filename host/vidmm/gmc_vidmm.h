@@ -25,7 +25,6 @@
 #include "gmc_paging.h"
 #include "gmc_place.h"
 #include "gmc_range.h"
-#include "gmc_sim.h"
 
 struct gmc_valloc;
 
@@ -142,8 +141,9 @@ struct gmc_deferred {
 int gmc_device_open_backend(const struct gmc_backend_ops *be, void *ctx,
                             struct gmc_open_report *report, gmc_device **out);
 
-/* The model behind a sim device, for test backdoors; NULL otherwise. */
-gmc_sim *gmc_device_sim(const gmc_device *dev);
+/* The device's backend table and context (*ctx), for test backdoors
+ * (tests/common/gmc_test.h, gmc_device_sim); NULL for a NULL device. */
+const struct gmc_backend_ops *gmc_device_backend(const gmc_device *dev, void **ctx);
 
 /* Destroy every client (gmc_vidmm.c). */
 void gmc_vidmm_close_clients(gmc_device *dev);

@@ -120,6 +120,16 @@ def test_spec_edits(d):
     with open(status, "w") as f:
         f.write(status_good)
 
+    sim_status = os.path.join(d, "spec", "sim_status.toml")
+    with open(sim_status) as f:
+        sim_good = f.read()
+    edit(sim_status, 'message = "a waveform is already open"', 'message = "a waveform is open"')
+    rc, err = run(d, "check")
+    case("a changed simulator message makes exactly sim/gmc_sim_status.h stale",
+         rc == 1 and stale_paths(err) == ["sim/gmc_sim_status.h"], f"{stale_paths(err)}")
+    with open(sim_status, "w") as f:
+        f.write(sim_good)
+
     rc, err = run(d, "check")
     case("restored spec is fresh again", rc == 0, err.strip())
 
@@ -153,6 +163,12 @@ def test_bad_specs(d):
         ("duplicate general status code", status, "code = -8", "code = -7", "used twice"),
         ("GMC_OK not zero", status, 'name = "GMC_OK"\ncode = 0', 'name = "GMC_OK"\ncode = 1', "GMC_OK"),
         ("TOML syntax error", status, 'name = "GMC_OK"', 'name = "GMC_OK', ""),
+        ("simulator status mapped to an unknown host status", os.path.join(d, "spec", "sim_status.toml"),
+         'host = "GMC_E_IN_USE"', 'host = "GMC_E_OVERLAP"', "not in spec/status.toml"),
+        ("duplicate simulator status code", os.path.join(d, "spec", "sim_status.toml"),
+         "code = -9", "code = -8", "used twice"),
+        ("positive simulator status code", os.path.join(d, "spec", "sim_status.toml"),
+         "code = -9", "code = 9", "negative"),
     ]
     for name, path, old, new, needle in bad:
         with open(path) as f:

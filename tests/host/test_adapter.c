@@ -19,6 +19,7 @@
 #include "gmc_devstr.h"
 #include "gmc_rules.h"
 #include "gmc_sim.h"
+#include "gmc_test.h"
 #include "gmc_vidmm.h"
 #include "rules_cases.h"
 

@@ -50,9 +50,7 @@ static struct fx *fx_new(const struct gmc_paging_config *cfg)
     struct fx *f = calloc(1, sizeof *f);
     assert_non_null(f);
     struct gmc_devspec spec;
-    memset(&spec, 0, sizeof spec);
-    spec.kind = GMC_DEV_SIM;
-    gmc_sim_config_default(&spec.sim);
+    assert_int_equal(gmc_devspec_sim_set(&spec, NULL), GMC_OK);
     void *ctx = NULL;
     assert_int_equal(gmc_backend_sim.open(&spec, &ctx), GMC_OK);
     gmc_kmd_start(&f->kmd, &gmc_backend_sim, ctx);
@@ -255,9 +253,10 @@ static void test_backend_wait(void **state)
     assert_int_equal(ran, 0);
     idle(f);
     assert_int_equal(gmc_sim_irq(f->sim), 0);
-    /* pci and uart are never opened; their table entries are still safe. */
-    const struct gmc_backend_ops *stubs[] = {&gmc_backend_pci, &gmc_backend_uart};
-    for (unsigned i = 0; i < 2; i++) {
+    /* The table of a backend this build lacks is never opened; its entries
+     * are still safe. */
+    const struct gmc_backend_ops *stubs[] = {&gmc_backend_unavailable};
+    for (unsigned i = 0; i < 1; i++) {
         ran = 5;
         assert_int_equal(stubs[i]->wait(NULL, 10, 1, &ran), GMC_E_BACKEND_UNAVAILABLE);
         assert_int_equal(ran, 0);

@@ -116,12 +116,20 @@ def main():
     expect_refused("the library includes a test header", "host/kmd/gmc_kmd.c", '#include "gmc_test.h"',
                    "a test header")
     expect_refused("a bench includes the driver", "bench/bench_sim.c", '#include "gmc_paging.h"', "layer kmd")
+    expect_refused("the memory manager names the simulator", "host/vidmm/gmc_device.c",
+                   '#include "gmc_sim.h"', "layer sim")
+    expect_refused("the driver names the simulator", "host/kmd/gmc_paging.c", '#include "gmc_sim.h"',
+                   "layer sim")
     test_circle()
     _, out, _ = run("flags", "cli")
     case("the CLI compiles with include/ and cli/ only", out.split() == ["-Iinclude", "-Icli"], out)
     _, out, _ = run("flags", "kmd")
     case("the driver's paths hold no host/vidmm or tests", "-Ihost/vidmm" not in out.split()
          and not any(f.startswith("-Itests") for f in out.split()), out)
+    for layer in ("kmd", "vidmm"):
+        _, out, _ = run("flags", layer)
+        case(f"{layer} compiles without sim/ on its include path", "-Isim" not in out.split()
+             and "-Ihost/backend" in out.split(), out)
     rc, _, err = run("flags", "nosuchlayer")
     case("unknown layer prints usage and exits 2", rc == 2 and "flags LAYER" in err)
     test_compile_enforced()
