@@ -230,7 +230,8 @@ $(foreach v,$(VARIANTS),$(eval $(call VARIANT_RULES,$(v))))
 # intermediates, after the test summary).
 .SECONDARY: $(foreach v,$(VARIANTS),$(patsubst tests/common/%.c,$(BUILD)/$(v)/obj/common/%.o,$(COMMON_SRC)))
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+# (build/fresh holds tools/fresh_machine.sh's chroot: not ours.)
+-include $(shell find $(BUILD) -path $(BUILD)/fresh -prune -o -name '*.d' -type f -print 2>/dev/null)
 
 # --------------------------------------------------------------- programs
 
