@@ -161,12 +161,18 @@ int tr_status_from_name(const char *name, int *status)
 
 #define MAX_TOKENS 64
 #define MAX_DEPTH 8
+/* The work expansion may do, in units: each line visited costs one unit
+ * per started 64 bytes of its text, each loop iteration one unit. This
+ * bounds the expansion itself (loops that create nothing included), not
+ * only the operations it creates (TR_MAX_STEPS). */
+#define MAX_WORK (8ull * TR_MAX_STEPS)
 
 struct line {
     unsigned no;
     unsigned ntok;
     char *tok[MAX_TOKENS];
     unsigned match; /* repeat/submit: index of the matching end */
+    unsigned cost;  /* expansion work units of one visit (see MAX_WORK) */
 };
 
 struct var {
@@ -203,6 +209,7 @@ struct parser {
     int frame;
     int in_frames;
     unsigned cur_line;
+    uint64_t work; /* expansion work units spent (MAX_WORK) */
 };
 
 static int perr(struct parser *p, unsigned line, const char *fmt, ...)
@@ -278,6 +285,7 @@ static int split(struct parser *p, char *text)
             int at_end = (*c == '\0' || *c == '#');
             *w = '\0'; /* w <= c: a '#' at c is overwritten only when w == c, after at_end */
             ln.tok[ln.ntok++] = start;
+            ln.cost += 1u + (unsigned)((size_t)(w - start) / 64u);
             if (at_end)
                 break;
             c++;
@@ -371,7 +379,7 @@ static void positional(const char *w, unsigned *min, unsigned *max)
 static int key_ok(const char *keys, const char *tok, size_t klen)
 {
     char buf[64];
-    if (klen + 3 > sizeof(buf))
+    if (klen + 4 > sizeof(buf)) /* ' ', key, '=', ' ', NUL */
         return 0;
     buf[0] = ' ';
     memcpy(buf + 1, tok, klen + 1); /* includes '=' */
@@ -479,6 +487,10 @@ static int structure(struct parser *p)
                 }
             } else if (!bare_ok(d->bare, tk)) {
                 return perr(p, ln->no, "%s: unexpected word '%s'", w, tk);
+            } else {
+                for (unsigned j = k + 1; j < ln->ntok; j++)
+                    if (strcmp(ln->tok[j], tk) == 0)
+                        return perr(p, ln->no, "%s: '%s' given twice", w, tk);
             }
         }
         if (d->block == B_REPEAT || d->block == B_SUBMIT) {
@@ -553,7 +565,12 @@ static int64_t ex_atom(struct expr *e)
     }
     if (*e->s == '-') {
         e->s++;
-        return -ex_atom(e);
+        int64_t v = ex_atom(e);
+        if (e->failed)
+            return 0;
+        if (v == INT64_MIN)
+            return ex_fail(e, "expression: overflow%s", "");
+        return -v;
     }
     if (isdigit((unsigned char)*e->s)) {
         char *end;
@@ -881,6 +898,8 @@ static int get_args(struct parser *p, const struct line *ln, const struct opdef 
             size_t kl = (size_t)(eq - ln->tok[k]);
             if (kl >= sizeof(a->key[0]))
                 return perr(p, ln->no, "key too long");
+            if (a->nkv == sizeof(a->key) / sizeof(a->key[0]))
+                return perr(p, ln->no, "%s: too many keys", d->word);
             memcpy(a->key[a->nkv], ln->tok[k], kl);
             a->key[a->nkv][kl] = '\0';
             /* substitute the value part only */
@@ -893,6 +912,10 @@ static int get_args(struct parser *p, const struct line *ln, const struct opdef 
             strcpy(a->val[a->nkv], buf);
             a->nkv++;
         } else if (bare_ok(d->bare, ln->tok[k])) {
+            /* structure() refused a bare word given twice; every opdef has
+             * fewer distinct bare words than a->bare holds */
+            if (a->nbare == sizeof(a->bare) / sizeof(a->bare[0]))
+                return perr(p, ln->no, "%s: too many words", d->word);
             snprintf(a->bare[a->nbare++], sizeof(a->bare[0]), "%s", ln->tok[k]);
         } else {
             if (subst(p, ln->no, ln->tok[k], buf, sizeof(buf)) != 0)
@@ -1546,11 +1569,26 @@ static int do_line(struct parser *p, unsigned li)
     }
 }
 
+static int spend(struct parser *p, unsigned line, uint64_t units)
+{
+    p->work += units;
+    if (p->work > MAX_WORK)
+        return perr(p, line, "the trace's expansion takes more than %llu steps (lines visited and loop "
+                             "iterations, empty loops included)", (unsigned long long)MAX_WORK);
+    return 0;
+}
+
 static int expand(struct parser *p, unsigned lo, unsigned hi)
 {
     for (unsigned i = lo; i < hi; i++) {
         const struct line *ln = &p->lines[i];
         const struct opdef *d = find_op(ln->tok[0]);
+        uint64_t cost = ln->cost;
+        if (d->block == B_SUBMIT) /* its items are expanded with it */
+            for (unsigned j = i + 1; j < ln->match; j++)
+                cost += p->lines[j].cost;
+        if (spend(p, ln->no, cost) != 0)
+            return -1;
         if (d->block == B_SUBMIT) {
             if (do_line(p, i) != 0)
                 return -1;
@@ -1586,6 +1624,8 @@ static int expand(struct parser *p, unsigned lo, unsigned hi)
         if (marks)
             p->in_frames = 1;
         for (uint64_t it = 0; it < n; it++) {
+            if (spend(p, ln->no, 1) != 0)
+                return -1;
             if (var)
                 p->vars[p->nvars - 1].value = (int64_t)it;
             if (marks)
