@@ -1351,6 +1351,12 @@ static int do_submit(struct parser *p, unsigned li)
                            &sz2) != 0)
                 return -1;
             g->size = kv(&ia, "size") ? sz1 : (sz1 < sz2 ? sz1 : sz2);
+            if (ents[0] == ents[1] && checked(o) && g->src_offset < g->dst_offset + g->size &&
+                g->dst_offset < g->src_offset + g->size)
+                return perr(p, it->no,
+                            "copy: the source and destination ranges of '%s' overlap (the engine copies "
+                            "forward in bursts; an overlapping copy is refused with OVERLAP)",
+                            src->name);
             int si = add_ref(o, ents[0], 0), di = add_ref(o, ents[1], 1);
             if (si < 0 || di < 0)
                 return perr(p, it->no, "submit: more than %d allocations", TR_MAX_REFS);

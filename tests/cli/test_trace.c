@@ -465,6 +465,28 @@ static void test_expression_overflow(void **state)
     trace_free(t);
 }
 
+/* A copy inside one allocation whose ranges share bytes is refused (the
+ * library says GMC_E_OVERLAP; docs/dma.md), unless a failure is expected. */
+static void test_overlapping_copy(void **state)
+{
+    (void)state;
+    const char *why = "overlap (the engine copies forward in bursts; an overlapping copy is refused with OVERLAP)";
+    char msg[300];
+    snprintf(msg, sizeof(msg), "t.trace:4: copy: the source and destination ranges of 'a' %s", why);
+    bad("alloc a size=64K\nresident a\nsubmit\n copy a a src-offset=0 dst-offset=4K size=32K\nend\n", msg);
+    bad("alloc a size=64K\nresident a\nsubmit\n copy a a src-offset=4K dst-offset=0 size=32K\nend\n", msg);
+    bad("alloc a size=64K\nresident a\nsubmit\n copy a a\nend\n", msg);
+    bad("alloc a size=64K\nresident a\nsubmit\n copy a a src-offset=100 dst-offset=131 size=32\nend\n", msg);
+    struct trace *t = ok("alloc a size=64K\nresident a\nsubmit\n copy a a dst-offset=32K size=32K\nend\n"
+                         "submit expect=OVERLAP\n copy a a dst-offset=4K size=32K\nend\n");
+    assert_int_equal(t->ops[3].kind, TR_SUBMIT);
+    assert_int_equal(t->ops[3].ops[0].dst_offset, 32768);
+    assert_int_equal(t->ops[4].kind, TR_SUBMIT);
+    assert_int_equal(t->ops[4].has_expect, 1);
+    assert_int_equal(t->ops[4].expect, GMC_E_OVERLAP);
+    trace_free(t);
+}
+
 /* Expansion work is bounded, not only the operations it creates. */
 static void test_expansion_budget(void **state)
 {
@@ -508,6 +530,7 @@ int main(void)
         cmocka_unit_test(test_bad_state),        cmocka_unit_test(test_file_errors),
         cmocka_unit_test(test_bare_word_twice),  cmocka_unit_test(test_long_keys),
         cmocka_unit_test(test_expression_overflow), cmocka_unit_test(test_expansion_budget),
+        cmocka_unit_test(test_overlapping_copy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
