@@ -274,10 +274,12 @@ $(BUILD)/fuzz/bin/%: $(BUILD)/fuzz/obj/tests/fuzz/%.o $(FUZZ_OBJ) $(BUILD)/rel/l
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer $< $(FUZZ_OBJ) -o $@ $(BUILD)/rel/lib/libgmc_sim.a $(SIM_LIBS)
 
-.PHONY: fuzz fuzz-build
-fuzz-build: $(FUZZ_NAMES:%=$(BUILD)/fuzz/bin/%)
+.PHONY: fuzz fuzz-build deps-fuzz
+deps-fuzz:
+	@tools/deps.sh fuzz
+fuzz-build: deps-fuzz $(FUZZ_NAMES:%=$(BUILD)/fuzz/bin/%)
 
-fuzz: deps-test fuzz-build
+fuzz: fuzz-build
 	@for h in $(FUZZ_NAMES); do \
 	  mkdir -p $(BUILD)/fuzz/corpus/$$h $(BUILD)/fuzz/crashes/$$h; \
 	  echo "fuzz: $$h for $(FUZZ_SECONDS) s"; \
