@@ -263,7 +263,7 @@ FUZZ_NAMES   := $(patsubst tests/fuzz/%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.
 # The library, the parser and the DMA reference model, built with clang and
 # coverage instrumentation; the Verilated model is the rel one (gcc, not
 # instrumented: it is C++ behind a C API and linked as it is).
-FUZZ_SRC     := $(HOST_SRC) cli/trace.c tests/common/gmc_dma_ref.c tests/common/gmc_dma_pkt.c
+FUZZ_SRC     := $(HOST_SRC) cli/trace.c tests/common/gmc_dma_ref.c tests/common/gmc_dma_pkt.c tests/common/gmc_dma_gen.c
 FUZZ_OBJ     := $(FUZZ_SRC:%.c=$(BUILD)/fuzz/obj/%.o)
 
 $(BUILD)/fuzz/obj/%.o: %.c
@@ -291,7 +291,7 @@ fuzz: fuzz-build
 
 define FUZZ_REPLAY_RULES
 $(BUILD)/$(1)/tests/fuzz/%: tests/fuzz/%.c tests/fuzz/replay.c tests/fuzz/fuzz.h \
-                            $(BUILD)/$(1)/obj/common/gmc_dma_ref.o $(BUILD)/$(1)/obj/common/gmc_dma_pkt.o \
+                            $(BUILD)/$(1)/obj/common/gmc_dma_ref.o $(BUILD)/$(1)/obj/common/gmc_dma_pkt.o $(BUILD)/$(1)/obj/common/gmc_dma_gen.o \
                             $(BUILD)/$(1)/obj/cli/trace.o $(BUILD)/$(1)/lib/libgmc.a $(BUILD)/$(1)/lib/libgmc_sim.a
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS_C) -Icli -Itests/fuzz $(OPT_$(1)) -DFUZZ_NAME='"$$*"' $$< tests/fuzz/replay.c \
@@ -340,6 +340,16 @@ test: deps-test check-gen lint $(BUILD)/xcheck/ok $(TEST_BINS_rel) $(TEST_BINS_a
 	@BUILD=$(BUILD) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  tools/run_tests.sh $(SCRIPT_TESTS) $(TEST_BINS_rel) $(TEST_BINS_asan) $(SIM_TEST_BINS_rel) $(SIM_TEST_BINS_asan) \
 	  $(CLI_TEST_BINS_rel) $(CLI_TEST_BINS_asan) $(FUZZ_REPLAY_BINS_rel) $(FUZZ_REPLAY_BINS_asan)
+
+# ------------------------------------------------------------------- soak
+# 10^6 seeded random DMA packets against the reference model, with random
+# doorbells, resets and host-memory errors (tests/rtl/test_dma_soak.c; make
+# test runs 10^4 of them). SOAK_PACKETS and SOAK_SEED override.
+SOAK_PACKETS ?= 1000000
+SOAK_SEED    ?= 18
+.PHONY: soak
+soak: deps-test $(BUILD)/rel/tests/rtl/test_dma_soak
+	GMC_SOAK_PACKETS=$(SOAK_PACKETS) GMC_SOAK_SEED=$(SOAK_SEED) $(BUILD)/rel/tests/rtl/test_dma_soak
 
 # ------------------------------------------------------------------ bench
 

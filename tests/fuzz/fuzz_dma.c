@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "fuzz.h"
+#include "gmc_dma_gen.h"
 #include "gmc_dma_pkt.h"
 #include "gmc_dma_ref.h"
 #include "gmc_regs.h"
@@ -47,6 +48,7 @@ struct fx {
     struct gmc_dma_ref ref;
     uint64_t meta, data; /* bus addresses */
     uint8_t *vbuf;
+    struct gmc_dma_gen_env gen;
 };
 
 static uint32_t rd(gmc_sim *s, uint32_t off)
@@ -66,102 +68,6 @@ static uint64_t rd64(gmc_sim *s, uint32_t lo)
 static void wr(gmc_sim *s, uint32_t off, uint32_t v)
 {
     FUZZ_CHECK(gmc_sim_reg_write(s, off, v) == GMC_SIM_OK, "register write 0x%x", off);
-}
-
-static uint64_t vram_addr(struct fuzz_in *in, uint32_t len)
-{
-    uint32_t base = (fz_u8(in) & 1u) ? VWIN1 : VWIN0;
-    uint32_t off = fz_below(in, 65536);
-    (void)len;
-    return base + off;
-}
-
-static struct gmc_side pick_side(struct fx *f, struct fuzz_in *in, uint32_t len)
-{
-    switch (fz_below(in, 3)) {
-    case 0:
-        return gmc_side_gpu(vram_addr(in, len));
-    case 1:
-        return gmc_side_gpu(APB + fz_below(in, AP_PAGES * PAGE));
-    default: {
-        struct gmc_side sd = { 1, f->meta, fz_below(in, DATA_PAGES), fz_below(in, PAGE) };
-        return sd;
-    }
-    }
-}
-
-static struct gmc_pkt decode(struct fx *f, struct fuzz_in *in)
-{
-    uint8_t k = fz_u8(in);
-    uint32_t len = fz_u8(in) < 200 ? 1u + fz_below(in, 256) : 1u + fz_below(in, 8192);
-    switch (k % 16u) {
-    case 0:
-        return gmc_pkt_nop();
-    case 1:
-    case 2:
-    case 3:
-    case 4: {
-        struct gmc_side a = pick_side(f, in, len), b = pick_side(f, in, len);
-        return gmc_pkt_transfer(a, b, len);
-    }
-    case 5:
-        return gmc_pkt_fill((uint32_t)vram_addr(in, len), len, (uint32_t)fz_uint(in, 4));
-    case 6:
-        return gmc_pkt_discard((uint32_t)vram_addr(in, len), len, fz_u8(in) & 1u);
-    case 7:
-    case 8: {
-        unsigned size = 1u + fz_below(in, 8);
-        uint64_t at;
-        int gpu = 1;
-        switch (fz_below(in, 3)) {
-        case 0:
-            at = vram_addr(in, size);
-            break;
-        case 1:
-            at = APB + fz_below(in, AP_PAGES * PAGE);
-            break;
-        default:
-            at = f->data + fz_below(in, DATA_PAGES * PAGE - 8);
-            gpu = 0;
-        }
-        if ((k % 16u) == 7)
-            return gmc_pkt_read_physical(at, gpu, size);
-        return gmc_pkt_write_physical(at, gpu, size, fz_uint(in, 8));
-    }
-    case 9: {
-        uint32_t pg = fz_below(in, AP_PAGES), n = 1u + fz_below(in, 4);
-        uint8_t fl = fz_u8(in);
-        return gmc_pkt_map_aperture(APB + pg * PAGE, n, f->meta, fz_below(in, DATA_PAGES), fl & 1u, !(fl & 2u),
-                                    !(fl & 4u));
-    }
-    case 10:
-        return gmc_pkt_unmap_aperture(APB + fz_below(in, AP_PAGES) * PAGE, 1u + fz_below(in, 3));
-    case 11:
-        return gmc_pkt_flush_tlb();
-    case 12: {
-        uint8_t fl = fz_u8(in);
-        return gmc_pkt_fence(fz_uint(in, 8), f->data + 8u * fz_below(in, DATA_PAGES * PAGE / 8u), fl & 1u,
-                             (fl >> 1) & 1u);
-    }
-    case 13: { /* anything */
-        struct gmc_pkt p;
-        for (unsigned i = 0; i < 4; i++)
-            p.w[i] = fz_uint(in, 8);
-        return p;
-    }
-    case 14: { /* a GPU address anywhere */
-        struct gmc_side a = gmc_side_gpu(fz_uint(in, 4)), b = gmc_side_gpu(vram_addr(in, len));
-        return (fz_u8(in) & 1u) ? gmc_pkt_transfer(a, b, len) : gmc_pkt_transfer(b, a, len);
-    }
-    default: { /* a valid packet with one bit flipped */
-        struct fuzz_in sub = *in;
-        struct gmc_pkt p = gmc_pkt_transfer(pick_side(f, &sub, len), pick_side(f, &sub, len), len);
-        *in = sub;
-        unsigned bit = fz_below(in, 256);
-        p.w[bit / 64u] ^= 1ull << (bit % 64u);
-        return p;
-    }
-    }
 }
 
 static void setup(struct fx *f, struct fuzz_in *in)
@@ -204,6 +110,7 @@ static void setup(struct fx *f, struct fuzz_in *in)
     wr(f->s, GMC_REG_DUMMY_PAGE_LO, (uint32_t)dummy & GMC_DUMMY_PAGE_LO_ADDR_MASK);
     wr(f->s, GMC_REG_DUMMY_PAGE_HI, (uint32_t)(dummy >> 32));
     f->ref.dummy_page = dummy;
+    f->gen = (struct gmc_dma_gen_env){ f->meta, f->data, DATA_PAGES, AP_PAGES, APB, { VWIN0, VWIN1 } };
     f->vbuf = malloc(f->ref.vram_bytes);
     FUZZ_CHECK(f->vbuf != NULL, "memory");
 }
@@ -314,8 +221,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_CHECK(!ended && f.ref.nfaults == 0, "the set-up packets faulted");
     struct gmc_pkt p[MAXPKT];
     unsigned n = 0;
-    while (in.n > 0 && n < MAXPKT)
-        p[n++] = decode(&f, &in);
+    struct gmc_dma_gen_in g = { in.p, in.n };
+    while (g.n > 0 && n < MAXPKT)
+        p[n++] = gmc_dma_gen_packet(&f.gen, &g);
     if (n > 0 && !run(&f, p, n))
         compare(&f);
     char msg[256] = "";
