@@ -205,6 +205,14 @@ module gmc_dma_formal (
         if (awvalid) assert(awid[1:0] == 2'd3);
         if (arvalid) assert(arid[1:0] != 2'd3);
     end
+    // Reachability (yosys-smtbmc -c): how deep a write burst and its
+    // response first appear, so a BMC depth can be judged.
+    always @(*) if (f_past_valid && !rst) begin
+        cover(arvalid && arready);
+        cover(awvalid && awready);
+        cover(wvalid && wready && wlast);
+        cover(bvalid);
+    end
 endmodule
 
 `resetall
