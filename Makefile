@@ -81,7 +81,7 @@ all: $(BUILD)/rel/lib/libgmc_sim.a $(BUILD)/rel/lib/libgmc_sim.so $(BUILD)/rel/b
 # tests this on a PATH where the tools appear only once deps.sh has run.
 DEPS_BENCH_GOALS := bench firmware firmware-% flash test-fw test-fw-gate
 ifneq ($(filter-out clean,$(or $(MAKECMDGOALS),all)),)
-DEPS_SET := $(if $(filter $(DEPS_BENCH_GOALS),$(MAKECMDGOALS)),bench,test)
+DEPS_SET := $(if $(filter $(DEPS_BENCH_GOALS),$(MAKECMDGOALS)),bench,$(if $(filter fuzz fuzz-build,$(MAKECMDGOALS)),fuzz,test))
 include $(BUILD)/deps/$(DEPS_SET).mk
 endif
 $(BUILD)/deps/%.mk: tools/deps.sh
