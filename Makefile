@@ -298,6 +298,8 @@ $(BUILD)/xcheck/ok: spec/gmc.toml tools/gen_spec.py include/gmc_regs.h rtl/gmc_r
 SCRIPT_TESTS = $(GEN_TESTS) tests/build/test_fresh_make.sh tests/install/test_install.sh tests/formal/test_formal.sh $(BUILD)/fw/tb/tb_fw_bridge.vvp
 # The CLI script tests run $(BUILD)/rel/bin/gmc and $(BUILD)/asan/bin/gmc.
 SCRIPT_TESTS += $(CLI_SCRIPT_TESTS)
+# The eviction benchmark's offline optimum (bench/evict_opt.py, Debian's python3-scipy).
+SCRIPT_TESTS += tests/bench/test_evict_opt.py
 
 test: deps-test check-gen lint $(BUILD)/xcheck/ok $(TEST_BINS_rel) $(TEST_BINS_asan) $(SIM_TEST_BINS_rel) $(SIM_TEST_BINS_asan) \
       $(CLI_TEST_BINS_rel) $(CLI_TEST_BINS_asan) $(BUILD)/rel/bin/gmc $(BUILD)/asan/bin/gmc \

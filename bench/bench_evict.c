@@ -1044,6 +1044,81 @@ static uint64_t belady_bound(const struct trace *t, uint64_t base, uint64_t cap)
     return best;
 }
 
+
+/* Write the trace in the bench subset of the gmc trace format
+ * (docs/trace-format.md, docs/eviction-bench.md): what run_library() does,
+ * step by step, so that `gmc run` repeats the library's run and
+ * bench/evict_opt.py computes the optimum from the same file. */
+static const char *prio_name(uint32_t p)
+{
+    switch (p) {
+    case GMC_PRIORITY_MINIMUM: return "minimum";
+    case GMC_PRIORITY_LOW: return "low";
+    case GMC_PRIORITY_NORMAL: return "normal";
+    case GMC_PRIORITY_HIGH: return "high";
+    default: return "maximum";
+    }
+}
+
+static void dump_trace(const struct trace *t, const char *dir, uint64_t seg_base, uint64_t seg_size)
+{
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/%s.trace", dir, t->name);
+    FILE *f = fopen(path, "w");
+    if (f == NULL)
+        die(path, 0);
+    fprintf(f, "# %s: the in-sample trace of bench/bench_evict.c (gen_%s), written by bench-evict --dump.\n",
+            t->name, t->name);
+    fprintf(f, "# Every allocation lives in segment %u, strapped to %llu KiB. Format: docs/eviction-bench.md.\n",
+            SEG_ID, (unsigned long long)(seg_size / KiB));
+    fprintf(f, "device sim:segs=3,seg1=0/0x200000/0x84,seg2=0x%llx/0x%llx/0x88/0/4,seg3=0x80000000/0x1000000/0x191\n",
+            (unsigned long long)seg_base, (unsigned long long)seg_size);
+    fprintf(f, "client app\n");
+    uint8_t *made = calloc(t->na, 1);
+    if (made == NULL)
+        die("out of memory", 0);
+    for (uint32_t k = 0; k < t->ns; k++) {
+        const struct t_step *st = &t->s[k];
+        const struct t_ref *r = &t->r[st->ref0];
+        fprintf(f, "# step %u\n", k);
+        for (uint32_t i = 0; i < st->nref; i++)
+            if (!made[r[i].id]) {
+                made[r[i].id] = 1;
+                fprintf(f, "alloc a%u size=%lluK segments=%u priority=%s\n", r[i].id,
+                        (unsigned long long)(t->a[r[i].id].size / KiB), SEG_ID, prio_name(t->a[r[i].id].prio));
+            }
+        fprintf(f, "resident");
+        for (uint32_t i = 0; i < st->nref; i++)
+            fprintf(f, " a%u", r[i].id);
+        fprintf(f, "\nsubmit\n");
+        /* References in the step's order (the library's use order), then
+         * the copy, as run_library() builds the submission. */
+        uint32_t reader = UINT32_MAX, writer = UINT32_MAX;
+        for (uint32_t i = 0; i < st->nref; i++) {
+            if (r[i].write) {
+                fprintf(f, "  fill a%u size=4K pattern=0x%x\n", r[i].id, k);
+                if (writer == UINT32_MAX)
+                    writer = r[i].id;
+            } else {
+                fprintf(f, "  use a%u\n", r[i].id);
+                if (reader == UINT32_MAX)
+                    reader = r[i].id;
+            }
+        }
+        if (reader != UINT32_MAX && writer != UINT32_MAX)
+            fprintf(f, "  copy a%u a%u size=4K\n", reader, writer);
+        fprintf(f, "end\nwait\nevict");
+        for (uint32_t i = 0; i < st->nref; i++)
+            fprintf(f, " a%u", r[i].id);
+        fprintf(f, "\n");
+        for (uint32_t i = 0; i < st->ndel; i++)
+            fprintf(f, "destroy a%u\n", t->del[st->del0 + i]);
+    }
+    free(made);
+    if (fclose(f) != 0)
+        die(path, 0);
+}
+
 #define NCAND 9
 static const char *const cand_name[NCAND] = {
     "priority, then LRU, evict until a hole opens",
@@ -1057,8 +1132,14 @@ static const char *const cand_name[NCAND] = {
     "Belady ranking with the eviction scan (for reference)",
 };
 
-int main(void)
+int main(int argc, char **argv)
 {
+    /* --dump DIR: also write the three traces as gmc trace files. */
+    const char *dump_dir = argc == 3 && !strcmp(argv[1], "--dump") ? argv[2] : NULL;
+    if (argc != 1 && dump_dir == NULL) {
+        fprintf(stderr, "usage: bench-evict [--dump DIR]\n");
+        return 2;
+    }
     double cand_ratio[NCAND][3];
     static struct trace tr[3];
     gen_loop(&tr[0]);
@@ -1077,6 +1158,8 @@ int main(void)
         t_finish(t);
         uint64_t base = 0, cap = 0;
         struct lib_res lib = run_library(t, &base, &cap);
+        if (dump_dir != NULL)
+            dump_trace(t, dump_dir, base, cap);
         struct model_res rep = run_model(t, POL_REPLICA, 2, base, cap);
         struct model_res lru = run_model(t, POL_LRU, 2, base, cap);
         struct model_res belc = run_model(t, POL_BELADY, 1, base, cap);
