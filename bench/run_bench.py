@@ -4,8 +4,11 @@ object of name -> number. Ratios compare against baselines measured in the
 same run. Usage: run_bench.py BUILD_DIR [NEXTPNR_REPORT.json ...]"""
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from statistics import median
 
@@ -35,6 +38,74 @@ def icarus_rate(vvp):
     return (c2 - c1) / (t2 - t1), c2 - c1
 
 
+# Debian's python3 carries python3-scipy (tools/deps.sh); the interpreter
+# running this script may be another one.
+SCIPY_PYTHON = os.environ.get("GMC_SCIPY_PYTHON", "/usr/bin/python3")
+TRACES = os.path.join(ROOT, "bench", "traces")
+INSAMPLE = ("loop", "stream", "mixed")
+
+
+def eviction_vs_optimum(build, insample, res):
+    """The library's bytes paged (gmc run) on the in-sample traces and on the
+    out-of-sample families, over the exact optimum (docs/eviction-bench.md)."""
+    out = {}
+    # The checked-in copies of bench-evict's traces and the generated families
+    # must be what the generators write now.
+    for t in INSAMPLE:
+        with open(os.path.join(insample, t + ".trace")) as a, open(os.path.join(TRACES, "insample", t + ".trace")) as b:
+            if a.read() != b.read():
+                raise RuntimeError(f"bench/traces/insample/{t}.trace is stale: bench-evict --dump bench/traces/insample")
+    subprocess.run([sys.executable, os.path.join(ROOT, "bench", "gen_traces.py"), "--check"], check=True)
+    fams = sorted(d for d in os.listdir(TRACES) if d != "insample")
+    args = [f"{t}={os.path.join(TRACES, 'insample', t + '.trace')}" for t in INSAMPLE]
+    for fam in fams:
+        d = os.path.join(TRACES, fam)
+        args += [f"fam_{fam}={os.path.join(d, f)}" for f in sorted(os.listdir(d)) if f.endswith(".trace")]
+    ev = run_json([SCIPY_PYTHON, os.path.join(ROOT, "bench", "evict_eval.py"), os.path.join(build, "rel/bin/gmc"),
+                   os.path.join(build, "bench", "evict_rows.json"), *args])
+    out.update(ev)
+    # gmc run must page exactly what bench-evict's own run of the library paged.
+    out["evict_trace_run_match"] = int(all(ev[f"evict_{t}_policy_bytes"] == res[f"evict_{t}_policy_bytes"]
+                                           for t in INSAMPLE))
+    r = [ev[f"evict_{t}_vs_opt"] for t in INSAMPLE]
+    out["evict_vs_opt"] = round(sum(r) / len(r), 3)
+    out["evict_vs_opt_worst"] = round(max(r), 3)
+    pol = sum(ev[f"evict_{t}_policy_bytes"] for t in INSAMPLE)
+    out["evict_vs_opt_bytes_weighted"] = round(pol / sum(ev[f"evict_{t}_opt_bytes"] for t in INSAMPLE), 3)
+    out["evict_oos_vs_opt_mean"] = round(sum(ev[f"evict_fam_{f}_vs_opt_mean"] for f in fams) / len(fams), 3)
+    out["evict_oos_vs_opt_worst"] = max(ev[f"evict_fam_{f}_vs_opt_worst"] for f in fams)
+    return out
+
+
+def callgrind_collected(cmd, fn):
+    """Instructions executed inside fn (callgrind --toggle-collect), or None
+    without valgrind (tools/deps.sh bench installs it)."""
+    if shutil.which("valgrind") is None:
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        p = subprocess.run(["valgrind", "--tool=callgrind", f"--toggle-collect={fn}", "--collect-atstart=no",
+                            f"--callgrind-out-file={os.path.join(tmp, 'cg.out')}", *cmd],
+                           check=True, capture_output=True, text=True)
+    m = re.search(r"Collected : (\d+)", p.stderr)
+    if not m:
+        raise RuntimeError(f"callgrind: no count in {p.stderr[-500:]!r}")
+    return int(m.group(1))
+
+
+def alloc_instructions(build):
+    """Instructions per free+allocate pair (bench/bench_alloc.c --count),
+    counted by callgrind: independent of the machine's load."""
+    out = {}
+    pairs = 20000
+    for live, name in ((1000, "1k"), (10000, "10k"), (100000, "100k")):
+        for kind in ("low", "best", "bestfit"):
+            n = callgrind_collected([os.path.join(build, "rel/bin/bench-alloc"), "--count", kind, str(live),
+                                     str(pairs)], "measured_pairs")
+            if n is not None:
+                out[f"alloc_insn_per_pair_{kind}_{name}"] = round(n / pairs)
+    return out
+
+
 def main():
     build = sys.argv[1]
     reports = sys.argv[2:]
@@ -57,6 +128,7 @@ def main():
     res["sim_vs_icarus_median"] = round(median([r["sim_cycles_per_s"] for r in sims]) /
                                         median([r[0] for r in rates]), 1)
     res.update(run_json([os.path.join(build, "rel/bin/bench-alloc")]))
+    res.update(alloc_instructions(build))
     res.update(run_json([os.path.join(build, "rel/bin/bench-api")]))
     # The DMA figures are exact model cycles, the same in every run (checked);
     # only the model's wall-clock speed varies.
@@ -66,9 +138,13 @@ def main():
         raise RuntimeError("bench-dma: the exact cycle figures differ between runs")
     res.update(max(dmas, key=lambda r: r["sim_cycles_per_s_dma"]))
     res["sim_cycles_per_s_dma_median"] = round(median([r["sim_cycles_per_s_dma"] for r in dmas]))
-    # Eviction policy vs offline LRU and Belady, paging throughput and host
-    # cost (bench/bench_evict.c, docs/residency.md "Eviction benchmark").
-    res.update(run_json([os.path.join(build, "rel/bin/bench-evict")]))
+    # Eviction policy vs offline LRU, paging throughput and host cost
+    # (bench/bench_evict.c, docs/residency.md "Eviction benchmark"); its
+    # traces are written as trace files for the optimum (docs/eviction-bench.md).
+    insample = os.path.join(build, "bench", "traces-insample")
+    os.makedirs(insample, exist_ok=True)
+    res.update(run_json([os.path.join(build, "rel/bin/bench-evict"), "--dump", insample]))
+    res.update(eviction_vs_optimum(build, insample, res))
     if reports:
         fpga = run_json([sys.executable, os.path.join(ROOT, "tools/fpga_report.py"), *reports])
         # Numbers only: names of critical-path cells stay in build/fw/report.json.
