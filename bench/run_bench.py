@@ -106,6 +106,83 @@ def alloc_instructions(build):
     return out
 
 
+def resid_scaling(build):
+    """Host CPU per make-resident step at 1k/10k/100k allocations on the
+    device (bench/bench_resid.c), with callgrind's instruction counts."""
+    exe = os.path.join(build, "rel/bin/bench-resid")
+    out = run_json([exe])
+    if shutil.which("valgrind"):
+        for live, name, steps in ((1000, "1k", 10), (10000, "10k", 10), (100000, "100k", 3)):
+            with tempfile.TemporaryDirectory() as tmp:
+                p = subprocess.run(["valgrind", "--tool=callgrind", "--collect-atstart=no",
+                                    f"--callgrind-out-file={os.path.join(tmp, 'cg.out')}", exe, "--count",
+                                    str(live), str(steps)], check=True, capture_output=True, text=True)
+            m = re.search(r"Collected : (\d+)", p.stderr)
+            if not m:
+                raise RuntimeError(f"callgrind: no count in {p.stderr[-500:]!r}")
+            out[f"resid_insn_per_step_{name}"] = round(int(m.group(1)) / steps)
+    out["resid_growth_1k_to_100k"] = round(out["resid_us_per_step_100k"] / out["resid_us_per_step_1k"], 1)
+    return out
+
+
+def defined_symbols(paths):
+    names = set()
+    for p in paths:
+        r = subprocess.run(["nm", "--defined-only", p], check=True, capture_output=True, text=True)
+        for line in r.stdout.splitlines():
+            w = line.split()
+            if len(w) == 3 and w[1] in "TtWw":
+                names.add(w[2])
+    return names
+
+
+def end_to_end(build):
+    """Per example workload: simulated cycles per wall second under gmc run,
+    and where the time goes: perf's cpu-clock samples attributed to the host
+    library (symbols defined in libgmc.a), the CLI (cli/*.o, its report
+    included) and the rest (the Verilated model, its C++ glue and checkers,
+    the C runtime, the kernel)."""
+    out = {}
+    gmc = os.path.join(build, "rel/bin/gmc")
+    host = defined_symbols([os.path.join(build, "rel/lib/libgmc.a")])
+    cli_objs = os.path.join(build, "rel/obj/cli")
+    cli = defined_symbols([os.path.join(cli_objs, f) for f in sorted(os.listdir(cli_objs)) if f.endswith(".o")])
+    env = dict(os.environ, GMC_NO_PNG="1")
+    for ex in sorted(f[:-6] for f in os.listdir(os.path.join(ROOT, "examples")) if f.endswith(".trace")):
+        trace = os.path.join(ROOT, "examples", ex + ".trace")
+        with tempfile.TemporaryDirectory() as tmp:
+            rep = os.path.join(tmp, "rep")
+            subprocess.run([gmc, "run", trace, "--progress", "none", "--report", rep], check=True,
+                           capture_output=True, env=env)
+            with open(os.path.join(rep, "stats.json")) as f:
+                st = json.load(f)
+            out[f"run_cycles_per_s_{ex}"] = round(st["device_stats"]["cycles"] / st["run"]["wall_seconds"])
+            out[f"run_cycles_{ex}"] = st["device_stats"]["cycles"]
+            if shutil.which("perf") is None:
+                continue
+            data = os.path.join(tmp, "perf.data")
+            r = subprocess.run(["perf", "record", "-e", "cpu-clock", "-F", "1000", "-o", data, gmc, "run", trace,
+                                "--progress", "none", "--report", rep], capture_output=True, env=env)
+            if r.returncode != 0:
+                print(f"run_bench: perf record failed, no time shares: {r.stderr[-300:]!r}", file=sys.stderr)
+                continue
+            rep_txt = subprocess.run(["perf", "report", "-i", data, "--no-children", "--sort", "sym", "--stdio",
+                                      "--percent-limit", "0"], check=True, capture_output=True, text=True).stdout
+        shares = {"host": 0.0, "cli": 0.0, "rest": 0.0}
+        for line in rep_txt.splitlines():
+            m = re.match(r"\s*([\d.]+)%\s+\[(.)\]\s+(\S+)", line)
+            if not m:
+                continue
+            pct, space, sym = float(m.group(1)), m.group(2), m.group(3)
+            key = "host" if space == "." and sym in host else "cli" if space == "." and sym in cli else "rest"
+            shares[key] += pct
+        tot = sum(shares.values()) or 1.0
+        out[f"run_host_share_{ex}"] = round(shares["host"] / tot, 4)
+        out[f"run_cli_share_{ex}"] = round(shares["cli"] / tot, 4)
+        out[f"run_model_share_{ex}"] = round(shares["rest"] / tot, 4)
+    return out
+
+
 def main():
     build = sys.argv[1]
     reports = sys.argv[2:]
@@ -130,6 +207,8 @@ def main():
     res.update(run_json([os.path.join(build, "rel/bin/bench-alloc")]))
     res.update(alloc_instructions(build))
     res.update(run_json([os.path.join(build, "rel/bin/bench-api")]))
+    res.update(resid_scaling(build))
+    res.update(end_to_end(build))
     # The DMA figures are exact model cycles, the same in every run (checked);
     # only the model's wall-clock speed varies.
     dmas = [run_json([os.path.join(build, "rel/bin/bench-dma")]) for _ in range(REPEAT)]
