@@ -1,6 +1,6 @@
 /*
  * bench_evict.c - the eviction policy (host/src/gmc_resid.c) against an
- * offline Belady-style bound and plain LRU, on three documented workload
+ * offline Belady-style reference and plain LRU, on three documented workload
  * traces, on the real simulated controller; plus the paging throughput
  * and host cost of the paging layer. docs/residency.md, "Eviction
  * benchmark", is the long form of this comment.
@@ -74,8 +74,8 @@
  *                   the models against the real run.
  *   LRU             plain LRU (no priorities, no hot set), the same
  *                   placement and scan.
- *   Belady          capacity only: it ignores fragmentation, which makes it
- *                   optimistic (with contiguous placement, making room can
+ *   Belady          capacity only (stderr reference, not a bound): it ignores
+ *                   fragmentation (with contiguous placement, making room can
  *                   take more). For variable sizes and write-back costs
  *                   that depend on dirtiness, no simple ranking is optimal
  *                   (the problem is NP-hard), so four variants are run and
@@ -89,12 +89,12 @@
  *                   use), never used again and clean first.
  *
  * Output: one flat JSON object on stdout (see docs/residency.md):
- *   evict_vs_belady          mean over traces of policy / Belady bytes
  *   evict_vs_lru             mean over traces of policy / LRU bytes
- *   evict_<trace>_vs_belady, evict_<trace>_vs_lru, evict_<trace>_policy_bytes,
- *   evict_<trace>_lru_bytes, evict_<trace>_belady_bytes,
- *   evict_<trace>_belady_contig_bytes (furthest-next-use Belady with first-fit
- *                            placement)
+ *   evict_<trace>_vs_lru, evict_<trace>_policy_bytes, evict_<trace>_lru_bytes
+ * The Belady-style schedules are not a bound (each is a schedule's cost);
+ * they are only the reference of the candidate table on stderr. The exact
+ * optimum is bench/evict_opt.py's, over the traces --dump DIR writes
+ * (docs/eviction-bench.md).
  *   evict_replica_match      1 when the replica matched the library on every trace
  *   evict_clean_fraction     share of the evicted bytes (allocations with
  *                            content) dropped clean, over the three traces
