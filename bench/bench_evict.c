@@ -79,7 +79,7 @@
  *                   take more). For variable sizes and write-back costs
  *                   that depend on dirtiness, no simple ranking is optimal
  *                   (the problem is NP-hard), so four variants are run and
- *                   the smallest count is the bound: furthest next use
+ *                   the smallest count is the reference: furthest next use
  *                   (never used again first), plain and "trimmed" (after
  *                   choosing victims, the ones not needed to make room are
  *                   kept, nearest next use first); and cost-aware, plain
@@ -110,7 +110,7 @@
  *                            paging operations
  *
  * On stderr: per trace, the byte counts, and a table of candidate policies
- * run in the offline model relative to the Belady bound under the same
+ * run in the offline model relative to the Belady reference under the same
  * write-back rule (earlier library policies, LRU-2, MRU on refault, and the
  * library's policy with every eviction writing back, as before the system
  * copy was kept).
@@ -1031,8 +1031,8 @@ static void free_trace(struct trace *t)
     free(t->dead);
 }
 
-/* The bound: the smallest count of the capacity-only Belady variants. */
-static uint64_t belady_bound(const struct trace *t, uint64_t base, uint64_t cap)
+/* The reference (not a bound): the smallest count of the capacity-only Belady variants. */
+static uint64_t belady_ref(const struct trace *t, uint64_t base, uint64_t cap)
 {
     static const enum policy v[] = { POL_BELADY, POL_BELADY_TRIM, POL_BELADY_COST, POL_BELADY_COST_TRIM };
     uint64_t best = UINT64_MAX;
@@ -1163,7 +1163,7 @@ int main(int argc, char **argv)
         struct model_res rep = run_model(t, POL_REPLICA, 2, base, cap);
         struct model_res lru = run_model(t, POL_LRU, 2, base, cap);
         struct model_res belc = run_model(t, POL_BELADY, 1, base, cap);
-        uint64_t belb = belady_bound(t, base, cap);
+        uint64_t belb = belady_ref(t, base, cap);
         /* Candidate policies (stderr, docs/residency.md "What closed the gap"). */
         static const struct {
             enum policy pol;
@@ -1176,7 +1176,7 @@ int main(int argc, char **argv)
         for (unsigned c = 0; c < NCAND; c++) {
             g_wb_all = cand[c].wb_all;
             struct model_res r = run_model(t, cand[c].pol, cand[c].contig, base, cap);
-            cand_ratio[c][i] = (double)(r.in + r.out) / (double)belady_bound(t, base, cap);
+            cand_ratio[c][i] = (double)(r.in + r.out) / (double)belady_ref(t, base, cap);
             g_wb_all = 0;
         }
         uint64_t libb = lib.in + lib.out, lrub = lru.in + lru.out;
