@@ -161,7 +161,7 @@ def end_to_end(build):
             if shutil.which("perf") is None:
                 continue
             data = os.path.join(tmp, "perf.data")
-            r = subprocess.run(["perf", "record", "-e", "cpu-clock", "-F", "1000", "-o", data, gmc, "run", trace,
+            r = subprocess.run(["perf", "record", "-e", "cpu-clock", "-F", "4000", "-o", data, gmc, "run", trace,
                                 "--progress", "none", "--report", rep], capture_output=True, env=env)
             if r.returncode != 0:
                 print(f"run_bench: perf record failed, no time shares: {r.stderr[-300:]!r}", file=sys.stderr)
