@@ -17,8 +17,13 @@ REPEAT = 5
 
 
 def run_json(cmd):
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-    return json.loads(out.strip().splitlines()[-1])
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        # The command line may list hundreds of traces: name the program and
+        # show what it said instead.
+        sys.stderr.write(p.stderr)
+        raise RuntimeError(f"{' '.join(cmd[:3])} ... exited with status {p.returncode}")
+    return json.loads(p.stdout.strip().splitlines()[-1])
 
 
 def icarus_rate(vvp):
@@ -66,6 +71,9 @@ def eviction_vs_optimum(build, insample, res):
     out.update(ev)
     # gmc run must page exactly what bench-evict's own run of the library paged.
     out["evict_trace_run_match"] = int(all(ev[f"evict_{t}_policy_bytes"] == res[f"evict_{t}_policy_bytes"]
+                                           for t in INSAMPLE))
+    # The Python LRU model (evict_opt.simulate) must page what bench-evict's C model pages.
+    out["evict_lru_model_match"] = int(all(ev[f"evict_{t}_lru_bytes"] == res[f"evict_{t}_lru_bytes"]
                                            for t in INSAMPLE))
     r = [ev[f"evict_{t}_vs_opt"] for t in INSAMPLE]
     out["evict_vs_opt"] = round(sum(r) / len(r), 3)
