@@ -27,7 +27,7 @@
  *   alloc_best_same_as_bestfit  1 when GMC_RANGE_BEST and the baseline placed
  *                               every request of every load at the same address
  *   alloc_bytes_per_allocation  host bytes per live allocation (gmc, 10k)
- * With --count KIND LIVE PAIRS (KIND low|best|bestfit): set the load up,
+ * With --count KIND LIVE PAIRS (KIND low|best|bestfit|driver): set the load up,
  * then run PAIRS pairs in measured_pairs() and exit; bench/run_bench.py runs
  * it under callgrind, collecting only inside measured_pairs(), for the
  * instruction counts alloc_insn_per_pair_*.
@@ -317,8 +317,10 @@ static uint64_t bf_largest(const struct bf *f)
 
 /* ------------------------------------------------------------ the load */
 
-enum kind { K_LOW, K_BEST, K_BESTFIT, NKIND };
-static const char *const kind_name[NKIND] = { "low", "best", "bestfit" };
+enum kind { K_LOW, K_BEST, K_BESTFIT, NKIND, K_DRIVER = NKIND };
+/* "driver" (--count only): the load without an allocator (every request
+ * gets a made-up address), for the driver's own instructions per pair. */
+static const char *const kind_name[NKIND + 1] = { "low", "best", "bestfit", "driver" };
 
 struct slot {
 	uint64_t start, size; /* size 0: empty */
@@ -341,7 +343,9 @@ static void slot_alloc(struct load *l, size_t i)
 	struct req q = rand_req(&l->rng);
 	uint64_t a = 0;
 
-	if (l->kind != K_BESTFIT) {
+	if (l->kind == K_DRIVER) {
+		a = SEG_START + ((uint64_t)i << 24);
+	} else if (l->kind != K_BESTFIT) {
 		if (gmc_range_insert(l->mgr, &l->nodes[i], q.size, q.align,
 				     l->kind == K_LOW ? GMC_RANGE_LOW : GMC_RANGE_BEST) == GMC_RANGE_OK)
 			a = l->nodes[i].start;
@@ -363,7 +367,9 @@ static void slot_free(struct load *l, size_t i)
 {
 	if (!l->slots[i].size)
 		return;
-	if (l->kind != K_BESTFIT) {
+	if (l->kind == K_DRIVER) {
+		/* nothing to free */
+	} else if (l->kind != K_BESTFIT) {
 		if (gmc_range_remove(l->mgr, &l->nodes[i]) != GMC_RANGE_OK)
 			die("gmc_range_remove failed");
 	} else {
@@ -398,7 +404,9 @@ static struct load *load_new(enum kind kind, size_t n, uint64_t seg_size, uint64
 	l->slots = calloc(n, sizeof(*l->slots));
 	if (!l->slots)
 		die("out of memory");
-	if (kind != K_BESTFIT) {
+	if (kind == K_DRIVER) {
+		/* no allocator */
+	} else if (kind != K_BESTFIT) {
 		l->mgr = xcalloc(1, sizeof(*l->mgr));
 		l->nodes = xcalloc(n, sizeof(*l->nodes));
 		if (gmc_range_init(l->mgr, SEG_START, seg_size) != GMC_RANGE_OK)
@@ -426,7 +434,9 @@ static void load_free(struct load *l)
 {
 	for (size_t i = 0; i < l->n; i++)
 		slot_free(l, i);
-	if (l->kind != K_BESTFIT) {
+	if (l->kind == K_DRIVER) {
+		/* no allocator */
+	} else if (l->kind != K_BESTFIT) {
 		if (gmc_range_fini(l->mgr) != GMC_RANGE_OK)
 			die("gmc_range_fini failed");
 		free(l->mgr);
@@ -440,10 +450,10 @@ static void load_free(struct load *l)
 
 static int parse_kind(const char *s)
 {
-	for (int k = 0; k < NKIND; k++)
+	for (int k = 0; k <= NKIND; k++)
 		if (!strcmp(s, kind_name[k]))
 			return k;
-	die("kind: low, best or bestfit");
+	die("kind: low, best, bestfit or driver");
 	return -1;
 }
 
@@ -461,7 +471,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc != 1) {
-		fprintf(stderr, "usage: bench-alloc [--count low|best|bestfit LIVE PAIRS]\n");
+		fprintf(stderr, "usage: bench-alloc [--count low|best|bestfit|driver LIVE PAIRS]\n");
 		return 2;
 	}
 	char buf[4096];
