@@ -142,7 +142,7 @@ int gmc_device_open_backend(const struct gmc_backend_ops *be, void *ctx,
                             struct gmc_open_report *report, gmc_device **out);
 
 /* The device's backend table and context (*ctx), for test backdoors
- * (tests/common/gmc_test.h, gmc_device_sim); NULL for a NULL device. */
+ * (tests/common/gmc_test_device.h, gmc_device_sim); NULL for a NULL device. */
 const struct gmc_backend_ops *gmc_device_backend(const gmc_device *dev, void **ctx);
 
 /* Destroy every client (gmc_vidmm.c). */

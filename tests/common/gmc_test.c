@@ -1,8 +1,5 @@
 #include "gmc_test.h"
 
-#include "gmc_backend.h"
-#include "gmc_vidmm.h"
-
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -93,10 +90,4 @@ void t_fill_random(void *buf, size_t len, uint64_t *state)
 {
     uint8_t *p = buf;
     for (size_t i = 0; i < len; i++) p[i] = (uint8_t)(t_rand(state) >> 56);
-}
-
-gmc_sim *gmc_device_sim(const gmc_device *dev)
-{
-    void *ctx;
-    return gmc_device_backend(dev, &ctx) == &gmc_backend_sim ? ctx : NULL;
 }

@@ -10,7 +10,6 @@
 
 #include <cmocka.h>
 
-#include "gmc.h"
 #include "gmc_regs.h"
 #include "gmc_sim.h"
 
@@ -45,10 +44,6 @@ struct t_xlate t_translate(gmc_sim *s, uint32_t gpu_addr, int write);
 
 /* FNV-1a over VRAM bytes [addr, addr + len), read through the backdoor. */
 uint64_t t_vram_hash(gmc_sim *s, uint64_t addr, uint64_t len);
-
-/* The model behind a device opened on the sim backend, for test
- * backdoors; NULL for any other backend (or a NULL device). */
-gmc_sim *gmc_device_sim(const gmc_device *dev);
 
 /* Deterministic pseudo-random numbers (xorshift64*). */
 uint64_t t_rand(uint64_t *state);

@@ -20,6 +20,7 @@
 #include "gmc_rules.h"
 #include "gmc_sim.h"
 #include "gmc_test.h"
+#include "gmc_test_device.h"
 #include "gmc_vidmm.h"
 #include "rules_cases.h"
 

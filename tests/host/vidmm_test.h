@@ -19,6 +19,7 @@
 #include "gmc.h"
 #include "gmc_sim.h"
 #include "gmc_test.h"
+#include "gmc_test_device.h"
 #include "gmc_vidmm.h"
 
 #define KiB 1024u
