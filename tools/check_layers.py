@@ -12,13 +12,18 @@ include from; the Makefile asks it for each layer's include paths
   - a circle of includes between files (a .c counts as one node with the
     header of the same name).
 
+`calls LIB.a` (make test, on libgmc.a) fails on a circle of calls between
+the library's files, read from the symbol tables (nm).
+
 Usage:
   check_layers.py check [ROOT]     exit 1 and one line per finding
   check_layers.py flags LAYER      the -I options LAYER compiles with
   check_layers.py flags FILE       the same for a file of FILE_EXTRA
+  check_layers.py calls LIB.a      exit 1 on a circle of calls between its members
 """
 import os
 import re
+import subprocess
 import sys
 
 # name: (folders, layers its sources may include from, layers its headers
@@ -217,7 +222,55 @@ def path_in(graph, comp):
     return comp
 
 
+# A generated table and its walker call each other by design: the table
+# (gmc_rules_gen.c) names the predicates of gmc_rules.c, which walks it.
+CALL_PAIRS_ALLOWED = {frozenset({"gmc_rules", "gmc_rules_gen"})}
+
+
+def call_graph(archive):
+    """Which member of a static library calls which (nm: U against T/D/R/B)."""
+    p = subprocess.run(["nm", archive], capture_output=True, text=True)
+    if p.returncode != 0:
+        raise OSError(f"nm {archive}: {p.stderr.strip() or 'failed'}")
+    out = p.stdout
+    defs, undef, member = {}, {}, None
+    for line in out.splitlines():
+        if line.endswith(".o:"):
+            member = line[:-3]
+            undef.setdefault(member, set())
+            continue
+        parts = line.split()
+        if member is None or not parts:
+            continue
+        if len(parts) == 3 and parts[1] in "TDRB":
+            defs[parts[2]] = member
+        elif len(parts) == 2 and parts[0] == "U":
+            undef[member].add(parts[1])
+    return {m: {defs[u] for u in us if u in defs and defs[u] != m} for m, us in undef.items()}
+
+
+def check_calls(archive):
+    graph = call_graph(archive)
+    for a, outs in graph.items():
+        for b in list(outs):
+            if frozenset({a, b}) in CALL_PAIRS_ALLOWED:
+                outs.discard(b)
+    return ["call circle: " + " -> ".join(c + [c[0]]) for c in cycles(graph)]
+
+
 def main(argv):
+    if len(argv) == 3 and argv[1] == "calls":
+        try:
+            problems = check_calls(argv[2])
+        except OSError as e:
+            print(f"check_layers: {e}", file=sys.stderr)
+            return 1
+        for p in problems:
+            print(p, file=sys.stderr)
+        if problems:
+            return 1
+        print(f"check_layers: no circle of calls between the files of {argv[2]}")
+        return 0
     if len(argv) >= 2 and argv[1] == "check" and len(argv) <= 3:
         root = argv[2] if len(argv) == 3 else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         problems = check(root)

@@ -27,6 +27,8 @@
 #include "gmc_rules.h"
 #include "gmc_status.h"
 #include "gmc_vidmm.h"
+#include "gmc_device.h"
+#include "gmc_resid.h"
 
 static void report_clear(struct gmc_open_report *r)
 {

@@ -27,7 +27,9 @@
 #include "gmc_kmd.h"
 #include "gmc_paging.h"
 #include "gmc_status.h"
-#include "gmc_vidmm.h"
+#include "gmc_lock.h"
+#include "gmc_resid.h"
+#include "gmc_vobj.h"
 
 static int is_aperture(const gmc_device *dev, const struct gmc_valloc *a)
 {

@@ -30,9 +30,9 @@
 #include "gmc_kmd.h"
 #include "gmc_paging.h"
 #include "gmc_status.h"
-#include "gmc_vidmm.h"
+#include "gmc_resid.h"
+#include "gmc_vobj.h"
 
-#define PAGE 4096u
 
 static int purged(const struct gmc_vseg *s, enum gmc_power_state to)
 {

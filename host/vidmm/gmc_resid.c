@@ -54,10 +54,10 @@
 #include "gmc_place.h"
 #include "gmc_range.h"
 #include "gmc_status.h"
-#include "gmc_vidmm.h"
+#include "gmc_resid.h"
+#include "gmc_vobj.h"
 
 #define DEFAULT_TDR_CYCLES 4000000u
-#define PAGE 4096u
 /* Nominal device clock for timeouts given in microseconds: 100 MHz. */
 #define CYCLES_PER_US 100u
 
@@ -73,7 +73,7 @@ enum pend {
 
 static uint64_t page_round(uint64_t v)
 {
-    return (v + (PAGE - 1u)) & ~(uint64_t)(PAGE - 1u);
+    return (v + (GMC_PAGE_SIZE - 1u)) & ~(uint64_t)(GMC_PAGE_SIZE - 1u);
 }
 
 /* Bytes of content: the largest size the allocation takes in any segment. */
@@ -584,7 +584,7 @@ static int map_aperture(gmc_device *dev, struct gmc_valloc *a, uint64_t gpu, uin
 {
     struct gmc_paging_args m = { .op = GMC_PAGING_MAP_APERTURE_SEGMENT };
     m.u.map.gpu_address = gpu;
-    m.u.map.pages = a->sys.npages < a->sz.placed / PAGE ? a->sys.npages : a->sz.placed / PAGE;
+    m.u.map.pages = a->sys.npages < a->sz.placed / GMC_PAGE_SIZE ? a->sys.npages : a->sz.placed / GMC_PAGE_SIZE;
     m.u.map.mdl = &a->sys;
     m.u.map.mdl_offset = 0;
     m.u.map.snooped = (dev->seg[a->seg].desc.flags & GMC_SEGFLAGS_CACHE_COHERENT_MASK) != 0u;
@@ -669,14 +669,14 @@ static int copy_out(gmc_device *dev, struct gmc_valloc *a, uint64_t *fence)
         struct gmc_vseg *ap = &dev->seg[i];
         if (!(a->desc.eviction_segments & GMC_SEGMENT_BIT(i + 1u)) || !gmc_vseg_is_aperture(ap))
             continue;
-        uint64_t bytes = pages * PAGE;
+        uint64_t bytes = pages * GMC_PAGE_SIZE;
         /* Eviction mappings never take more than 80 % of an aperture. */
         if (bytes > gmc_eviction_limit(ap->desc.size))
             continue;
         struct gmc_range_node *node = calloc(1, sizeof(*node));
         if (node == NULL)
             return GMC_E_NO_MEMORY;
-        if (gmc_range_insert(&ap->mgr, node, bytes, PAGE, GMC_RANGE_BEST) != GMC_RANGE_OK) {
+        if (gmc_range_insert(&ap->mgr, node, bytes, GMC_PAGE_SIZE, GMC_RANGE_BEST) != GMC_RANGE_OK) {
             free(node);
             continue;
         }
@@ -760,7 +760,7 @@ int gmc_resid_evict_one(gmc_device *dev, struct gmc_valloc *a)
         if (a->gpu_valid) {
             struct gmc_paging_args u = { .op = GMC_PAGING_UNMAP_APERTURE_SEGMENT };
             u.u.map.gpu_address = a->node.start;
-            u.u.map.pages = a->sz.placed / PAGE;
+            u.u.map.pages = a->sz.placed / GMC_PAGE_SIZE;
             rc = gmc_resid_queue(dev, &u, &f);
             if (rc != GMC_OK)
                 return rc;

@@ -40,9 +40,10 @@
 #include "gmc_range.h"
 #include "gmc_status.h"
 #include "gmc_vidmm.h"
+#include "gmc_lock.h"
+#include "gmc_resid.h"
 
 #define PINNED_FLAGS (GMC_ALLOC_OVERLAY | GMC_ALLOC_CAPTURE)
-#define NO_CPU_FLAGS (GMC_ALLOC_PROTECTED | GMC_ALLOC_HARDWARE_PROTECTED)
 
 /* ---------------------------------------------------------------- clients */
 
@@ -142,12 +143,6 @@ void gmc_vidmm_close_clients(gmc_device *dev)
 {
     while (dev->clients != NULL)
         gmc_client_destroy(dev->clients);
-}
-
-struct gmc_vref *gmc_vidmm_ref(const gmc_client *c, gmc_handle h)
-{
-    struct gmc_vref *r = gmc_htab_get(&c->dev->handles, h, GMC_HK_ALLOC);
-    return r != NULL && r->client == c ? r : NULL;
 }
 
 /* ------------------------------------------------------------ allocations */
@@ -375,22 +370,6 @@ int gmc_alloc_open(gmc_client *c, gmc_share_handle sh, gmc_handle *out)
 
 /* ------------------------------------------------------------ CPU access */
 
-int gmc_vidmm_lock_check(const gmc_client *c, const struct gmc_valloc *a, uint32_t lock_flags)
-{
-    if (lock_flags & ~GMC_LOCK_FLAGS_MASK)
-        return GMC_E_INVALID_ARG;
-    if ((lock_flags & GMC_LOCK_READ_ONLY) && (lock_flags & (GMC_LOCK_WRITE_ONLY | GMC_LOCK_DISCARD)))
-        return GMC_E_LOCK_FLAGS;
-    if (!(a->desc.flags & GMC_ALLOC_CPU_VISIBLE))
-        return GMC_E_NOT_CPU_VISIBLE;
-    if (a->desc.flags & NO_CPU_FLAGS)
-        return GMC_E_PROTECTED;
-    if ((a->desc.kmt_flags & GMC_KMT_CREATE_SHARED) && c->serial != a->creator)
-        return GMC_E_NOT_CREATOR;
-    if ((a->desc.kmt_flags & GMC_KMT_READ_ONLY) && !(lock_flags & GMC_LOCK_READ_ONLY))
-        return GMC_E_READ_ONLY;
-    return GMC_OK;
-}
 
 int gmc_alloc_can_lock(const gmc_client *c, gmc_handle h, uint32_t lock_flags)
 {

@@ -10,7 +10,7 @@
 #include "gmc.h"
 #include "gmc_backend.h"
 #include "gmc_sim.h"
-#include "gmc_vidmm.h"
+#include "gmc_device.h"
 
 /* The model behind a device opened on the sim backend; NULL for any other
  * backend (or a NULL device). */

@@ -16,6 +16,7 @@
 
 #include "gmc.h"
 #include "gmc_backend.h"
+#include "gmc_device.h"
 #include "gmc_devstr.h"
 #include "gmc_rules.h"
 #include "gmc_sim.h"

@@ -20,6 +20,7 @@
 #include "gmc_sim.h"
 #include "gmc_test.h"
 #include "gmc_test_device.h"
+#include "gmc_resid.h"
 #include "gmc_vidmm.h"
 
 #define KiB 1024u

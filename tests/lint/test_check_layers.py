@@ -103,6 +103,38 @@ def test_compile_enforced():
         shutil.rmtree(d)
 
 
+def test_calls():
+    """The call check reads a library's symbol tables: two files calling
+    each other are a circle, one-way calls are not."""
+    d = tempfile.mkdtemp(prefix="gmc_layers_calls_")
+    cc = os.environ.get("CC", "cc")
+    try:
+        def lib(name, sources):
+            objs = []
+            for f, text in sources.items():
+                with open(os.path.join(d, f + ".c"), "w") as fh:
+                    fh.write(text)
+                subprocess.run([cc, "-c", f + ".c", "-o", f + ".o"], cwd=d, check=True)
+                objs.append(f + ".o")
+            subprocess.run(["ar", "rcs", name, *objs], cwd=d, check=True)
+            return os.path.join(d, name)
+        up = lib("up.a", {"a": "int b(void);\nint a(void) { return b(); }\n",
+                          "b": "int b(void) { return 1; }\n"})
+        rc, _, err = run("calls", up)
+        case("one-way calls pass", rc == 0, err.strip())
+        circle = lib("circle.a", {"a": "int b(void);\nint a(void) { return b(); }\n",
+                                  "b": "int a(void);\nint b(void) { return a(); }\n"})
+        rc, _, err = run("calls", circle)
+        case("two files calling each other are refused", rc == 1 and "call circle: a -> b -> a" in err, err.strip())
+    finally:
+        shutil.rmtree(d)
+    build = os.environ.get("BUILD")
+    if build:
+        libgmc = os.path.join(ROOT, build, "rel", "lib", "libgmc.a")
+        rc, out, err = run("calls", libgmc)
+        case("libgmc.a has no circle of calls between its files", rc == 0, (out + err).strip())
+
+
 def main():
     print("check_layers:")
     rc, out, err = run("check")
@@ -133,6 +165,7 @@ def main():
     rc, _, err = run("flags", "nosuchlayer")
     case("unknown layer prints usage and exits 2", rc == 2 and "flags LAYER" in err)
     test_compile_enforced()
+    test_calls()
     passed = sum(results)
     failed = len(results) - passed
     print(f"check_layers: {passed} passed, {failed} failed")

@@ -1,0 +1,148 @@
+/*
+ * gmc_vobj.h - the objects behind the public handles of the memory
+ * manager (private to the host library), and the lookups every part of
+ * the manager shares (gmc_vobj.c).
+ *
+ * DOC: Overview
+ *
+ * A gmc_device holds the driver (gmc_kmd.h) and what the manager built
+ * from its adapter information: one range manager per segment
+ * (gmc_place.h), the handle table (gmc_handle.h) and the clients. A client
+ * holds its handles (struct gmc_vref, one per open of an allocation). An
+ * allocation (struct gmc_valloc) lives while any client holds a handle to
+ * it, and owns its share handles (struct gmc_vshare). Clients are
+ * identified inside allocations and NT share handles by a serial number
+ * that is never reused, so no pointer outlives its client.
+ */
+#ifndef GMC_VOBJ_H
+#define GMC_VOBJ_H
+
+#include <stdint.h>
+
+#include "gmc.h"
+#include "gmc_backend.h"
+#include "gmc_handle.h"
+#include "gmc_kmd.h"
+#include "gmc_paging.h"
+#include "gmc_place.h"
+#include "gmc_range.h"
+
+struct gmc_valloc;
+
+struct gmc_vshare {
+    struct gmc_valloc *alloc;
+    uint64_t handle;
+    uint64_t target; /* NT handle: the client serial it opens in; 0: the global handle */
+    struct gmc_vshare *next;
+};
+
+/* Where an allocation's current content is (docs/residency.md). */
+struct gmc_valloc {
+    struct gmc_range_node node; /* where it is placed (node.mgr != NULL while placed) */
+    struct gmc_alloc_desc desc; /* as created */
+    unsigned seg;               /* 0-based segment index, while placed */
+    struct gmc_place_size sz;
+    uint32_t state;             /* GMC_ALLOC_STATE_ZERO_PENDING, _PINNED, _HAS_CONTENT, ... */
+    uint64_t creator;           /* serial of the creating client */
+    uint32_t owner;             /* the creator's owner (RestrictSharedAccess) */
+    uint32_t refs;              /* handles open on it */
+    uint64_t global;            /* global share handle, or 0 */
+    struct gmc_vshare *shares;  /* every share handle, global included */
+    /* residency */
+    uint64_t serial;            /* never reused: NOTIFY_RESIDENCY cookie */
+    struct gmc_valloc *dprev, *dnext; /* the device's allocations */
+    uint32_t resident;          /* residency references over all clients */
+    int refault;                /* an eviction took its content out; not placed since */
+    uint64_t lru;               /* device tick of the last use (make-resident, submit, lock) */
+    uint64_t hot_seq;           /* when it last joined its segment's hot set (device hot_seq) */
+    uint64_t busy_fence;        /* last fence of GPU work (submission) that uses it */
+    uint64_t paging_fence;      /* last paging operation on its content or placement */
+    uint64_t write_fence;       /* last submission that wrote it */
+    int pend;                   /* what its last paging operation did (gmc_resid.c) */
+    int scan;                   /* in the current eviction scan */
+    struct gmc_sysbuf sys;      /* system copy (sys.host != NULL when it exists) */
+    int gpu_valid;              /* the placed copy holds the content */
+    int sys_valid;              /* the system copy holds the content */
+    int keep_sys;               /* PermanentSysMem / ExistingSysMem: the system copy is kept */
+    int notified;               /* ExplicitResidencyNotification: last notification sent was "resident" */
+    int power_purged;           /* the last power-down took its placed copy (or mapping) */
+    int hot;                    /* placed, in its segment's hot set: evicted after the cold ones (gmc_resid.c) */
+    /* lock */
+    struct gmc_client *locker;  /* client holding the lock, or NULL */
+    uint32_t lock_flags;
+    struct gmc_lock_map lock_map;
+    int lock_wrote;             /* the lock may have written the mapped copy */
+};
+
+struct gmc_vref {
+    struct gmc_client *client;
+    struct gmc_valloc *alloc;
+    uint64_t handle;
+    uint32_t resident;            /* this handle's residency references */
+    struct gmc_vref *prev, *next; /* the client's handles */
+};
+
+struct gmc_client {
+    struct gmc_device *dev;
+    uint64_t serial;
+    uint32_t flags, owner;
+    struct gmc_vref *refs;
+    struct gmc_client *prev, *next; /* the device's clients */
+    gmc_residency_fn notify_fn;
+    void *notify_user;
+    uint64_t evictions;             /* of allocations it created */
+};
+
+struct gmc_device {
+    char backend[8];
+    struct gmc_kmd kmd;
+    struct gmc_adapter_info adapter;
+    unsigned nsegs;
+    struct gmc_vseg seg[GMC_MAX_SEGMENTS];
+    struct gmc_segment_desc segdesc[GMC_MAX_SEGMENTS]; /* for the rule table */
+    struct gmc_htab handles;
+    struct gmc_client *clients;
+    uint64_t nclients;
+    uint64_t nallocs;
+    uint64_t next_serial;
+    uint64_t alloc_serial;
+    /* residency and paging (gmc_resid.c) */
+    struct gmc_paging *pg;          /* NULL without a DMA engine */
+    uint64_t tdr_cycles;            /* paging fence timeout */
+    struct gmc_valloc *allocs;      /* every allocation */
+    uint64_t tick;                  /* LRU clock */
+    uint64_t hot_seq;               /* hot-set admissions so far */
+    uint64_t hot_budget[GMC_MAX_SEGMENTS]; /* bytes a segment's hot set may hold */
+    uint64_t hot_bytes[GMC_MAX_SEGMENTS];  /* bytes it holds */
+    uint64_t sync_wait_fence;       /* SynchronousPaging: the next submission waits for this */
+    uint32_t power;                 /* enum gmc_power_state */
+    int gart_purged;                /* the page table was lost in the last power-down */
+    struct gmc_device_stats stats;
+    struct gmc_recovery_report recovery;
+    struct gmc_deferred *deferred;  /* ranges freed once a fence completes */
+    /* Per segment: the engine may still touch ranges released from it
+     * until this fence (work queued before the release). */
+    uint64_t freed_fence[GMC_MAX_SEGMENTS];
+};
+
+/* A system buffer (or a segment range, node != NULL) released while the
+ * engine may still use it. */
+struct gmc_deferred {
+    struct gmc_sysbuf buf;
+    struct gmc_range_node *node; /* a range of segment seg held until fence */
+    unsigned seg;
+    uint64_t fence;
+    struct gmc_deferred *next;
+};
+
+/* The client's own live handle, or NULL (gmc_vobj.c). */
+struct gmc_vref *gmc_vidmm_ref(const gmc_client *c, gmc_handle h);
+/* Whether the client may lock the allocation with these flags (gmc_vobj.c). */
+int gmc_vidmm_lock_check(const gmc_client *c, const struct gmc_valloc *a, uint32_t lock_flags);
+
+static inline int gmc_vseg_is_aperture(const struct gmc_vseg *s)
+{
+    return (s->desc.flags & GMC_SEGFLAGS_APERTURE_MASK) != 0u;
+}
+
+#endif /* GMC_VOBJ_H */
