@@ -35,7 +35,6 @@
 #include "gmc_sim.h"
 
 #define MIB (1u << 20)
-#define PAGE 4096u
 #define RING_BUS 0x100000000ull
 #define POLL 4096u
 #define APB 0x80000000u
@@ -133,7 +132,7 @@ int main(void)
     st = gmc_ring_init(&ring, sim, RING_BUS, 16, 2 * MIB + 64 * 1024);
     if (st) die("ring init", st);
     uint8_t *host = NULL;
-    const uint64_t data = gmc_ring_alloc(&ring, MIB, PAGE, &host);
+    const uint64_t data = gmc_ring_alloc(&ring, MIB, GMC_PAGE_SIZE, &host);
     if (!data) die("arena", -1);
     for (uint32_t i = 0; i < MIB; i++) host[i] = (uint8_t)(i * 2654435761u >> 13);
     static uint8_t orig[MIB], inmdl[MIB];
@@ -141,11 +140,11 @@ int main(void)
 
     /* An MDL of the 256 data pages in a scattered order. */
     uint64_t pages[256];
-    for (unsigned i = 0; i < 256; i++) pages[i] = data + (uint64_t)((i * 97u) % 256u) * PAGE;
+    for (unsigned i = 0; i < 256; i++) pages[i] = data + (uint64_t)((i * 97u) % 256u) * GMC_PAGE_SIZE;
     const uint64_t mdl = gmc_ring_mdl(&ring, pages, 256);
     if (!mdl) die("mdl", -1);
     struct gmc_side mside = {1, mdl, 0, 0};
-    for (unsigned i = 0; i < 256; i++) memcpy(inmdl + i * PAGE, host + (pages[i] - data), PAGE);
+    for (unsigned i = 0; i < 256; i++) memcpy(inmdl + i * GMC_PAGE_SIZE, host + (pages[i] - data), GMC_PAGE_SIZE);
 
     /* Seed VRAM [0, 1 MiB) from system memory. */
     struct gmc_pkt p = gmc_pkt_transfer(mside, gmc_side_gpu(0), MIB);
@@ -190,7 +189,7 @@ int main(void)
         small[i] = gmc_pkt_transfer(gmc_side_gpu(64 * i), gmc_side_gpu(5 * MIB + 64 * i), 64);
     const uint64_t c_small = run(small, NSMALL, 1);
     for (unsigned i = 0; i < NSMALL; i++) {
-        struct gmc_side ms = {1, mdl, (64 * i) / PAGE, (64 * i) % PAGE};
+        struct gmc_side ms = {1, mdl, (64 * i) / GMC_PAGE_SIZE, (64 * i) % GMC_PAGE_SIZE};
         small[i] = gmc_pkt_transfer(ms, gmc_side_gpu(5 * MIB + 64 * i), 64);
     }
     const uint64_t c_small_mdl = run(small, NSMALL, 1);

@@ -187,6 +187,11 @@
 #define GMC_DMA_OP_FENCE 10u /* Once all earlier work is done: write W3 to memory at W2 (WRITE_MEM), then to DMA_FENCE, then raise the IRQ (IRQ). */
 #define GMC_DMA_OP_INDIRECT 11u /* Execute LENGTH bytes of packets at bus address W1, then return to the ring. */
 
+/* enum DMA_STATE: What the DMA engine is doing (DMA_STATUS.STATE). */
+#define GMC_DMA_STATE_IDLE 0u /* Nothing to do: the ring is empty (HEAD == TAIL) or the engine is disabled. */
+#define GMC_DMA_STATE_BUSY 1u /* Fetching or executing packets. */
+#define GMC_DMA_STATE_FAULTED 2u /* Stopped on a fault (DMA_FAULT_*) until DMA_CMD.SKIP or RESET. */
+
 /* enum DMA_FAULT: Why the DMA engine stopped (DMA_FAULT_CODE.CODE). */
 #define GMC_DMA_FAULT_NONE 0u /* No fault. */
 #define GMC_DMA_FAULT_OPCODE 1u /* Unknown opcode. */

@@ -343,9 +343,10 @@ module gmc_dma_core #(
     reg [1:0] st_state_c;
     always @* begin
         case (state_reg)
-            S_FAULTED: st_state_c = 2'd2;
-            S_IDLE:    st_state_c = (in_ib_reg || (enable && head != tail_m)) ? 2'd1 : 2'd0;
-            default:   st_state_c = 2'd1;
+            S_FAULTED: st_state_c = GMC_DMA_STATE_FAULTED[1:0];
+            S_IDLE:    st_state_c = (in_ib_reg || (enable && head != tail_m)) ? GMC_DMA_STATE_BUSY[1:0]
+                                                                             : GMC_DMA_STATE_IDLE[1:0];
+            default:   st_state_c = GMC_DMA_STATE_BUSY[1:0];
         endcase
     end
     assign st_state    = st_state_c;

@@ -491,7 +491,7 @@ module gmc_regs #(
         cycle_reg <= cycle_reg + 64'd1;
 
         // DMA counters.
-        cnt_dma_busy_reg <= cnt_dma_busy_reg + {{(CW-1){1'b0}}, dma_state != 2'd0};
+        cnt_dma_busy_reg <= cnt_dma_busy_reg + {{(CW-1){1'b0}}, dma_state != GMC_DMA_STATE_IDLE[1:0]};
         cnt_dma_rd_vram_reg <= cnt_dma_rd_vram_reg + {{(CW-4){1'b0}}, dma_rd_vram};
         cnt_dma_wr_vram_reg <= cnt_dma_wr_vram_reg + {{(CW-4){1'b0}}, dma_wr_vram};
         cnt_dma_rd_sys_reg <= cnt_dma_rd_sys_reg + {{(CW-4){1'b0}}, dma_rd_sys};

@@ -185,6 +185,11 @@ localparam [3:0] GMC_DMA_OP_FLUSH_TLB = 4'd9;
 localparam [3:0] GMC_DMA_OP_FENCE = 4'd10;
 localparam [3:0] GMC_DMA_OP_INDIRECT = 4'd11;
 
+// enum DMA_STATE: What the DMA engine is doing (DMA_STATUS.STATE).
+localparam [3:0] GMC_DMA_STATE_IDLE = 4'd0;
+localparam [3:0] GMC_DMA_STATE_BUSY = 4'd1;
+localparam [3:0] GMC_DMA_STATE_FAULTED = 4'd2;
+
 // enum DMA_FAULT: Why the DMA engine stopped (DMA_FAULT_CODE.CODE).
 localparam [3:0] GMC_DMA_FAULT_NONE = 4'd0;
 localparam [3:0] GMC_DMA_FAULT_OPCODE = 4'd1;

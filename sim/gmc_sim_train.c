@@ -25,11 +25,10 @@
 #include "gmc_sim.h"
 
 #define KIB 1024u
-#define PAGE 4096u
 #define RING_BUS 0x100000000ull
 #define APB 0x80000000u
 #define DATA_BYTES (256u * KIB)
-#define NPAGES (DATA_BYTES / PAGE)
+#define NPAGES (DATA_BYTES / GMC_PAGE_SIZE)
 
 static gmc_sim *sim;
 static struct gmc_ring ring;
@@ -82,16 +81,16 @@ int main(void)
     check(gmc_sim_create(NULL, &sim), "create");
     check(gmc_ring_init(&ring, sim, RING_BUS, 16, 2 * DATA_BYTES + 64 * KIB), "ring init");
     uint8_t *host = NULL;
-    const uint64_t data = gmc_ring_alloc(&ring, DATA_BYTES, PAGE, &host);
+    const uint64_t data = gmc_ring_alloc(&ring, DATA_BYTES, GMC_PAGE_SIZE, &host);
     if (!data) fail("arena", -1);
     static uint8_t orig[DATA_BYTES], inmdl[DATA_BYTES];
     for (uint32_t i = 0; i < DATA_BYTES; i++) host[i] = (uint8_t)(i * 2654435761u >> 11);
     memcpy(orig, host, DATA_BYTES);
     uint64_t pages[NPAGES];
-    for (unsigned i = 0; i < NPAGES; i++) pages[i] = data + (uint64_t)((i * 37u) % NPAGES) * PAGE;
+    for (unsigned i = 0; i < NPAGES; i++) pages[i] = data + (uint64_t)((i * 37u) % NPAGES) * GMC_PAGE_SIZE;
     const uint64_t mdl = gmc_ring_mdl(&ring, pages, NPAGES);
     if (!mdl) fail("mdl", -1);
-    for (unsigned i = 0; i < NPAGES; i++) memcpy(inmdl + i * PAGE, host + (pages[i] - data), PAGE);
+    for (unsigned i = 0; i < NPAGES; i++) memcpy(inmdl + i * GMC_PAGE_SIZE, host + (pages[i] - data), GMC_PAGE_SIZE);
     const struct gmc_side mside = {1, mdl, 0, 0};
 
     /* Phase 1: the CPU's traffic, the engine idle. */
@@ -133,7 +132,7 @@ int main(void)
         if (i % 32 == 31) {
             small[i] = gmc_pkt_fence(i, 0, 0, 1);
         } else if (i % 2) {
-            struct gmc_side ms = {1, mdl, (96 * i) / PAGE, (96 * i) % PAGE};
+            struct gmc_side ms = {1, mdl, (96 * i) / GMC_PAGE_SIZE, (96 * i) % GMC_PAGE_SIZE};
             small[i] = gmc_pkt_transfer(ms, gmc_side_gpu((5u << 20) + 96 * i), 96);
         } else {
             small[i] = gmc_pkt_transfer(gmc_side_gpu(96 * i + 5), gmc_side_gpu((5u << 20) + 96 * i), 96);

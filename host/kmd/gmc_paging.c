@@ -33,7 +33,6 @@
 #include "gmc_regs.h"
 #include "gmc_status.h"
 
-#define PAGE 4096u
 #define BUS_LIMIT (1ull << 48)
 #define MDL_GRAIN 64u
 #define NOTIFY_SLOTS 256u
@@ -42,8 +41,6 @@
 #define STATUS_EVERY 4u          /* polling slices between DMA_STATUS reads */
 #define IDLE_CYCLES 100000u      /* bound on the engine going idle (init, reset, fini) */
 #define DMA_IRQS (GMC_IRQ_DMA_FENCE_MASK | GMC_IRQ_DMA_FAULT_MASK)
-#define STATE_IDLE 0u
-#define STATE_FAULTED 2u
 
 /* ------------------------------------------------------------ structures */
 
@@ -153,7 +150,7 @@ static int rd64(struct gmc_paging *pg, uint32_t lo, uint64_t *v)
 
 static uint64_t round_pages(uint64_t bytes)
 {
-    return (bytes + PAGE - 1u) & ~(uint64_t)(PAGE - 1u);
+    return (bytes + GMC_PAGE_SIZE - 1u) & ~(uint64_t)(GMC_PAGE_SIZE - 1u);
 }
 
 /* ---------------------------------------------------------- system memory */
@@ -185,12 +182,12 @@ static int chunk_new(struct gmc_paging *pg, uint64_t size, struct chunk **out)
     struct chunk *c = calloc(1, sizeof(*c));
     if (c == NULL)
         return GMC_E_NO_MEMORY;
-    c->host = aligned_alloc(PAGE, (size_t)size);
+    c->host = aligned_alloc(GMC_PAGE_SIZE, (size_t)size);
     if (c->host == NULL) {
         free(c);
         return GMC_E_NO_MEMORY;
     }
-    if (gmc_range_insert(&pg->bus_space, &c->bus_node, size, PAGE, GMC_RANGE_LOW) != GMC_RANGE_OK) {
+    if (gmc_range_insert(&pg->bus_space, &c->bus_node, size, GMC_PAGE_SIZE, GMC_RANGE_LOW) != GMC_RANGE_OK) {
         free(c->host);
         free(c);
         return GMC_E_NO_MEMORY;
@@ -307,12 +304,12 @@ static void rec_release(struct gmc_paging *pg, uint32_t idx)
 /* MDL bytes of a buffer of `size` bytes, in granules. */
 static uint64_t mdl_bytes(uint64_t size)
 {
-    return (8u * (size / PAGE) + MDL_GRAIN - 1u) & ~(uint64_t)(MDL_GRAIN - 1u);
+    return (8u * (size / GMC_PAGE_SIZE) + MDL_GRAIN - 1u) & ~(uint64_t)(MDL_GRAIN - 1u);
 }
 
 static void fill_mdl(uint8_t *mdl, uint64_t bus, uint64_t npages)
 {
-    for (uint64_t i = 0; i < npages; i++) put_le64(mdl + 8u * i, bus + i * PAGE);
+    for (uint64_t i = 0; i < npages; i++) put_le64(mdl + 8u * i, bus + i * GMC_PAGE_SIZE);
 }
 
 static void sysbuf_out(struct gmc_sysbuf *out, const struct rec *r, uint64_t mdl_bus, uint32_t idx)
@@ -321,12 +318,12 @@ static void sysbuf_out(struct gmc_sysbuf *out, const struct rec *r, uint64_t mdl
     out->bus = r->bus;
     out->size = r->size;
     out->mdl_bus = mdl_bus;
-    out->npages = (uint32_t)(r->size / PAGE);
+    out->npages = (uint32_t)(r->size / GMC_PAGE_SIZE);
     out->priv = idx + 1u;
 }
 
 /* Largest buffer: npages must fit the 32-bit count. */
-#define SYSBUF_MAX ((uint64_t)UINT32_MAX * PAGE)
+#define SYSBUF_MAX ((uint64_t)UINT32_MAX * GMC_PAGE_SIZE)
 
 int gmc_sysmem_alloc(struct gmc_paging *pg, uint64_t bytes, struct gmc_sysbuf *out)
 {
@@ -344,7 +341,7 @@ int gmc_sysmem_alloc(struct gmc_paging *pg, uint64_t bytes, struct gmc_sysbuf *o
     if (rc != GMC_OK)
         return rc;
     struct rec *r = pg->recs[idx];
-    rc = pool_get(pg, size, PAGE, &r->chunk, &r->node);
+    rc = pool_get(pg, size, GMC_PAGE_SIZE, &r->chunk, &r->node);
     if (rc != GMC_OK)
         return rc;
     rc = pool_get(pg, mdl_bytes(size), MDL_GRAIN, &r->mdl_chunk, &r->mdl_node);
@@ -358,7 +355,7 @@ int gmc_sysmem_alloc(struct gmc_paging *pg, uint64_t bytes, struct gmc_sysbuf *o
     r->size = size;
     r->host = chunk_host(r->chunk, r->bus);
     memset(r->host, 0, (size_t)size);
-    fill_mdl(chunk_host(r->mdl_chunk, r->mdl_node.start), r->bus, size / PAGE);
+    fill_mdl(chunk_host(r->mdl_chunk, r->mdl_node.start), r->bus, size / GMC_PAGE_SIZE);
     sysbuf_out(out, r, r->mdl_node.start, idx);
     return GMC_OK;
 }
@@ -369,7 +366,7 @@ int gmc_sysmem_wrap(struct gmc_paging *pg, void *ptr, uint64_t bytes, struct gmc
         memset(out, 0, sizeof(*out));
     if (pg == NULL || out == NULL || ptr == NULL)
         return GMC_E_NULL_POINTER;
-    if (bytes == 0 || bytes % PAGE != 0 || (uintptr_t)ptr % PAGE != 0 || bytes > SIZE_MAX)
+    if (bytes == 0 || bytes % GMC_PAGE_SIZE != 0 || (uintptr_t)ptr % GMC_PAGE_SIZE != 0 || bytes > SIZE_MAX)
         return GMC_E_INVALID_ARG;
     if (bytes > SYSBUF_MAX || bytes > BUS_LIMIT)
         return GMC_E_NO_MEMORY;
@@ -378,7 +375,7 @@ int gmc_sysmem_wrap(struct gmc_paging *pg, void *ptr, uint64_t bytes, struct gmc
     if (rc != GMC_OK)
         return rc;
     struct rec *r = pg->recs[idx];
-    if (gmc_range_insert(&pg->bus_space, &r->region, bytes, PAGE, GMC_RANGE_LOW) != GMC_RANGE_OK)
+    if (gmc_range_insert(&pg->bus_space, &r->region, bytes, GMC_PAGE_SIZE, GMC_RANGE_LOW) != GMC_RANGE_OK)
         return GMC_E_NO_MEMORY;
     rc = pool_get(pg, mdl_bytes(bytes), MDL_GRAIN, &r->mdl_chunk, &r->mdl_node);
     if (rc == GMC_OK) {
@@ -396,7 +393,7 @@ int gmc_sysmem_wrap(struct gmc_paging *pg, void *ptr, uint64_t bytes, struct gmc
     r->bus = r->region.start;
     r->size = bytes;
     r->host = ptr;
-    fill_mdl(chunk_host(r->mdl_chunk, r->mdl_node.start), r->bus, bytes / PAGE);
+    fill_mdl(chunk_host(r->mdl_chunk, r->mdl_node.start), r->bus, bytes / GMC_PAGE_SIZE);
     sysbuf_out(out, r, r->mdl_node.start, idx);
     return GMC_OK;
 }
@@ -447,11 +444,11 @@ static int config_ok(const struct gmc_paging_config *c)
         return 0;
     if ((uint64_t)c->buffers * c->buffer_bytes > (1ull << 32))
         return 0;
-    if (c->max_chunk < PAGE || c->max_chunk % PAGE != 0 || c->max_chunk > 0xFFFFF000ull)
+    if (c->max_chunk < GMC_PAGE_SIZE || c->max_chunk % GMC_PAGE_SIZE != 0 || c->max_chunk > 0xFFFFF000ull)
         return 0;
-    if (c->pool_chunk < PAGE || c->pool_chunk % PAGE != 0 || c->pool_chunk > (1ull << 40))
+    if (c->pool_chunk < GMC_PAGE_SIZE || c->pool_chunk % GMC_PAGE_SIZE != 0 || c->pool_chunk > (1ull << 40))
         return 0;
-    if (c->bus_base % PAGE != 0 || c->bus_base >= BUS_LIMIT - (1ull << 24))
+    if (c->bus_base % GMC_PAGE_SIZE != 0 || c->bus_base >= BUS_LIMIT - (1ull << 24))
         return 0;
     if ((c->use_irq != 0 && c->use_irq != 1) || c->queue_timeout == 0)
         return 0;
@@ -554,7 +551,7 @@ static int wait_fence(struct gmc_paging *pg, uint64_t fence, uint64_t timeout)
             int rc = engine_state(pg, &state);
             if (rc != GMC_OK)
                 return rc;
-            if (state == STATE_FAULTED)
+            if (state == GMC_DMA_STATE_FAULTED)
                 return faulted(pg);
         }
         const uint64_t elapsed = pg->be->cycles(pg->ctx) - start;
@@ -564,7 +561,7 @@ static int wait_fence(struct gmc_paging *pg, uint64_t fence, uint64_t timeout)
             int rc = engine_state(pg, &state);
             if (rc != GMC_OK)
                 return rc;
-            if (state == STATE_FAULTED)
+            if (state == GMC_DMA_STATE_FAULTED)
                 return faulted(pg);
             pg->st.timeouts++;
             return GMC_E_TIMEOUT;
@@ -586,7 +583,7 @@ static int wait_fence(struct gmc_paging *pg, uint64_t fence, uint64_t timeout)
                 rc = engine_state(pg, &state);
                 if (rc != GMC_OK)
                     return rc;
-                if (state == STATE_FAULTED)
+                if (state == GMC_DMA_STATE_FAULTED)
                     return faulted(pg);
                 /* A fault already recovered from: acknowledge it. */
                 rc = wr(pg, GMC_REG_IRQ_ACK, GMC_IRQ_DMA_FAULT_MASK);
@@ -812,7 +809,7 @@ int gmc_paging_fault(struct gmc_paging *pg, struct gmc_paging_fault *out)
         return GMC_E_NULL_POINTER;
     uint32_t state;
     int rc = engine_state(pg, &state);
-    if (rc == GMC_OK && state == STATE_FAULTED)
+    if (rc == GMC_OK && state == GMC_DMA_STATE_FAULTED)
         rc = read_fault(pg);
     if (rc != GMC_OK)
         return rc;
@@ -848,7 +845,7 @@ static int engine_settle(struct gmc_paging *pg, uint32_t *state)
     const uint64_t start = pg->be->cycles(pg->ctx);
     for (;;) {
         int rc = engine_state(pg, state);
-        if (rc != GMC_OK || *state != 1u)
+        if (rc != GMC_OK || *state != GMC_DMA_STATE_BUSY)
             return rc;
         if (pg->be->cycles(pg->ctx) - start >= IDLE_CYCLES)
             return GMC_E_TIMEOUT;
@@ -1022,11 +1019,11 @@ int gmc_paging_init(struct gmc_kmd *kmd, const struct gmc_adapter_info *ai,
         gmc_paging_config_default(&c);
     if (!config_ok(&c))
         return GMC_E_INVALID_ARG;
-    if (!(ai->caps & GMC_CAPS_DMA_MASK) || ai->page_size != PAGE || kmd->be->wait == NULL ||
+    if (!(ai->caps & GMC_CAPS_DMA_MASK) || ai->page_size != GMC_PAGE_SIZE || kmd->be->wait == NULL ||
         kmd->be->cycles == NULL)
         return GMC_E_UNSUPPORTED;
-    if (ai->vram_size > (1ull << 32) || ai->aperture_base % PAGE != 0 || ai->aperture_base > (1ull << 32) ||
-        ai->aperture_pages > ((1ull << 32) - ai->aperture_base) / PAGE)
+    if (ai->vram_size > (1ull << 32) || ai->aperture_base % GMC_PAGE_SIZE != 0 || ai->aperture_base > (1ull << 32) ||
+        ai->aperture_pages > ((1ull << 32) - ai->aperture_base) / GMC_PAGE_SIZE)
         return GMC_E_UNSUPPORTED;
 
     struct gmc_paging *pg = calloc(1, sizeof(*pg));
@@ -1050,9 +1047,9 @@ int gmc_paging_init(struct gmc_kmd *kmd, const struct gmc_adapter_info *ai,
     if (rc == GMC_OK)
         rc = gmc_sysmem_alloc(pg, (uint64_t)c.buffers * c.buffer_bytes, &pg->pbmem);
     if (rc == GMC_OK)
-        rc = gmc_sysmem_alloc(pg, PAGE, &pg->fencepg);
+        rc = gmc_sysmem_alloc(pg, GMC_PAGE_SIZE, &pg->fencepg);
     if (rc == GMC_OK)
-        rc = gmc_sysmem_alloc(pg, PAGE, &pg->dummy);
+        rc = gmc_sysmem_alloc(pg, GMC_PAGE_SIZE, &pg->dummy);
     if (rc == GMC_OK)
         rc = program(pg);
     if (rc != GMC_OK) {

@@ -20,13 +20,12 @@
 #include "gmc_regs.h"
 #include "gmc_status.h"
 
-#define PAGE 4096u
 #define GPU_LIMIT (1ull << 32)
 #define BUS_LIMIT (1ull << 48)
 #define LENGTH_MAX 0xFFFFFFFFull
 #define MDL_PAGE_MAX ((uint64_t)GMC_PKT_MDL_W3_SRC_PAGE_MASK) /* 20-bit entry index */
 /* DISCARD without POISON moves nothing: cut only where LENGTH must. */
-#define DISCARD_STEP (LENGTH_MAX & ~(uint64_t)(PAGE - 1u))
+#define DISCARD_STEP (LENGTH_MAX & ~(uint64_t)(GMC_PAGE_SIZE - 1u))
 
 struct plan {
     uint64_t total; /* units */
@@ -37,8 +36,8 @@ static int target_ok(const struct gmc_paging_target *t)
 {
     if (t->vram_size > GPU_LIMIT || t->max_chunk == 0 || t->max_chunk > LENGTH_MAX)
         return 0;
-    if (t->aperture_base % PAGE != 0 || t->aperture_base > GPU_LIMIT ||
-        t->aperture_pages > (GPU_LIMIT - t->aperture_base) / PAGE)
+    if (t->aperture_base % GMC_PAGE_SIZE != 0 || t->aperture_base > GPU_LIMIT ||
+        t->aperture_pages > (GPU_LIMIT - t->aperture_base) / GMC_PAGE_SIZE)
         return 0;
     return 1;
 }
@@ -50,7 +49,7 @@ static int gpu_range_ok(const struct gmc_paging_target *t, uint64_t addr, uint64
         return 0;
     if (addr < t->vram_size && len <= t->vram_size - addr)
         return 1;
-    const uint64_t ap_bytes = t->aperture_pages * PAGE;
+    const uint64_t ap_bytes = t->aperture_pages * GMC_PAGE_SIZE;
     return addr >= t->aperture_base && addr - t->aperture_base < ap_bytes &&
            len <= ap_bytes - (addr - t->aperture_base);
 }
@@ -65,11 +64,11 @@ static int mdl_range_ok(const struct gmc_sysbuf *m, uint64_t first_page, uint64_
 {
     if (m == NULL || m->npages == 0 || !bus_ok(m->mdl_bus) || first_page > m->npages)
         return 0;
-    const uint64_t avail = (m->npages - first_page) * PAGE;
+    const uint64_t avail = (m->npages - first_page) * GMC_PAGE_SIZE;
     if (off > avail || len > avail - off || len == 0)
         return 0;
-    /* Every packet's first entry must fit the 20-bit PAGE field. */
-    return first_page + (off + len - 1u) / PAGE <= MDL_PAGE_MAX;
+    /* Every packet's first entry must fit the 20-bit GMC_PAGE_SIZE field. */
+    return first_page + (off + len - 1u) / GMC_PAGE_SIZE <= MDL_PAGE_MAX;
 }
 
 static int side_ok(const struct gmc_paging_target *t, const struct gmc_paging_side *s, uint64_t mdl_offset,
@@ -85,9 +84,9 @@ static int side_ok(const struct gmc_paging_target *t, const struct gmc_paging_si
 
 static int aperture_pages_ok(const struct gmc_paging_target *t, uint64_t gpu, uint64_t pages)
 {
-    if (pages == 0 || gpu % PAGE != 0 || gpu < t->aperture_base || gpu >= GPU_LIMIT)
+    if (pages == 0 || gpu % GMC_PAGE_SIZE != 0 || gpu < t->aperture_base || gpu >= GPU_LIMIT)
         return 0;
-    const uint64_t first = (gpu - t->aperture_base) / PAGE;
+    const uint64_t first = (gpu - t->aperture_base) / GMC_PAGE_SIZE;
     return first < t->aperture_pages && pages <= t->aperture_pages - first;
 }
 
@@ -134,7 +133,7 @@ static int plan_op(const struct gmc_paging_target *t, const struct gmc_paging_ar
         if (!aperture_pages_ok(t, a->u.map.gpu_address, pages))
             return GMC_E_INVALID_ARG;
         if (a->op == GMC_PAGING_MAP_APERTURE_SEGMENT &&
-            (pages > UINT64_MAX / PAGE || !mdl_range_ok(a->u.map.mdl, a->u.map.mdl_offset, 0, pages * PAGE)))
+            (pages > UINT64_MAX / GMC_PAGE_SIZE || !mdl_range_ok(a->u.map.mdl, a->u.map.mdl_offset, 0, pages * GMC_PAGE_SIZE)))
             return GMC_E_INVALID_ARG;
         p->total = pages;
         p->step = t->max_chunk / 8u ? t->max_chunk / 8u : 1u;
@@ -176,8 +175,8 @@ static struct gmc_side side_at(const struct gmc_paging_side *s, uint64_t mdl_off
     } else {
         r.mdl = 1;
         r.addr = s->mdl->mdl_bus;
-        r.page = (uint32_t)(mdl_offset + pos / PAGE);
-        r.offset = (uint32_t)(pos % PAGE);
+        r.page = (uint32_t)(mdl_offset + pos / GMC_PAGE_SIZE);
+        r.offset = (uint32_t)(pos % GMC_PAGE_SIZE);
     }
     return r;
 }
@@ -204,11 +203,11 @@ static struct gmc_pkt encode(const struct gmc_paging_target *t, const struct gmc
         return gmc_pkt_write_physical(a->u.physical.address, a->u.physical.gpu != 0, sz, v);
     }
     case GMC_PAGING_MAP_APERTURE_SEGMENT:
-        return gmc_pkt_map_aperture((uint32_t)(a->u.map.gpu_address + done * PAGE), (uint32_t)n,
+        return gmc_pkt_map_aperture((uint32_t)(a->u.map.gpu_address + done * GMC_PAGE_SIZE), (uint32_t)n,
                                     a->u.map.mdl->mdl_bus, (uint32_t)(a->u.map.mdl_offset + done),
                                     a->u.map.snooped != 0, a->u.map.readable != 0, a->u.map.writeable != 0);
     case GMC_PAGING_UNMAP_APERTURE_SEGMENT:
-        return gmc_pkt_unmap_aperture((uint32_t)(a->u.map.gpu_address + done * PAGE), (uint32_t)n);
+        return gmc_pkt_unmap_aperture((uint32_t)(a->u.map.gpu_address + done * GMC_PAGE_SIZE), (uint32_t)n);
     case GMC_PAGING_FLUSH_TLB:
         return gmc_pkt_flush_tlb();
     case GMC_PAGING_NOTIFY_RESIDENCY:

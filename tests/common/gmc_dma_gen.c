@@ -3,7 +3,6 @@
 
 #include "gmc_regs.h"
 
-#define PAGE 4096u
 
 static uint8_t gen_u8(struct gmc_dma_gen_in *in)
 {
@@ -40,9 +39,9 @@ static struct gmc_side pick_side(const struct gmc_dma_gen_env *f, struct gmc_dma
     case 0:
         return gmc_side_gpu(vram_addr(f, in, len));
     case 1:
-        return gmc_side_gpu(f->ap_base + gen_below(in, f->ap_pages * PAGE));
+        return gmc_side_gpu(f->ap_base + gen_below(in, f->ap_pages * GMC_PAGE_SIZE));
     default: {
-        struct gmc_side sd = { 1, f->meta, gen_below(in, f->data_pages), gen_below(in, PAGE) };
+        struct gmc_side sd = { 1, f->meta, gen_below(in, f->data_pages), gen_below(in, GMC_PAGE_SIZE) };
         return sd;
     }
     }
@@ -76,10 +75,10 @@ struct gmc_pkt gmc_dma_gen_packet(const struct gmc_dma_gen_env *f, struct gmc_dm
             at = vram_addr(f, in, size);
             break;
         case 1:
-            at = f->ap_base + gen_below(in, f->ap_pages * PAGE);
+            at = f->ap_base + gen_below(in, f->ap_pages * GMC_PAGE_SIZE);
             break;
         default:
-            at = f->data + gen_below(in, f->data_pages * PAGE - 8);
+            at = f->data + gen_below(in, f->data_pages * GMC_PAGE_SIZE - 8);
             gpu = 0;
         }
         if ((k % 16u) == 7)
@@ -89,16 +88,16 @@ struct gmc_pkt gmc_dma_gen_packet(const struct gmc_dma_gen_env *f, struct gmc_dm
     case 9: {
         uint32_t pg = gen_below(in, f->ap_pages), n = 1u + gen_below(in, 4);
         uint8_t fl = gen_u8(in);
-        return gmc_pkt_map_aperture(f->ap_base + pg * PAGE, n, f->meta, gen_below(in, f->data_pages), fl & 1u, !(fl & 2u),
+        return gmc_pkt_map_aperture(f->ap_base + pg * GMC_PAGE_SIZE, n, f->meta, gen_below(in, f->data_pages), fl & 1u, !(fl & 2u),
                                     !(fl & 4u));
     }
     case 10:
-        return gmc_pkt_unmap_aperture(f->ap_base + gen_below(in, f->ap_pages) * PAGE, 1u + gen_below(in, 3));
+        return gmc_pkt_unmap_aperture(f->ap_base + gen_below(in, f->ap_pages) * GMC_PAGE_SIZE, 1u + gen_below(in, 3));
     case 11:
         return gmc_pkt_flush_tlb();
     case 12: {
         uint8_t fl = gen_u8(in);
-        return gmc_pkt_fence(gen_uint(in, 8), f->data + 8u * gen_below(in, f->data_pages * PAGE / 8u), fl & 1u,
+        return gmc_pkt_fence(gen_uint(in, 8), f->data + 8u * gen_below(in, f->data_pages * GMC_PAGE_SIZE / 8u), fl & 1u,
                              (fl >> 1) & 1u);
     }
     case 13: { /* anything */

@@ -30,11 +30,10 @@
 #include "gmc_regs.h"
 #include "gmc_sim.h"
 
-#define PAGE 4096u
 #define RING_BUS 0x0000000200000000ull
 #define META_PAGES 2u
 #define DATA_PAGES 12u
-#define ARENA ((META_PAGES + DATA_PAGES) * PAGE)
+#define ARENA ((META_PAGES + DATA_PAGES) * GMC_PAGE_SIZE)
 #define AP_PAGES 16u
 #define MAXPKT 24u
 #define WAIT 4000000u
@@ -77,8 +76,8 @@ static void setup(struct fx *f, struct fuzz_in *in)
     FUZZ_CHECK(gmc_sim_create(&cfg, &f->s) == GMC_SIM_OK, "model");
     FUZZ_CHECK(gmc_ring_init(&f->ring, f->s, RING_BUS, 12, ARENA) == GMC_SIM_OK, "ring");
     uint8_t *meta, *data;
-    f->meta = gmc_ring_alloc(&f->ring, META_PAGES * PAGE, PAGE, &meta);
-    f->data = gmc_ring_alloc(&f->ring, DATA_PAGES * PAGE, PAGE, &data);
+    f->meta = gmc_ring_alloc(&f->ring, META_PAGES * GMC_PAGE_SIZE, GMC_PAGE_SIZE, &meta);
+    f->data = gmc_ring_alloc(&f->ring, DATA_PAGES * GMC_PAGE_SIZE, GMC_PAGE_SIZE, &data);
     FUZZ_CHECK(f->meta && f->data, "arena");
     /* the MDL: data pages in an order the input picks */
     unsigned perm[DATA_PAGES];
@@ -90,12 +89,12 @@ static void setup(struct fx *f, struct fuzz_in *in)
         perm[j] = t;
     }
     for (unsigned i = 0; i < DATA_PAGES; i++) {
-        uint64_t pa = f->data + (uint64_t)perm[i] * PAGE;
+        uint64_t pa = f->data + (uint64_t)perm[i] * GMC_PAGE_SIZE;
         for (unsigned b = 0; b < 8; b++)
             meta[8 * i + b] = (uint8_t)(pa >> (8 * b));
     }
     uint64_t seed = fz_uint(in, 8) | 1u;
-    for (unsigned i = 0; i < DATA_PAGES * PAGE; i++) {
+    for (unsigned i = 0; i < DATA_PAGES * GMC_PAGE_SIZE; i++) {
         seed ^= seed << 13;
         seed ^= seed >> 7;
         seed ^= seed << 17;
@@ -106,7 +105,7 @@ static void setup(struct fx *f, struct fuzz_in *in)
     FUZZ_CHECK(gmc_dma_ref_map(&f->ref, f->ring.bus, block) == 0, "reference map");
     memcpy(gmc_dma_ref_sys(&f->ref, f->ring.bus, block), f->ring.mem, block);
     FUZZ_CHECK(gmc_sim_vram_peek(f->s, 0, f->ref.vram, f->ref.vram_bytes) == GMC_SIM_OK, "VRAM");
-    uint64_t dummy = f->data + (DATA_PAGES - 1u) * PAGE;
+    uint64_t dummy = f->data + (DATA_PAGES - 1u) * GMC_PAGE_SIZE;
     wr(f->s, GMC_REG_DUMMY_PAGE_LO, (uint32_t)dummy & GMC_DUMMY_PAGE_LO_ADDR_MASK);
     wr(f->s, GMC_REG_DUMMY_PAGE_HI, (uint32_t)(dummy >> 32));
     f->ref.dummy_page = dummy;
@@ -215,7 +214,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     setup(&f, &in);
     /* aperture pages 0..15 onto the data pages (MDL entries 0..11, then 0..3) */
     struct gmc_pkt boot[2] = { gmc_pkt_map_aperture(APB, DATA_PAGES, f.meta, 0, 1, 1, 1),
-                               gmc_pkt_map_aperture(APB + DATA_PAGES * PAGE, AP_PAGES - DATA_PAGES, f.meta, 0, 1,
+                               gmc_pkt_map_aperture(APB + DATA_PAGES * GMC_PAGE_SIZE, AP_PAGES - DATA_PAGES, f.meta, 0, 1,
                                                     1, 1) };
     int ended = run(&f, boot, 2);
     FUZZ_CHECK(!ended && f.ref.nfaults == 0, "the set-up packets faulted");

@@ -26,7 +26,6 @@
 #include "gmc_pkt.h"
 #include "gmc_status.h"
 
-#define PAGE 4096u
 #define WAIT 4000000u
 #define V_A 0x040000u /* VRAM in the CPU window (BAR1 writes) */
 #define V_B 0x100000u
@@ -214,7 +213,7 @@ static uint64_t pte(struct fx *f, uint64_t page)
 
 static uint64_t ap_gpu(struct fx *f, uint64_t page)
 {
-    return f->ai.aperture_base + page * PAGE;
+    return f->ai.aperture_base + page * GMC_PAGE_SIZE;
 }
 
 static struct gmc_paging_stats stats(struct fx *f)
@@ -271,8 +270,8 @@ static void test_backend_wait(void **state)
  * an overlapping map). */
 static int bus_mapped(struct fx *f, uint64_t bus)
 {
-    static _Alignas(4096) uint8_t probe[PAGE];
-    int st = gmc_sim_host_map(f->sim, bus, probe, PAGE);
+    static _Alignas(4096) uint8_t probe[GMC_PAGE_SIZE];
+    int st = gmc_sim_host_map(f->sim, bus, probe, GMC_PAGE_SIZE);
     if (st == GMC_SIM_OK) {
         assert_int_equal(gmc_sim_host_unmap(f->sim, bus), GMC_SIM_OK);
         return 0;
@@ -291,34 +290,34 @@ static void test_sysmem_pool(void **state)
 
     struct gmc_sysbuf a, big, again;
     sysbuf_new(f, 1, &a);
-    assert_int_equal(a.size, PAGE);
+    assert_int_equal(a.size, GMC_PAGE_SIZE);
     assert_int_equal(a.npages, 1);
-    assert_int_equal(a.bus % PAGE, 0);
+    assert_int_equal(a.bus % GMC_PAGE_SIZE, 0);
     assert_true(a.bus >= base && a.bus + a.size <= base + chunk);
     assert_true(a.mdl_bus % 8 == 0);
     assert_true(a.priv != 0);
-    for (unsigned i = 0; i < PAGE; i++) assert_int_equal(a.host[i], 0);
+    for (unsigned i = 0; i < GMC_PAGE_SIZE; i++) assert_int_equal(a.host[i], 0);
 
     /* A buffer larger than a chunk gets a chunk of its own, beyond. */
     sysbuf_new(f, chunk + 5, &big);
-    assert_int_equal(big.size, chunk + PAGE);
-    assert_int_equal(big.npages, chunk / PAGE + 1);
+    assert_int_equal(big.size, chunk + GMC_PAGE_SIZE);
+    assert_int_equal(big.npages, chunk / GMC_PAGE_SIZE + 1);
     assert_true(big.bus >= base + chunk);
     assert_true(bus_mapped(f, big.bus));
-    assert_true(bus_mapped(f, big.bus + big.size - PAGE));
+    assert_true(bus_mapped(f, big.bus + big.size - GMC_PAGE_SIZE));
 
     /* Fill the first chunk: the next small buffer opens a new chunk. */
     struct gmc_sysbuf many[16];
     unsigned n = 0, spilled = 0;
     for (; n < 16 && !spilled; n++) {
-        sysbuf_new(f, 2 * PAGE, &many[n]);
+        sysbuf_new(f, 2 * GMC_PAGE_SIZE, &many[n]);
         spilled = many[n].bus >= base + chunk;
     }
     assert_true(spilled);
     assert_true(many[n - 1].bus >= big.bus + big.size || many[n - 1].bus + many[n - 1].size <= big.bus);
 
     /* Freed pages come back (zeroed); a freed struct is zeroed and ignored. */
-    memset(a.host, 0x5A, PAGE);
+    memset(a.host, 0x5A, GMC_PAGE_SIZE);
     const uint64_t a_bus = a.bus;
     struct gmc_sysbuf stale = a;
     gmc_sysmem_free(f->pg, &a);
@@ -327,17 +326,17 @@ static void test_sysmem_pool(void **state)
     gmc_sysmem_free(f->pg, &a);
     gmc_sysmem_free(f->pg, &stale); /* already freed: ignored */
     gmc_sysmem_free(f->pg, NULL);
-    sysbuf_new(f, PAGE, &again);
+    sysbuf_new(f, GMC_PAGE_SIZE, &again);
     assert_int_equal(again.bus, a_bus);
-    for (unsigned i = 0; i < PAGE; i++) assert_int_equal(again.host[i], 0);
+    for (unsigned i = 0; i < GMC_PAGE_SIZE; i++) assert_int_equal(again.host[i], 0);
 
     /* The engine walks the MDLs: VRAM -> each buffer, then back. */
-    uint8_t src[3 * PAGE], out[3 * PAGE];
+    uint8_t src[3 * GMC_PAGE_SIZE], out[3 * GMC_PAGE_SIZE];
     t_fill_random(src, sizeof src, &f->seed);
     vram_write(f, V_A, src, sizeof src);
     struct gmc_paging_args x = a_xfer(seg(SEG_VRAM, V_A), mdl(&big), sizeof src, 0, big.npages - 3);
     run(f, &x);
-    assert_memory_equal(big.host + big.size - 3 * PAGE, src, sizeof src);
+    assert_memory_equal(big.host + big.size - 3 * GMC_PAGE_SIZE, src, sizeof src);
     x = a_xfer(mdl(&big), seg(SEG_VRAM, V_B), sizeof src, 0, big.npages - 3);
     run(f, &x);
     vram_read(f, V_B, out, sizeof out);
@@ -354,23 +353,23 @@ static void test_sysmem_pool(void **state)
     assert_int_equal(gmc_sysmem_alloc(f->pg, 0, &a), GMC_E_INVALID_ARG);
     assert_int_equal(a.priv, 0);
     assert_int_equal(gmc_sysmem_alloc(f->pg, 1ull << 60, &a), GMC_E_NO_MEMORY);
-    assert_int_equal(gmc_sysmem_alloc(NULL, PAGE, &a), GMC_E_NULL_POINTER);
-    assert_int_equal(gmc_sysmem_alloc(f->pg, PAGE, NULL), GMC_E_NULL_POINTER);
+    assert_int_equal(gmc_sysmem_alloc(NULL, GMC_PAGE_SIZE, &a), GMC_E_NULL_POINTER);
+    assert_int_equal(gmc_sysmem_alloc(f->pg, GMC_PAGE_SIZE, NULL), GMC_E_NULL_POINTER);
 }
 
 static void test_sysmem_wrap(void **state)
 {
     struct fx *f = *state;
-    uint8_t *user = aligned_alloc(PAGE, 4 * PAGE);
+    uint8_t *user = aligned_alloc(GMC_PAGE_SIZE, 4 * GMC_PAGE_SIZE);
     assert_non_null(user);
-    memset(user, 0x77, 4 * PAGE);
+    memset(user, 0x77, 4 * GMC_PAGE_SIZE);
     struct gmc_sysbuf w;
-    assert_int_equal(gmc_sysmem_wrap(f->pg, user + 1, 4 * PAGE, &w), GMC_E_INVALID_ARG);
-    assert_int_equal(gmc_sysmem_wrap(f->pg, user, 4 * PAGE - 1, &w), GMC_E_INVALID_ARG);
+    assert_int_equal(gmc_sysmem_wrap(f->pg, user + 1, 4 * GMC_PAGE_SIZE, &w), GMC_E_INVALID_ARG);
+    assert_int_equal(gmc_sysmem_wrap(f->pg, user, 4 * GMC_PAGE_SIZE - 1, &w), GMC_E_INVALID_ARG);
     assert_int_equal(gmc_sysmem_wrap(f->pg, user, 0, &w), GMC_E_INVALID_ARG);
-    assert_int_equal(gmc_sysmem_wrap(f->pg, NULL, PAGE, &w), GMC_E_NULL_POINTER);
+    assert_int_equal(gmc_sysmem_wrap(f->pg, NULL, GMC_PAGE_SIZE, &w), GMC_E_NULL_POINTER);
     assert_int_equal(w.priv, 0);
-    assert_int_equal(gmc_sysmem_wrap(f->pg, user, 4 * PAGE, &w), GMC_OK);
+    assert_int_equal(gmc_sysmem_wrap(f->pg, user, 4 * GMC_PAGE_SIZE, &w), GMC_OK);
     assert_true(w.host == user);
     assert_int_equal(w.npages, 4);
     assert_true(bus_mapped(f, w.bus));
@@ -380,9 +379,9 @@ static void test_sysmem_wrap(void **state)
     vram_write(f, V_A + 3000, src, sizeof src); /* TransferOffset applies to both sides */
     struct gmc_paging_args x = a_xfer(seg(SEG_VRAM, V_A), mdl(&w), sizeof src, 3000, 1);
     run(f, &x);
-    assert_memory_equal(user + PAGE + 3000, src, sizeof src);
-    for (unsigned i = 0; i < PAGE + 3000; i++) assert_int_equal(user[i], 0x77);
-    for (unsigned i = PAGE + 3000 + sizeof src; i < 4 * PAGE; i++) assert_int_equal(user[i], 0x77);
+    assert_memory_equal(user + GMC_PAGE_SIZE + 3000, src, sizeof src);
+    for (unsigned i = 0; i < GMC_PAGE_SIZE + 3000; i++) assert_int_equal(user[i], 0x77);
+    for (unsigned i = GMC_PAGE_SIZE + 3000 + sizeof src; i < 4 * GMC_PAGE_SIZE; i++) assert_int_equal(user[i], 0x77);
     const uint64_t bus = w.bus;
     gmc_sysmem_free(f->pg, &w);
     assert_false(bus_mapped(f, bus));
@@ -420,24 +419,24 @@ static void side_read(struct fx *f, struct sides *s, int kind, int dst, uint64_t
         vram_read(f, (dst ? V_B : V_A) + x, out, len);
         break;
     case K_APERTURE:
-        memcpy(out, s->ap.host + (dst ? 8 * PAGE : 0) + x, len);
+        memcpy(out, s->ap.host + (dst ? 8 * GMC_PAGE_SIZE : 0) + x, len);
         break;
     default:
-        memcpy(out, s->m[dst].host + mdl_off * PAGE + x, len);
+        memcpy(out, s->m[dst].host + mdl_off * GMC_PAGE_SIZE + x, len);
         break;
     }
 }
 
 static void side_randomise(struct fx *f, struct sides *s, int kind, int dst)
 {
-    static uint8_t buf[8 * PAGE];
+    static uint8_t buf[8 * GMC_PAGE_SIZE];
     t_fill_random(buf, sizeof buf, &f->seed);
     switch (kind) {
     case K_VRAM:
         vram_write(f, dst ? V_B : V_A, buf, sizeof buf);
         break;
     case K_APERTURE:
-        memcpy(s->ap.host + (dst ? 8 * PAGE : 0), buf, sizeof buf);
+        memcpy(s->ap.host + (dst ? 8 * GMC_PAGE_SIZE : 0), buf, sizeof buf);
         break;
     default:
         memcpy(s->m[dst].host, buf, sizeof buf);
@@ -449,13 +448,13 @@ static void test_transfer_pairs(void **state)
 {
     struct fx *f = *state; /* cfg_chunk4k: max_chunk 4 KiB */
     struct sides s;
-    sysbuf_new(f, 16 * PAGE, &s.ap);
-    sysbuf_new(f, 8 * PAGE, &s.m[0]);
-    sysbuf_new(f, 8 * PAGE, &s.m[1]);
+    sysbuf_new(f, 16 * GMC_PAGE_SIZE, &s.ap);
+    sysbuf_new(f, 8 * GMC_PAGE_SIZE, &s.m[0]);
+    sysbuf_new(f, 8 * GMC_PAGE_SIZE, &s.m[1]);
     struct gmc_paging_args m = a_map(ap_gpu(f, 0), 16, &s.ap, 0, 1, 1, 1);
     run(f, &m);
 
-    static uint8_t before[6 * PAGE], after[6 * PAGE], src[6 * PAGE];
+    static uint8_t before[6 * GMC_PAGE_SIZE], after[6 * GMC_PAGE_SIZE], src[6 * GMC_PAGE_SIZE];
     const uint64_t mdl_off = 2; /* MDL sides: 6 pages from entry 2 */
     unsigned pair = 0;
     for (int sk = 0; sk < 3; sk++)
@@ -463,8 +462,8 @@ static void test_transfer_pairs(void **state)
             side_randomise(f, &s, sk, 0);
             side_randomise(f, &s, dk, 1);
             /* Odd sizes and offsets, spanning several 4 KiB packets. */
-            const uint64_t off = 4096 + 777 + 13 * pair, size = 3 * PAGE + 123 - 7 * pair;
-            const uint64_t chunks = (size + PAGE - 1) / PAGE;
+            const uint64_t off = 4096 + 777 + 13 * pair, size = 3 * GMC_PAGE_SIZE + 123 - 7 * pair;
+            const uint64_t chunks = (size + GMC_PAGE_SIZE - 1) / GMC_PAGE_SIZE;
             side_read(f, &s, sk, 0, mdl_off, 0, src, sizeof src);
             side_read(f, &s, dk, 1, mdl_off, 0, before, sizeof before);
             const struct gmc_paging_stats s0 = stats(f);
@@ -485,8 +484,8 @@ static void test_transfer_pairs(void **state)
 static void test_fill_discard(void **state)
 {
     struct fx *f = *state; /* cfg_chunk4k */
-    static uint8_t buf[4 * PAGE], got[4 * PAGE];
-    const uint64_t at = V_B + 3, size = 2 * PAGE + 1001; /* odd start and size */
+    static uint8_t buf[4 * GMC_PAGE_SIZE], got[4 * GMC_PAGE_SIZE];
+    const uint64_t at = V_B + 3, size = 2 * GMC_PAGE_SIZE + 1001; /* odd start and size */
     const uint32_t pat = 0x11223344u;
     t_fill_random(buf, sizeof buf, &f->seed);
     vram_write(f, V_B, buf, sizeof buf);
@@ -502,7 +501,7 @@ static void test_fill_discard(void **state)
     s0 = stats(f);
     a = a_op(GMC_PAGING_DISCARD_CONTENT);
     a.u.fill.gpu_address = V_B;
-    a.u.fill.size = 4 * PAGE;
+    a.u.fill.size = 4 * GMC_PAGE_SIZE;
     run(f, &a);
     assert_int_equal(stats(f).packets - s0.packets, 1 + 1);
     vram_read(f, V_B, got, sizeof got);
@@ -511,11 +510,11 @@ static void test_fill_discard(void **state)
     /* POISON: 0xDEADBEEF by address, in max_chunk packets. */
     s0 = stats(f);
     a.u.fill.gpu_address = V_B + 5;
-    a.u.fill.size = 3 * PAGE;
+    a.u.fill.size = 3 * GMC_PAGE_SIZE;
     a.u.fill.poison = 1;
     run(f, &a);
     assert_int_equal(stats(f).packets - s0.packets, 3 + 1);
-    for (uint64_t x = V_B + 5; x < V_B + 5 + 3 * PAGE; x++) buf[x - V_B] = (uint8_t)(0xDEADBEEFu >> (8 * (x % 4)));
+    for (uint64_t x = V_B + 5; x < V_B + 5 + 3 * GMC_PAGE_SIZE; x++) buf[x - V_B] = (uint8_t)(0xDEADBEEFu >> (8 * (x % 4)));
     vram_read(f, V_B, got, sizeof got);
     assert_memory_equal(got, buf, sizeof buf);
 }
@@ -526,8 +525,8 @@ static void test_physical(void **state)
 {
     struct fx *f = *state;
     struct gmc_sysbuf b, ap;
-    sysbuf_new(f, PAGE, &b);
-    sysbuf_new(f, PAGE, &ap);
+    sysbuf_new(f, GMC_PAGE_SIZE, &b);
+    sysbuf_new(f, GMC_PAGE_SIZE, &ap);
     uint8_t v[16];
     memset(v, 0xAA, sizeof v);
     vram_write(f, V_B, v, sizeof v);
@@ -577,45 +576,45 @@ static void test_map_unmap(void **state)
 {
     struct fx *f = *state;
     struct gmc_sysbuf b;
-    sysbuf_new(f, 8 * PAGE, &b);
-    for (unsigned p = 0; p < 8; p++) memset(b.host + p * PAGE, 0x10 + p, PAGE);
+    sysbuf_new(f, 8 * GMC_PAGE_SIZE, &b);
+    for (unsigned p = 0; p < 8; p++) memset(b.host + p * GMC_PAGE_SIZE, 0x10 + p, GMC_PAGE_SIZE);
     const uint64_t P = 40;
     /* 5 pages from MDL entry 3, snooped, read-only. */
     struct gmc_paging_args m = a_map(ap_gpu(f, P), 5, &b, 3, 1, 1, 0);
     run(f, &m);
     for (unsigned i = 0; i < 5; i++)
         assert_int_equal(pte(f, P + i), GMC_PTE_VALID_MASK | GMC_PTE_SYSTEM_MASK | GMC_PTE_SNOOPED_MASK |
-                                            GMC_PTE_READABLE_MASK | (b.bus + (3 + i) * PAGE));
+                                            GMC_PTE_READABLE_MASK | (b.bus + (3 + i) * GMC_PAGE_SIZE));
     assert_int_equal(pte(f, P + 5), 0);
     assert_int_equal(pte(f, P - 1), 0);
     /* Writeable, not snooped, not readable. */
     m = a_map(ap_gpu(f, P + 5), 2, &b, 0, 0, 0, 1);
     run(f, &m);
-    assert_int_equal(pte(f, P + 6), GMC_PTE_VALID_MASK | GMC_PTE_SYSTEM_MASK | GMC_PTE_WRITEABLE_MASK | (b.bus + PAGE));
+    assert_int_equal(pte(f, P + 6), GMC_PTE_VALID_MASK | GMC_PTE_SYSTEM_MASK | GMC_PTE_WRITEABLE_MASK | (b.bus + GMC_PAGE_SIZE));
 
     /* Reading through the aperture gives the mapped pages. */
-    uint8_t got[5 * PAGE];
-    struct gmc_paging_args x = a_xfer(seg(SEG_APERTURE, ap_gpu(f, P)), seg(SEG_VRAM, V_B), 5 * PAGE, 0, 0);
+    uint8_t got[5 * GMC_PAGE_SIZE];
+    struct gmc_paging_args x = a_xfer(seg(SEG_APERTURE, ap_gpu(f, P)), seg(SEG_VRAM, V_B), 5 * GMC_PAGE_SIZE, 0, 0);
     run(f, &x);
     vram_read(f, V_B, got, sizeof got);
     for (unsigned i = 0; i < 5; i++)
-        for (unsigned k = 0; k < PAGE; k += 511) assert_int_equal(got[i * PAGE + k], 0x13 + i);
+        for (unsigned k = 0; k < GMC_PAGE_SIZE; k += 511) assert_int_equal(got[i * GMC_PAGE_SIZE + k], 0x13 + i);
 
     /* UNMAP: the dummy page, readable and writeable. */
     const uint64_t dummy = (uint64_t)t_rd(f->sim, GMC_REG_DUMMY_PAGE_HI) << 32 | t_rd(f->sim, GMC_REG_DUMMY_PAGE_LO);
-    assert_true(dummy != 0 && dummy % PAGE == 0);
+    assert_true(dummy != 0 && dummy % GMC_PAGE_SIZE == 0);
     struct gmc_paging_args u = a_map(ap_gpu(f, P + 1), 3, NULL, 0, 0, 0, 0);
     run(f, &u);
     const uint64_t dpte = GMC_PTE_VALID_MASK | GMC_PTE_SYSTEM_MASK | GMC_PTE_READABLE_MASK | GMC_PTE_WRITEABLE_MASK | dummy;
     assert_int_equal(pte(f, P), GMC_PTE_VALID_MASK | GMC_PTE_SYSTEM_MASK | GMC_PTE_SNOOPED_MASK |
-                                    GMC_PTE_READABLE_MASK | (b.bus + 3 * PAGE));
+                                    GMC_PTE_READABLE_MASK | (b.bus + 3 * GMC_PAGE_SIZE));
     for (unsigned i = 1; i < 4; i++) assert_int_equal(pte(f, P + i), dpte);
     const uint64_t hits = t_rd64(f->sim, GMC_REG_CNT_DUMMY_HIT_LO);
     run(f, &x);
     vram_read(f, V_B, got, sizeof got);
-    for (unsigned k = 0; k < PAGE; k += 97) assert_int_equal(got[k], 0x13);
-    for (unsigned k = PAGE; k < 4 * PAGE; k++) assert_int_equal(got[k], 0);
-    assert_int_equal(got[4 * PAGE], 0x17);
+    for (unsigned k = 0; k < GMC_PAGE_SIZE; k += 97) assert_int_equal(got[k], 0x13);
+    for (unsigned k = GMC_PAGE_SIZE; k < 4 * GMC_PAGE_SIZE; k++) assert_int_equal(got[k], 0);
+    assert_int_equal(got[4 * GMC_PAGE_SIZE], 0x17);
     assert_true(t_rd64(f->sim, GMC_REG_CNT_DUMMY_HIT_LO) - hits >= 3);
 }
 
@@ -625,9 +624,9 @@ static void test_flush_tlb(void **state)
 {
     struct fx *f = *state;
     struct gmc_sysbuf b;
-    sysbuf_new(f, 2 * PAGE, &b);
-    memset(b.host, 0x11, PAGE);
-    memset(b.host + PAGE, 0x22, PAGE);
+    sysbuf_new(f, 2 * GMC_PAGE_SIZE, &b);
+    memset(b.host, 0x11, GMC_PAGE_SIZE);
+    memset(b.host + GMC_PAGE_SIZE, 0x22, GMC_PAGE_SIZE);
     const uint64_t P = 99;
     struct gmc_paging_args m = a_map(ap_gpu(f, P), 1, &b, 0, 0, 1, 1);
     run(f, &m);
@@ -636,7 +635,7 @@ static void test_flush_tlb(void **state)
     run(f, &x);
     vram_read(f, V_B, got, 64);
     assert_int_equal(got[0], 0x11);
-    const uint64_t newpte = GMC_PTE_VALID_MASK | GMC_PTE_SYSTEM_MASK | GMC_PTE_READABLE_MASK | (b.bus + PAGE);
+    const uint64_t newpte = GMC_PTE_VALID_MASK | GMC_PTE_SYSTEM_MASK | GMC_PTE_READABLE_MASK | (b.bus + GMC_PAGE_SIZE);
     struct gmc_paging_args w = a_phys(GMC_PAGING_WRITE_PHYSICAL, f->pt_base + 8 * P, 1, 8, newpte);
     run(f, &w);
     assert_int_equal(pte(f, P), newpte);
@@ -661,9 +660,9 @@ static void test_flush_tlb(void **state)
  * reused while the engine works. */
 static void multipass_case(struct fx *f, unsigned data_per_buf)
 {
-    static uint8_t src[10 * PAGE + 5];
+    static uint8_t src[10 * GMC_PAGE_SIZE + 5];
     struct gmc_sysbuf b;
-    sysbuf_new(f, 11 * PAGE, &b);
+    sysbuf_new(f, 11 * GMC_PAGE_SIZE, &b);
     t_fill_random(src, sizeof src, &f->seed);
     vram_write(f, V_A + 7, src, sizeof src); /* TransferOffset applies to both sides */
     t_wr(f->sim, GMC_REG_CNT_CLEAR, 1);
@@ -703,11 +702,11 @@ static void test_multipass_96(void **state)
 static void test_queue_boundaries(void **state)
 {
     struct fx *f = *state; /* cfg_buf128, max_chunk 4 KiB */
-    static uint8_t want[8 * PAGE], got[8 * PAGE];
+    static uint8_t want[8 * GMC_PAGE_SIZE], got[8 * GMC_PAGE_SIZE];
     for (unsigned n = 1; n <= 7; n++) {
         const struct gmc_paging_stats s0 = stats(f);
         const uint32_t pat = 0x01010101u * n;
-        struct gmc_paging_args a = a_fill(V_B, n * PAGE - 1, pat);
+        struct gmc_paging_args a = a_fill(V_B, n * GMC_PAGE_SIZE - 1, pat);
         queue(f, &a);
         idle(f);
         const struct gmc_paging_stats s1 = stats(f);
@@ -715,9 +714,9 @@ static void test_queue_boundaries(void **state)
         assert_int_equal(s1.buffers - s0.buffers, bufs);
         assert_int_equal(s1.multipass - s0.multipass, bufs - 1);
         assert_int_equal(s1.packets - s0.packets, n + bufs);
-        vram_read(f, V_B, got, n * PAGE);
-        memset(want, (int)(pat & 0xFF), n * PAGE - 1);
-        assert_memory_equal(got, want, n * PAGE - 1);
+        vram_read(f, V_B, got, n * GMC_PAGE_SIZE);
+        memset(want, (int)(pat & 0xFF), n * GMC_PAGE_SIZE - 1);
+        assert_memory_equal(got, want, n * GMC_PAGE_SIZE - 1);
     }
     /* FLUSH_TLB (2 packets with its SIGNAL) leaves one data packet of room:
      * a FILL of 2 packets continues in a second buffer... */
@@ -727,7 +726,7 @@ static void test_queue_boundaries(void **state)
     s.a = stats(f);
     struct gmc_paging_args fl = a_op(GMC_PAGING_FLUSH_TLB);
     queue(f, &fl);
-    struct gmc_paging_args a = a_fill(V_B, 2 * PAGE, 0x5A5A5A5Au);
+    struct gmc_paging_args a = a_fill(V_B, 2 * GMC_PAGE_SIZE, 0x5A5A5A5Au);
     queue(f, &a);
     idle(f);
     s.b = stats(f);
@@ -738,7 +737,7 @@ static void test_queue_boundaries(void **state)
      * without a continuation. */
     s.a = stats(f);
     queue(f, &fl);
-    a = a_fill(V_B, PAGE, 0x6B6B6B6Bu);
+    a = a_fill(V_B, GMC_PAGE_SIZE, 0x6B6B6B6Bu);
     queue(f, &a);
     queue(f, &fl);
     idle(f);
@@ -746,9 +745,9 @@ static void test_queue_boundaries(void **state)
     assert_int_equal(s.b.buffers - s.a.buffers, 2);
     assert_int_equal(s.b.multipass - s.a.multipass, 0);
     assert_int_equal(s.b.packets - s.a.packets, 6);
-    vram_read(f, V_B, got, 2 * PAGE);
-    for (unsigned i = 0; i < PAGE; i++) assert_int_equal(got[i], 0x6B);
-    for (unsigned i = PAGE; i < 2 * PAGE; i++) assert_int_equal(got[i], 0x5A);
+    vram_read(f, V_B, got, 2 * GMC_PAGE_SIZE);
+    for (unsigned i = 0; i < GMC_PAGE_SIZE; i++) assert_int_equal(got[i], 0x6B);
+    for (unsigned i = GMC_PAGE_SIZE; i < 2 * GMC_PAGE_SIZE; i++) assert_int_equal(got[i], 0x5A);
 }
 
 /* Builder level: a buffer of k = 4 packets, ops needing k-1 .. 2k+1
@@ -758,13 +757,13 @@ static void test_builder_boundaries(void **state)
 {
     (void)state;
     enum { K = 4 };
-    const struct gmc_paging_target t = {8u << 20, 0x80000000u, 4096, PAGE, 0x100000000ull, 0x100000040ull, 0};
+    const struct gmc_paging_target t = {8u << 20, 0x80000000u, 4096, GMC_PAGE_SIZE, 0x100000000ull, 0x100000040ull, 0};
     uint8_t mem[K * 32];
     const unsigned ns[] = {K - 1, K, K + 1, 2 * K - 1, 2 * K, 2 * K + 1};
     for (unsigned pre = 0; pre < 2; pre++)
         for (unsigned c = 0; c < sizeof ns / sizeof ns[0]; c++) {
             const unsigned n = ns[c];
-            struct gmc_paging_args a = a_fill(0x10000, (uint64_t)n * PAGE - 3, 0xA1B2C3D4u);
+            struct gmc_paging_args a = a_fill(0x10000, (uint64_t)n * GMC_PAGE_SIZE - 3, 0xA1B2C3D4u);
             unsigned got = 0, calls = 0;
             int rc;
             do {
@@ -779,17 +778,17 @@ static void test_builder_boundaries(void **state)
                 const unsigned made = (buf.used - start) / 32;
                 if (rc == GMC_E_BUFFER_FULL) {
                     assert_int_equal(buf.used, sizeof mem);
-                    assert_int_equal(a.multipass_offset, mp0 + (uint64_t)made * PAGE);
+                    assert_int_equal(a.multipass_offset, mp0 + (uint64_t)made * GMC_PAGE_SIZE);
                 } else {
                     assert_int_equal(rc, GMC_OK);
                     assert_int_equal(a.multipass_offset, 0);
                 }
                 for (unsigned i = 0; i < made; i++, got++) {
                     const struct gmc_pkt p = gmc_pkt_load(mem + start + 32 * i);
-                    const uint64_t len = got + 1 == n ? PAGE - 3 : PAGE;
+                    const uint64_t len = got + 1 == n ? GMC_PAGE_SIZE - 3 : GMC_PAGE_SIZE;
                     assert_int_equal(p.w[0], GMC_DMA_OP_FILL | len << 32);
                     assert_int_equal(p.w[1], 0);
-                    assert_int_equal(p.w[2], 0x10000 + (uint64_t)got * PAGE);
+                    assert_int_equal(p.w[2], 0x10000 + (uint64_t)got * GMC_PAGE_SIZE);
                     assert_int_equal(p.w[3], 0xA1B2C3D4u);
                 }
                 assert_true(calls < 10);
@@ -802,7 +801,7 @@ static void test_builder_boundaries(void **state)
 
     /* A full buffer: BUFFER_FULL at once, nothing written, progress kept. */
     struct gmc_pbuf full = {mem, 0, sizeof mem, sizeof mem};
-    struct gmc_paging_args a = a_fill(0x10000, 3 * PAGE, 1);
+    struct gmc_paging_args a = a_fill(0x10000, 3 * GMC_PAGE_SIZE, 1);
     assert_int_equal(gmc_build_paging_buffer(&t, &full, &a), GMC_E_BUFFER_FULL);
     assert_int_equal(a.multipass_offset, 0);
     assert_int_equal(full.used, sizeof mem);
@@ -813,28 +812,28 @@ static void test_builder_boundaries(void **state)
     /* MAP: max_chunk 16 = two PTEs per packet; W3 walks the MDL. */
     struct gmc_paging_target t16 = t;
     t16.max_chunk = 16;
-    struct gmc_sysbuf fake = {NULL, 0x300000000ull, 16 * PAGE, 0x300100000ull, 16, 0};
+    struct gmc_sysbuf fake = {NULL, 0x300000000ull, 16 * GMC_PAGE_SIZE, 0x300100000ull, 16, 0};
     struct gmc_pbuf buf = {mem, 0, sizeof mem, 0};
-    struct gmc_paging_args m = a_map(0x80000000u + 10 * PAGE, 5, &fake, 4, 1, 1, 0);
+    struct gmc_paging_args m = a_map(0x80000000u + 10 * GMC_PAGE_SIZE, 5, &fake, 4, 1, 1, 0);
     assert_int_equal(gmc_build_paging_buffer(&t16, &buf, &m), GMC_OK);
     assert_int_equal(buf.used, 3 * 32);
     for (unsigned i = 0; i < 3; i++) {
         const struct gmc_pkt p = gmc_pkt_load(mem + 32 * i);
         assert_int_equal(p.w[0], GMC_DMA_OP_MAP_APERTURE | (uint64_t)(i < 2 ? 2 : 1) << 32);
         assert_int_equal(p.w[1], 0x300100000ull);
-        assert_int_equal(p.w[2], 0x80000000u + (10 + 2 * i) * PAGE);
+        assert_int_equal(p.w[2], 0x80000000u + (10 + 2 * i) * GMC_PAGE_SIZE);
         assert_int_equal(p.w[3], (4 + 2 * i) | GMC_PKT_MAP_W3_SNOOPED_MASK | GMC_PKT_MAP_W3_READABLE_MASK);
     }
     /* TRANSFER, MDL -> VRAM: TransferOffset on both sides, MdlOffset in pages. */
     buf.used = 0;
-    struct gmc_paging_args x = a_xfer(mdl(&fake), seg(SEG_VRAM, 0x20000), 2 * PAGE, 3 * PAGE + 100, 2);
+    struct gmc_paging_args x = a_xfer(mdl(&fake), seg(SEG_VRAM, 0x20000), 2 * GMC_PAGE_SIZE, 3 * GMC_PAGE_SIZE + 100, 2);
     assert_int_equal(gmc_build_paging_buffer(&t, &buf, &x), GMC_OK);
     assert_int_equal(buf.used, 2 * 32);
     for (unsigned i = 0; i < 2; i++) {
         const struct gmc_pkt p = gmc_pkt_load(mem + 32 * i);
-        assert_int_equal(p.w[0], GMC_DMA_OP_TRANSFER | (uint64_t)GMC_PKT_FLAG_SRC_MDL_MASK << 8 | (uint64_t)PAGE << 32);
+        assert_int_equal(p.w[0], GMC_DMA_OP_TRANSFER | (uint64_t)GMC_PKT_FLAG_SRC_MDL_MASK << 8 | (uint64_t)GMC_PAGE_SIZE << 32);
         assert_int_equal(p.w[1], 0x300100000ull);
-        assert_int_equal(p.w[2], 0x20000 + 3 * PAGE + 100 + i * PAGE);
+        assert_int_equal(p.w[2], 0x20000 + 3 * GMC_PAGE_SIZE + 100 + i * GMC_PAGE_SIZE);
         assert_int_equal(p.w[3], (uint64_t)(2 + 3 + i) | (uint64_t)100 << GMC_PKT_MDL_W3_SRC_OFFSET_LSB);
     }
     /* NOTIFY and SIGNAL: their words and addresses. */
@@ -887,7 +886,7 @@ static void test_notify(void **state)
     memset(&no, 0, sizeof no);
     no.f = f;
     gmc_paging_set_notify(f->pg, on_notify, &no);
-    struct gmc_paging_args fill = a_fill(V_B, 8 * PAGE, 0x01020304u);
+    struct gmc_paging_args fill = a_fill(V_B, 8 * GMC_PAGE_SIZE, 0x01020304u);
     queue(f, &fill);
     struct gmc_paging_args n1 = a_notify(0xA1, 1), n2 = a_notify(0xB2, 0), n3 = a_notify(0xC3, 1);
     const uint64_t f1 = queue(f, &n1);
@@ -996,13 +995,13 @@ static void test_hang_reset(void **state)
     no.f = f;
     gmc_paging_set_notify(f->pg, on_notify, &no);
     struct gmc_sysbuf b;
-    sysbuf_new(f, 8 * PAGE, &b);
-    static uint8_t data[8 * PAGE], got[8 * PAGE];
+    sysbuf_new(f, 8 * GMC_PAGE_SIZE, &b);
+    static uint8_t data[8 * GMC_PAGE_SIZE], got[8 * GMC_PAGE_SIZE];
     t_fill_random(data, sizeof data, &f->seed);
     memcpy(b.host, data, sizeof data);
 
     /* A read of MDL page 3 never gets an answer. */
-    assert_int_equal(gmc_sim_host_inject(f->sim, b.bus + 3 * PAGE, PAGE, GMC_SIM_INJECT_HANG), GMC_SIM_OK);
+    assert_int_equal(gmc_sim_host_inject(f->sim, b.bus + 3 * GMC_PAGE_SIZE, GMC_PAGE_SIZE, GMC_SIM_INJECT_HANG), GMC_SIM_OK);
     struct gmc_paging_args n1 = a_notify(1, 1), n2 = a_notify(2, 1);
     const uint64_t fn1 = queue(f, &n1);
     struct gmc_paging_args x = a_xfer(mdl(&b), seg(SEG_VRAM, V_B), sizeof data, 0, 0);
@@ -1039,13 +1038,13 @@ static void test_hang_reset(void **state)
     assert_true(gmc_paging_completed(f->pg) > fx_);
     /* Many more, through every buffer of the pool. */
     for (unsigned i = 0; i < 40; i++) {
-        struct gmc_paging_args a = a_fill(V_B + i * PAGE, PAGE, 0x01010101u * i);
+        struct gmc_paging_args a = a_fill(V_B + i * GMC_PAGE_SIZE, GMC_PAGE_SIZE, 0x01010101u * i);
         queue(f, &a);
     }
     idle(f);
-    static uint8_t all[40 * PAGE];
+    static uint8_t all[40 * GMC_PAGE_SIZE];
     vram_read(f, V_B, all, sizeof all);
-    for (unsigned i = 0; i < 40; i++) assert_int_equal(all[i * PAGE + 123], i);
+    for (unsigned i = 0; i < 40; i++) assert_int_equal(all[i * GMC_PAGE_SIZE + 123], i);
 }
 
 /* ------------------------------------------------------------- bus fault */
@@ -1054,10 +1053,10 @@ static void test_bus_fault(void **state)
 {
     struct fx *f = *state; /* default (IRQ) or cfg_poll */
     struct gmc_sysbuf b;
-    sysbuf_new(f, 8 * PAGE, &b);
-    memset(b.host, 0x3C, 8 * PAGE);
-    assert_int_equal(gmc_sim_host_inject(f->sim, b.bus + 2 * PAGE, PAGE, GMC_SIM_INJECT_SLVERR), GMC_SIM_OK);
-    struct gmc_paging_args x = a_xfer(mdl(&b), seg(SEG_VRAM, V_B), 8 * PAGE, 0, 0);
+    sysbuf_new(f, 8 * GMC_PAGE_SIZE, &b);
+    memset(b.host, 0x3C, 8 * GMC_PAGE_SIZE);
+    assert_int_equal(gmc_sim_host_inject(f->sim, b.bus + 2 * GMC_PAGE_SIZE, GMC_PAGE_SIZE, GMC_SIM_INJECT_SLVERR), GMC_SIM_OK);
+    struct gmc_paging_args x = a_xfer(mdl(&b), seg(SEG_VRAM, V_B), 8 * GMC_PAGE_SIZE, 0, 0);
     const uint64_t fence = queue(f, &x);
     assert_int_equal(gmc_paging_wait(f->pg, fence, WAIT), GMC_E_FAULT);
     assert_int_equal(stats(f).faults, 1);
@@ -1065,25 +1064,25 @@ static void test_bus_fault(void **state)
     assert_int_equal(gmc_paging_fault(f->pg, &flt), GMC_OK);
     assert_int_equal(flt.code, GMC_DMA_FAULT_BUS);
     assert_int_equal(flt.indirect, 1);
-    assert_int_equal(flt.address, b.bus + 2 * PAGE);
+    assert_int_equal(flt.address, b.bus + 2 * GMC_PAGE_SIZE);
     assert_true(flt.packet != 0 && flt.packet % 32 == 0);
     /* The faulting packet is the TRANSFER, the first in its buffer. */
     assert_int_equal(gmc_paging_wait(f->pg, fence, WAIT), GMC_E_FAULT);
-    uint8_t got[2 * PAGE];
+    uint8_t got[2 * GMC_PAGE_SIZE];
     vram_read(f, V_B, got, sizeof got);
     for (unsigned i = 0; i < sizeof got; i++) assert_int_equal(got[i], 0x3C); /* before the bad page */
 
     uint64_t done = 99;
     assert_int_equal(gmc_paging_reset(f->pg, &done), GMC_OK);
     assert_int_equal(done, 0);
-    assert_int_equal(t_rd(f->sim, GMC_REG_DMA_STATUS) & GMC_DMA_STATUS_STATE_MASK, 0);
+    assert_int_equal(t_rd(f->sim, GMC_REG_DMA_STATUS) & GMC_DMA_STATUS_STATE_MASK, GMC_DMA_STATE_IDLE);
     assert_int_equal(t_rd(f->sim, GMC_REG_IRQ_STATUS) & GMC_IRQ_DMA_FAULT_MASK, 0);
     assert_int_equal(gmc_paging_fault(f->pg, &flt), GMC_OK); /* kept across the reset */
     assert_int_equal(flt.code, GMC_DMA_FAULT_BUS);
     gmc_sim_host_inject_clear(f->sim);
-    memset(b.host, 0x4D, 8 * PAGE);
+    memset(b.host, 0x4D, 8 * GMC_PAGE_SIZE);
     run(f, &x);
-    uint8_t all[8 * PAGE];
+    uint8_t all[8 * GMC_PAGE_SIZE];
     vram_read(f, V_B, all, sizeof all);
     for (unsigned i = 0; i < sizeof all; i++) assert_int_equal(all[i], 0x4D);
 }
@@ -1096,15 +1095,15 @@ static void test_restart(void **state)
     uint64_t base = 1, size = 1;
     assert_int_equal(gmc_paging_pt_range(f->pg, &base, &size), GMC_OK);
     assert_int_equal(base, f->pt_base);
-    assert_int_equal(size, (f->ai.aperture_pages * 8 + PAGE - 1) / PAGE * PAGE);
+    assert_int_equal(size, (f->ai.aperture_pages * 8 + GMC_PAGE_SIZE - 1) / GMC_PAGE_SIZE * GMC_PAGE_SIZE);
     assert_int_equal(gmc_paging_pt_range(f->pg, NULL, &size), GMC_E_NULL_POINTER);
     assert_int_equal(size, 0);
 
-    struct gmc_paging_args a = a_fill(V_B, PAGE, 0x11111111u);
+    struct gmc_paging_args a = a_fill(V_B, GMC_PAGE_SIZE, 0x11111111u);
     run(f, &a);
     const uint32_t ring_lo = t_rd(f->sim, GMC_REG_DMA_RING_BASE_LO), dummy = t_rd(f->sim, GMC_REG_DUMMY_PAGE_LO);
     /* Queued, not submitted, when the controller is reset. */
-    a = a_fill(V_B, PAGE, 0x22222222u);
+    a = a_fill(V_B, GMC_PAGE_SIZE, 0x22222222u);
     const uint64_t fence = queue(f, &a);
     assert_int_equal(gmc_sim_reset(f->sim, 8), GMC_SIM_OK);
     assert_int_equal(t_rd(f->sim, GMC_REG_DMA_CTRL), 0);
@@ -1115,9 +1114,9 @@ static void test_restart(void **state)
     assert_int_equal(t_rd(f->sim, GMC_REG_IRQ_MASK) & GMC_IRQ_DMA_FENCE_MASK, GMC_IRQ_DMA_FENCE_MASK);
     assert_true(gmc_paging_completed(f->pg) < fence);
     assert_int_equal(gmc_paging_wait(f->pg, fence, WAIT), GMC_OK);
-    uint8_t got[PAGE];
-    vram_read(f, V_B, got, PAGE);
-    for (unsigned i = 0; i < PAGE; i++) assert_int_equal(got[i], 0x22);
+    uint8_t got[GMC_PAGE_SIZE];
+    vram_read(f, V_B, got, GMC_PAGE_SIZE);
+    for (unsigned i = 0; i < GMC_PAGE_SIZE; i++) assert_int_equal(got[i], 0x22);
     /* And the ring keeps working across its wrap (127 slots). */
     for (unsigned i = 0; i < 150; i++) {
         struct gmc_paging_args fl = a_op(GMC_PAGING_FLUSH_TLB);
@@ -1149,9 +1148,9 @@ static void test_invalid_args(void **state)
 {
     struct fx *f = *state;
     const struct gmc_paging_target t = {8u << 20, 0x80000000u, 4096, 65536, 0x100000000ull, 0x100000040ull, 5};
-    const uint64_t VR = 8u << 20, AP = 0x80000000u, APEND = AP + 4096ull * PAGE;
-    struct gmc_sysbuf m = {NULL, 0x300000000ull, 4 * PAGE, 0x300100000ull, 4, 0};
-    struct gmc_sysbuf huge = {NULL, 0x300000000ull, (1ull << 21) * PAGE, 0x300100000ull, 1u << 21, 0};
+    const uint64_t VR = 8u << 20, AP = 0x80000000u, APEND = AP + 4096ull * GMC_PAGE_SIZE;
+    struct gmc_sysbuf m = {NULL, 0x300000000ull, 4 * GMC_PAGE_SIZE, 0x300100000ull, 4, 0};
+    struct gmc_sysbuf huge = {NULL, 0x300000000ull, (1ull << 21) * GMC_PAGE_SIZE, 0x300100000ull, 1u << 21, 0};
     struct gmc_sysbuf odd = m;
     odd.mdl_bus += 4;
     struct gmc_paging_args a;
@@ -1175,11 +1174,11 @@ static void test_invalid_args(void **state)
     expect_invalid(&t, a, "transfer offset + size wraps");
     a = a_xfer(mdl(NULL), seg(1, V_B), 16, 0, 0);
     expect_invalid(&t, a, "transfer NULL MDL");
-    a = a_xfer(mdl(&m), seg(1, V_B), 4 * PAGE + 1, 0, 0);
+    a = a_xfer(mdl(&m), seg(1, V_B), 4 * GMC_PAGE_SIZE + 1, 0, 0);
     expect_invalid(&t, a, "transfer past the MDL");
-    a = a_xfer(mdl(&m), seg(1, V_B), PAGE, 3 * PAGE + 1, 0);
+    a = a_xfer(mdl(&m), seg(1, V_B), GMC_PAGE_SIZE, 3 * GMC_PAGE_SIZE + 1, 0);
     expect_invalid(&t, a, "transfer offset past the MDL");
-    a = a_xfer(seg(1, 0), mdl(&m), PAGE + 1, 0, 3);
+    a = a_xfer(seg(1, 0), mdl(&m), GMC_PAGE_SIZE + 1, 0, 3);
     expect_invalid(&t, a, "transfer MdlOffset past the MDL");
     a = a_xfer(seg(1, 0), mdl(&m), 1, 0, 5);
     expect_invalid(&t, a, "transfer MdlOffset beyond npages");
@@ -1187,7 +1186,7 @@ static void test_invalid_args(void **state)
     expect_invalid(&t, a, "transfer misaligned MDL");
     a = a_xfer(mdl(&huge), seg(1, 0), 16, 0, 1u << 20);
     expect_invalid(&t, a, "transfer MDL entry beyond 20 bits");
-    a = a_xfer(mdl(&huge), seg(1, 0), 2 * PAGE, ((1ull << 20) - 1) * PAGE, 0);
+    a = a_xfer(mdl(&huge), seg(1, 0), 2 * GMC_PAGE_SIZE, ((1ull << 20) - 1) * GMC_PAGE_SIZE, 0);
     expect_invalid(&t, a, "transfer MDL range ending beyond 20 bits");
     a = a_xfer(seg(1, 0), seg(1, V_B), 16, 0, 0);
     a.multipass_offset = 16;
@@ -1201,7 +1200,7 @@ static void test_invalid_args(void **state)
     expect_invalid(&t, a, "fill in the aperture");
     a = a_op(GMC_PAGING_DISCARD_CONTENT);
     a.u.fill.gpu_address = AP;
-    a.u.fill.size = PAGE;
+    a.u.fill.size = GMC_PAGE_SIZE;
     a.u.fill.poison = 1;
     expect_invalid(&t, a, "discard in the aperture");
 
@@ -1220,7 +1219,7 @@ static void test_invalid_args(void **state)
     expect_invalid(&t, a, "map unaligned");
     a = a_map(AP, 0, &m, 0, 0, 1, 1);
     expect_invalid(&t, a, "map 0 pages");
-    a = a_map(APEND - PAGE, 2, &m, 0, 0, 1, 1);
+    a = a_map(APEND - GMC_PAGE_SIZE, 2, &m, 0, 0, 1, 1);
     expect_invalid(&t, a, "map past the aperture");
     a = a_map(0x10000, 1, &m, 0, 0, 1, 1);
     expect_invalid(&t, a, "map in VRAM");
@@ -1278,7 +1277,7 @@ static void test_invalid_args(void **state)
     assert_int_equal(gmc_paging_queue(f->pg, &a, &fence), GMC_E_INVALID_ARG);
     a = a_fill(VR, 64, 1);
     assert_int_equal(gmc_paging_queue(f->pg, &a, &fence), GMC_E_INVALID_ARG);
-    a = a_xfer(mdl(&m), seg(1, 0), 5 * PAGE, 0, 0);
+    a = a_xfer(mdl(&m), seg(1, 0), 5 * GMC_PAGE_SIZE, 0, 0);
     assert_int_equal(gmc_paging_queue(f->pg, &a, &fence), GMC_E_INVALID_ARG);
     assert_int_equal(gmc_paging_queue(NULL, &a, &fence), GMC_E_NULL_POINTER);
     assert_int_equal(gmc_paging_queue(f->pg, NULL, &fence), GMC_E_NULL_POINTER);
@@ -1359,11 +1358,11 @@ int main(void)
     gmc_paging_config_default(&cfg_poll);
     cfg_poll.use_irq = 0;
     gmc_paging_config_default(&cfg_chunk4k);
-    cfg_chunk4k.max_chunk = PAGE;
+    cfg_chunk4k.max_chunk = GMC_PAGE_SIZE;
     gmc_paging_config_default(&cfg_buf64);
     cfg_buf64.buffer_bytes = 64;
     cfg_buf64.buffers = 2;
-    cfg_buf64.max_chunk = PAGE;
+    cfg_buf64.max_chunk = GMC_PAGE_SIZE;
     cfg_buf96 = cfg_buf64;
     cfg_buf96.buffer_bytes = 96;
     cfg_buf128 = cfg_buf64;

@@ -16,7 +16,6 @@
 #include "gmc_dma_pkt.h"
 #include "gmc_test.h"
 
-#define PAGE 4096u
 #define RING_BUS 0x100000000ull
 #define NPG 16u
 #define APB T_APERTURE_BASE
@@ -47,26 +46,26 @@ static int setup(void **state)
     struct fx *f = calloc(1, sizeof *f);
     assert_non_null(f);
     f->s = t_sim_new();
-    assert_int_equal(gmc_ring_init(&f->r, f->s, RING_BUS, 12, (NPG + 4) * PAGE), GMC_SIM_OK);
-    f->sys_bus = gmc_ring_alloc(&f->r, (NPG + 1) * PAGE, PAGE, &f->sys);
+    assert_int_equal(gmc_ring_init(&f->r, f->s, RING_BUS, 12, (NPG + 4) * GMC_PAGE_SIZE), GMC_SIM_OK);
+    f->sys_bus = gmc_ring_alloc(&f->r, (NPG + 1) * GMC_PAGE_SIZE, GMC_PAGE_SIZE, &f->sys);
     assert_true(f->sys_bus != 0);
     uint64_t pages[NPG];
-    for (unsigned i = 0; i < NPG; i++) pages[i] = f->sys_bus + (uint64_t)i * PAGE;
+    for (unsigned i = 0; i < NPG; i++) pages[i] = f->sys_bus + (uint64_t)i * GMC_PAGE_SIZE;
     /* A 32-byte aligned MDL, so its entry bursts are predictable. */
     uint8_t *h;
     f->mdl = gmc_ring_alloc(&f->r, 8 * NPG, 32, &h);
     assert_true(f->mdl != 0);
     for (unsigned i = 0; i < NPG; i++)
         for (unsigned k = 0; k < 8; k++) h[8 * i + k] = (uint8_t)(pages[i] >> (8 * k));
-    f->slot = f->sys_bus + NPG * PAGE;
+    f->slot = f->sys_bus + NPG * GMC_PAGE_SIZE;
     uint64_t seed = 1;
-    t_fill_random(f->sys, NPG * PAGE, &seed);
+    t_fill_random(f->sys, NPG * GMC_PAGE_SIZE, &seed);
     const uint64_t local = GMC_PTE_VALID_MASK | GMC_PTE_READABLE_MASK | GMC_PTE_WRITEABLE_MASK | 0x1000u;
     const uint32_t pt = t_rd(f->s, GMC_REG_PT_BASE);
     struct gmc_pkt p[5] = {
         gmc_pkt_map_aperture(APB, NPG, f->mdl, 0, 0, 1, 1),
-        gmc_pkt_map_aperture(APB + AP_RO * PAGE, 1, f->mdl, 3, 0, 1, 0),
-        gmc_pkt_map_aperture(APB + AP_WO * PAGE, 1, f->mdl, 4, 0, 0, 1),
+        gmc_pkt_map_aperture(APB + AP_RO * GMC_PAGE_SIZE, 1, f->mdl, 3, 0, 1, 0),
+        gmc_pkt_map_aperture(APB + AP_WO * GMC_PAGE_SIZE, 1, f->mdl, 4, 0, 0, 1),
         gmc_pkt_write_physical(pt + 8 * AP_LOCAL, 1, 8, local),
         gmc_pkt_flush_tlb(),
     };
@@ -138,7 +137,7 @@ static void expect_fault(struct fx *f, const struct gmc_pkt *pk, unsigned n, con
                  (unsigned long long)pkt, (unsigned long long)addr, w->code, w->ind, (unsigned long long)want_pkt,
                  (unsigned long long)w->addr);
     assert_int_equal(t_rd(s, GMC_REG_DMA_RING_HEAD), at_off);
-    assert_int_equal(t_rd(s, GMC_REG_DMA_STATUS) & GMC_DMA_STATUS_STATE_MASK, 2);
+    assert_int_equal(t_rd(s, GMC_REG_DMA_STATUS) & GMC_DMA_STATUS_STATE_MASK, GMC_DMA_STATE_FAULTED);
     assert_true(t_rd(s, GMC_REG_IRQ_STATUS) & GMC_IRQ_DMA_FAULT_MASK);
     assert_int_equal(gmc_sim_irq(s), 1);
     assert_int_equal(t_rd64(s, GMC_REG_CNT_DMA_FAULTS_LO), faults + 1);
@@ -153,7 +152,7 @@ static void expect_fault(struct fx *f, const struct gmc_pkt *pk, unsigned n, con
     if (rec == SKIP) {
         t_wr(s, GMC_REG_DMA_CMD, GMC_DMA_CMD_SKIP_MASK);
         assert_int_equal(gmc_ring_wait(&f->r, WAIT, 16), GMC_SIM_OK);
-        memcpy(&slot, f->sys + NPG * PAGE, 8);
+        memcpy(&slot, f->sys + NPG * GMC_PAGE_SIZE, 8);
         assert_int_equal(slot, marker); /* the packet after the fault ran */
         assert_int_equal(t_rd64(s, GMC_REG_DMA_FENCE_LO), marker);
     } else {
@@ -164,7 +163,7 @@ static void expect_fault(struct fx *f, const struct gmc_pkt *pk, unsigned n, con
         const uint64_t m2 = marker ^ 0xFFull;
         struct gmc_pkt again = gmc_pkt_fence(m2, f->slot, 1, 0);
         assert_int_equal(gmc_ring_run(&f->r, &again, 1, WAIT), GMC_SIM_OK);
-        memcpy(&slot, f->sys + NPG * PAGE, 8);
+        memcpy(&slot, f->sys + NPG * GMC_PAGE_SIZE, 8);
         assert_int_equal(slot, m2);
     }
     assert_int_equal(t_rd(s, GMC_REG_DMA_FAULT_CODE), 0);
@@ -181,7 +180,7 @@ static void both(struct fx *f, const struct gmc_pkt *pk, unsigned n, const struc
 
 static struct gmc_side mdl(struct fx *f, uint32_t x)
 {
-    struct gmc_side s = {1, f->mdl, x / PAGE, x % PAGE};
+    struct gmc_side s = {1, f->mdl, x / GMC_PAGE_SIZE, x % GMC_PAGE_SIZE};
     return s;
 }
 
@@ -231,8 +230,8 @@ static void test_packet_faults(void **state)
     w.addr = APB - 16;
     p[1] = gmc_pkt_transfer(gmc_side_gpu(V_A), gmc_side_gpu(APB - 16), 32);
     both(f, p, 2, &w);
-    w.addr = APB + (T_APERTURE_PAGES - 1) * PAGE;
-    p[1] = gmc_pkt_map_aperture(APB + (T_APERTURE_PAGES - 1) * PAGE, 2, f->mdl, 0, 0, 1, 1);
+    w.addr = APB + (T_APERTURE_PAGES - 1) * GMC_PAGE_SIZE;
+    p[1] = gmc_pkt_map_aperture(APB + (T_APERTURE_PAGES - 1) * GMC_PAGE_SIZE, 2, f->mdl, 0, 0, 1, 1);
     both(f, p, 2, &w);
 
     w.code = GMC_DMA_FAULT_FILL_APERTURE;
@@ -267,34 +266,34 @@ static void test_pte_faults(void **state)
     struct want w = {GMC_DMA_FAULT_PTE_INVALID, 0, 0, 0, 0, V_B, 8192};
 
     /* The source runs from a good page into one that was never mapped. */
-    p[0] = gmc_pkt_transfer(gmc_side_gpu(APB + 15 * PAGE + 0xF00), gmc_side_gpu(V_B), 0x200);
-    w.addr = APB + 16 * PAGE;
+    p[0] = gmc_pkt_transfer(gmc_side_gpu(APB + 15 * GMC_PAGE_SIZE + 0xF00), gmc_side_gpu(V_B), 0x200);
+    w.addr = APB + 16 * GMC_PAGE_SIZE;
     both(f, p, 1, &w);
-    w.addr = APB + AP_LOCAL * PAGE;
-    p[0] = gmc_pkt_transfer(gmc_side_gpu(APB + AP_LOCAL * PAGE + 8), gmc_side_gpu(V_B), 100);
+    w.addr = APB + AP_LOCAL * GMC_PAGE_SIZE;
+    p[0] = gmc_pkt_transfer(gmc_side_gpu(APB + AP_LOCAL * GMC_PAGE_SIZE + 8), gmc_side_gpu(V_B), 100);
     both(f, p, 1, &w);
-    w.addr = APB + AP_INVALID * PAGE;
+    w.addr = APB + AP_INVALID * GMC_PAGE_SIZE;
     w.dst = 0;
     w.dst_len = 0;
-    p[0] = gmc_pkt_transfer(gmc_side_gpu(V_A), gmc_side_gpu(APB + AP_INVALID * PAGE + 3), 100);
+    p[0] = gmc_pkt_transfer(gmc_side_gpu(V_A), gmc_side_gpu(APB + AP_INVALID * GMC_PAGE_SIZE + 3), 100);
     both(f, p, 1, &w);
-    p[0] = gmc_pkt_write_physical(APB + AP_INVALID * PAGE + 16, 1, 4, 0x01020304);
+    p[0] = gmc_pkt_write_physical(APB + AP_INVALID * GMC_PAGE_SIZE + 16, 1, 4, 0x01020304);
     both(f, p, 1, &w);
 
     w.code = GMC_DMA_FAULT_PTE_PERM;
-    w.addr = APB + AP_WO * PAGE;                     /* no READABLE */
+    w.addr = APB + AP_WO * GMC_PAGE_SIZE;                     /* no READABLE */
     w.dst = V_B;
     w.dst_len = 8192;
-    p[0] = gmc_pkt_transfer(gmc_side_gpu(APB + AP_WO * PAGE + 1), gmc_side_gpu(V_B + 3), 50);
+    p[0] = gmc_pkt_transfer(gmc_side_gpu(APB + AP_WO * GMC_PAGE_SIZE + 1), gmc_side_gpu(V_B + 3), 50);
     both(f, p, 1, &w);
-    w.addr = APB + AP_RO * PAGE;                     /* no WRITEABLE */
-    p[0] = gmc_pkt_transfer(gmc_side_gpu(V_A), gmc_side_gpu(APB + AP_RO * PAGE + 0x10), 50);
+    w.addr = APB + AP_RO * GMC_PAGE_SIZE;                     /* no WRITEABLE */
+    p[0] = gmc_pkt_transfer(gmc_side_gpu(V_A), gmc_side_gpu(APB + AP_RO * GMC_PAGE_SIZE + 0x10), 50);
     both(f, p, 1, &w);
-    p[0] = gmc_pkt_transfer(mdl(f, 0x20), gmc_side_gpu(APB + AP_RO * PAGE), 4096);
+    p[0] = gmc_pkt_transfer(mdl(f, 0x20), gmc_side_gpu(APB + AP_RO * GMC_PAGE_SIZE), 4096);
     both(f, p, 1, &w);
     /* Read-only is readable, write-only writeable. */
-    struct gmc_pkt ok[2] = {gmc_pkt_transfer(gmc_side_gpu(APB + AP_RO * PAGE), gmc_side_gpu(APB + AP_WO * PAGE), 4096),
-                            gmc_pkt_read_physical(APB + AP_RO * PAGE + 8, 1, 8)};
+    struct gmc_pkt ok[2] = {gmc_pkt_transfer(gmc_side_gpu(APB + AP_RO * GMC_PAGE_SIZE), gmc_side_gpu(APB + AP_WO * GMC_PAGE_SIZE), 4096),
+                            gmc_pkt_read_physical(APB + AP_RO * GMC_PAGE_SIZE + 8, 1, 8)};
     assert_int_equal(gmc_ring_run(&f->r, ok, 2, WAIT), GMC_SIM_OK);
 }
 
@@ -305,17 +304,17 @@ static void test_bus_faults(void **state)
     struct fx *f = *state;
     gmc_sim *s = f->s;
     struct gmc_pkt p[2] = {gmc_pkt_nop(), gmc_pkt_nop()};
-    struct want w = {GMC_DMA_FAULT_BUS, 0, 0, 0, 0, V_B, 6 * PAGE};
+    struct want w = {GMC_DMA_FAULT_BUS, 0, 0, 0, 0, V_B, 6 * GMC_PAGE_SIZE};
 
     /* A data read: the error beat is at page 2 + 0x310; its burst covers
      * the 256-byte block from page 2 + 0x300. */
-    const uint64_t bad = f->sys_bus + 2 * PAGE + 0x310;
+    const uint64_t bad = f->sys_bus + 2 * GMC_PAGE_SIZE + 0x310;
     assert_int_equal(gmc_sim_host_inject(s, bad, 8, GMC_SIM_INJECT_SLVERR), GMC_SIM_OK);
-    w.addr = f->sys_bus + 2 * PAGE + 0x300;
-    p[0] = gmc_pkt_transfer(mdl(f, 0x44), gmc_side_gpu(V_B + 1), 5 * PAGE);
+    w.addr = f->sys_bus + 2 * GMC_PAGE_SIZE + 0x300;
+    p[0] = gmc_pkt_transfer(mdl(f, 0x44), gmc_side_gpu(V_B + 1), 5 * GMC_PAGE_SIZE);
     both(f, p, 1, &w);
     /* The same bytes through the aperture. */
-    p[0] = gmc_pkt_transfer(gmc_side_gpu(APB + 0x44), gmc_side_gpu(V_B + 1), 5 * PAGE);
+    p[0] = gmc_pkt_transfer(gmc_side_gpu(APB + 0x44), gmc_side_gpu(V_B + 1), 5 * GMC_PAGE_SIZE);
     both(f, p, 1, &w);
     /* A single read: its one-beat burst is the aligned word. */
     w.addr = bad;
@@ -324,14 +323,14 @@ static void test_bus_faults(void **state)
     gmc_sim_host_inject_clear(s);
 
     /* A write response: the burst of the destination block. */
-    assert_int_equal(gmc_sim_host_inject(s, f->sys_bus + 3 * PAGE + 0x520, 1, GMC_SIM_INJECT_DECERR), GMC_SIM_OK);
-    w.addr = f->sys_bus + 3 * PAGE + 0x500;
+    assert_int_equal(gmc_sim_host_inject(s, f->sys_bus + 3 * GMC_PAGE_SIZE + 0x520, 1, GMC_SIM_INJECT_DECERR), GMC_SIM_OK);
+    w.addr = f->sys_bus + 3 * GMC_PAGE_SIZE + 0x500;
     w.dst = 0;
     w.dst_len = 0;
-    p[0] = gmc_pkt_transfer(gmc_side_gpu(V_A + 3), mdl(f, 0x10), 4 * PAGE);
+    p[0] = gmc_pkt_transfer(gmc_side_gpu(V_A + 3), mdl(f, 0x10), 4 * GMC_PAGE_SIZE);
     both(f, p, 1, &w);
-    w.addr = f->sys_bus + 3 * PAGE + 0x520;
-    p[0] = gmc_pkt_write_physical(f->sys_bus + 3 * PAGE + 0x520, 0, 8, 1);
+    w.addr = f->sys_bus + 3 * GMC_PAGE_SIZE + 0x520;
+    p[0] = gmc_pkt_write_physical(f->sys_bus + 3 * GMC_PAGE_SIZE + 0x520, 0, 8, 1);
     both(f, p, 1, &w);
     gmc_sim_host_inject_clear(s);
 
@@ -339,10 +338,10 @@ static void test_bus_faults(void **state)
     assert_int_equal(gmc_sim_host_inject(s, f->mdl + 8 * 5, 8, GMC_SIM_INJECT_SLVERR), GMC_SIM_OK);
     w.addr = f->mdl + 32;
     w.dst = V_B;
-    w.dst_len = 8 * PAGE;
-    p[0] = gmc_pkt_transfer(mdl(f, 0), gmc_side_gpu(V_B), 8 * PAGE);
+    w.dst_len = 8 * GMC_PAGE_SIZE;
+    p[0] = gmc_pkt_transfer(mdl(f, 0), gmc_side_gpu(V_B), 8 * GMC_PAGE_SIZE);
     both(f, p, 1, &w);
-    p[0] = gmc_pkt_map_aperture(APB + 40 * PAGE, 8, f->mdl, 0, 0, 1, 1);
+    p[0] = gmc_pkt_map_aperture(APB + 40 * GMC_PAGE_SIZE, 8, f->mdl, 0, 0, 1, 1);
     w.dst = T_PT_BASE_RESET + 8 * 40; /* PTEs 40..44 may be written */
     w.dst_len = 8 * 8;
     expect_fault(f, p, 1, &w, SKIP);
@@ -378,9 +377,9 @@ static void test_nested(void **state)
         struct want w = {GMC_DMA_FAULT_NESTED, 1, ib + 32, 0, 0, V_B, 64};
         expect_fault(f, p, 1, &w, (enum recover)rec);
         uint64_t v;
-        memcpy(&v, f->sys + NPG * PAGE + 8, 8);
+        memcpy(&v, f->sys + NPG * GMC_PAGE_SIZE + 8, 8);
         assert_int_equal(v, rec == SKIP ? 0xAB00u : 0); /* RESET dropped the rest of the buffer */
-        memset(f->sys + NPG * PAGE + 8, 0, 8);
+        memset(f->sys + NPG * GMC_PAGE_SIZE + 8, 0, 8);
     }
 }
 
@@ -392,36 +391,36 @@ static void test_watchdog(void **state)
     struct fx *f = *state;
     gmc_sim *s = f->s;
     t_wr(s, GMC_REG_DMA_WATCHDOG, 3000);
-    const uint64_t hung = f->sys_bus + 5 * PAGE + 0x200;
+    const uint64_t hung = f->sys_bus + 5 * GMC_PAGE_SIZE + 0x200;
     assert_int_equal(gmc_sim_host_inject(s, hung, 8, GMC_SIM_INJECT_HANG), GMC_SIM_OK);
-    struct gmc_pkt p[1] = {gmc_pkt_transfer(mdl(f, 0), gmc_side_gpu(V_B), 8 * PAGE)};
-    struct want w = {GMC_DMA_FAULT_TIMEOUT, 0, 0, 0, hung, V_B, 8 * PAGE};
+    struct gmc_pkt p[1] = {gmc_pkt_transfer(mdl(f, 0), gmc_side_gpu(V_B), 8 * GMC_PAGE_SIZE)};
+    struct want w = {GMC_DMA_FAULT_TIMEOUT, 0, 0, 0, hung, V_B, 8 * GMC_PAGE_SIZE};
     expect_fault(f, p, 1, &w, RESET);
     /* The hung burst (and the later ones of its ID) are still owed. */
     assert_true((t_rd(s, GMC_REG_DMA_STATUS) & GMC_DMA_STATUS_RD_OUTSTANDING_MASK) != 0);
     /* New reads in the new epoch are not stuck behind them. */
-    struct gmc_pkt q[2] = {gmc_pkt_transfer(mdl(f, 0), gmc_side_gpu(V_B), 5 * PAGE),
+    struct gmc_pkt q[2] = {gmc_pkt_transfer(mdl(f, 0), gmc_side_gpu(V_B), 5 * GMC_PAGE_SIZE),
                            gmc_pkt_read_physical(f->sys_bus + 8, 0, 8)};
     assert_int_equal(gmc_ring_run(&f->r, q, 2, WAIT), GMC_SIM_OK);
-    uint8_t b[5 * PAGE];
+    uint8_t b[5 * GMC_PAGE_SIZE];
     assert_int_equal(gmc_sim_vram_peek(s, V_B, b, sizeof b), GMC_SIM_OK);
     assert_memory_equal(b, f->sys, sizeof b);
     gmc_sim_host_inject_clear(s);
 
     /* A write whose response never comes; SKIP also recovers. */
-    const uint64_t wh = f->sys_bus + 9 * PAGE + 0x100;
+    const uint64_t wh = f->sys_bus + 9 * GMC_PAGE_SIZE + 0x100;
     assert_int_equal(gmc_sim_host_inject(s, wh, 4, GMC_SIM_INJECT_HANG), GMC_SIM_OK);
-    p[0] = gmc_pkt_transfer(gmc_side_gpu(V_A), mdl(f, 8 * PAGE), 2 * PAGE);
+    p[0] = gmc_pkt_transfer(gmc_side_gpu(V_A), mdl(f, 8 * GMC_PAGE_SIZE), 2 * GMC_PAGE_SIZE);
     w.addr = wh;
     w.dst = 0;
     w.dst_len = 0;
     expect_fault(f, p, 1, &w, SKIP);
     assert_true((t_rd(s, GMC_REG_DMA_STATUS) & GMC_DMA_STATUS_WR_OUTSTANDING_MASK) != 0);
     gmc_sim_host_inject_clear(s);
-    p[0] = gmc_pkt_transfer(gmc_side_gpu(V_A), mdl(f, 10 * PAGE), PAGE);
+    p[0] = gmc_pkt_transfer(gmc_side_gpu(V_A), mdl(f, 10 * GMC_PAGE_SIZE), GMC_PAGE_SIZE);
     assert_int_equal(gmc_ring_run(&f->r, p, 1, WAIT), GMC_SIM_OK);
-    assert_int_equal(gmc_sim_vram_peek(s, V_A, b, PAGE), GMC_SIM_OK);
-    assert_memory_equal(b, f->sys + 10 * PAGE, PAGE);
+    assert_int_equal(gmc_sim_vram_peek(s, V_A, b, GMC_PAGE_SIZE), GMC_SIM_OK);
+    assert_memory_equal(b, f->sys + 10 * GMC_PAGE_SIZE, GMC_PAGE_SIZE);
     t_wr(s, GMC_REG_DMA_WATCHDOG, GMC_REG_DMA_WATCHDOG_RESET);
 }
 
@@ -434,10 +433,10 @@ static void test_epochs(void **state)
     struct fx *f = *state;
     gmc_sim *s = f->s;
     t_wr(s, GMC_REG_DMA_WATCHDOG, 3000);
-    const uint64_t hung = f->sys_bus + 7 * PAGE;
-    assert_int_equal(gmc_sim_host_inject(s, hung, PAGE, GMC_SIM_INJECT_HANG), GMC_SIM_OK);
-    struct gmc_pkt p[1] = {gmc_pkt_transfer(mdl(f, 7 * PAGE), gmc_side_gpu(V_B), PAGE)};
-    struct want w = {GMC_DMA_FAULT_TIMEOUT, 0, 0, 0, hung, V_B, PAGE};
+    const uint64_t hung = f->sys_bus + 7 * GMC_PAGE_SIZE;
+    assert_int_equal(gmc_sim_host_inject(s, hung, GMC_PAGE_SIZE, GMC_SIM_INJECT_HANG), GMC_SIM_OK);
+    struct gmc_pkt p[1] = {gmc_pkt_transfer(mdl(f, 7 * GMC_PAGE_SIZE), gmc_side_gpu(V_B), GMC_PAGE_SIZE)};
+    struct want w = {GMC_DMA_FAULT_TIMEOUT, 0, 0, 0, hung, V_B, GMC_PAGE_SIZE};
     expect_fault(f, p, 1, &w, RESET);
     gmc_sim_host_inject_clear(s);
     for (unsigned k = 0; k < 5; k++) {
@@ -445,7 +444,7 @@ static void test_epochs(void **state)
         struct gmc_pkt b[24];
         for (unsigned i = 0; i < 24; i++) b[i] = gmc_pkt_nop();
         b[0].w[0] = 0;
-        b[22] = gmc_pkt_transfer(mdl(f, (k % 4) * PAGE), gmc_side_gpu(V_B + 64 * k), 256);
+        b[22] = gmc_pkt_transfer(mdl(f, (k % 4) * GMC_PAGE_SIZE), gmc_side_gpu(V_B + 64 * k), 256);
         b[23] = gmc_pkt_fence(k + 1, 0, 0, 0);
         assert_int_equal(gmc_ring_run(&f->r, b, 24, WAIT), 1);
         assert_int_equal(t_rd(s, GMC_REG_DMA_FAULT_CODE), GMC_DMA_FAULT_OPCODE);
@@ -454,7 +453,7 @@ static void test_epochs(void **state)
         assert_int_equal(t_rd64(s, GMC_REG_DMA_FENCE_LO), k + 1);
         uint8_t got[256];
         assert_int_equal(gmc_sim_vram_peek(s, V_B + 64 * k, got, 256), GMC_SIM_OK);
-        assert_memory_equal(got, f->sys + (k % 4) * PAGE, 256);
+        assert_memory_equal(got, f->sys + (k % 4) * GMC_PAGE_SIZE, 256);
     }
     t_wr(s, GMC_REG_DMA_WATCHDOG, GMC_REG_DMA_WATCHDOG_RESET);
 }
@@ -468,8 +467,8 @@ static void test_reset_midflight(void **state)
     gmc_sim *s = f->s;
     for (unsigned k = 0; k < 12; k++) {
         struct gmc_pkt p[3] = {
-            gmc_pkt_transfer(gmc_side_gpu(V_A), mdl(f, 0), 12 * PAGE),
-            gmc_pkt_transfer(mdl(f, 0), gmc_side_gpu(V_B), 12 * PAGE),
+            gmc_pkt_transfer(gmc_side_gpu(V_A), mdl(f, 0), 12 * GMC_PAGE_SIZE),
+            gmc_pkt_transfer(mdl(f, 0), gmc_side_gpu(V_B), 12 * GMC_PAGE_SIZE),
             gmc_pkt_fill(V_B, 64, 0x77),
         };
         assert_int_equal(gmc_ring_put(&f->r, p, 3), GMC_SIM_OK);
@@ -483,10 +482,10 @@ static void test_reset_midflight(void **state)
     assert_int_equal(gmc_sim_step(s, 1000), GMC_SIM_OK);
     assert_int_equal(t_rd(s, GMC_REG_DMA_STATUS), 0);
     uint64_t seed = 3;
-    t_fill_random(f->sys, 4 * PAGE, &seed);
-    struct gmc_pkt q = gmc_pkt_transfer(mdl(f, 0), gmc_side_gpu(V_B + 5), 4 * PAGE);
+    t_fill_random(f->sys, 4 * GMC_PAGE_SIZE, &seed);
+    struct gmc_pkt q = gmc_pkt_transfer(mdl(f, 0), gmc_side_gpu(V_B + 5), 4 * GMC_PAGE_SIZE);
     assert_int_equal(gmc_ring_run(&f->r, &q, 1, WAIT), GMC_SIM_OK);
-    uint8_t b[4 * PAGE];
+    uint8_t b[4 * GMC_PAGE_SIZE];
     assert_int_equal(gmc_sim_vram_peek(s, V_B + 5, b, sizeof b), GMC_SIM_OK);
     assert_memory_equal(b, f->sys, sizeof b);
     char msg[200];

@@ -10,7 +10,6 @@
 #include "gmc_dma_pkt.h"
 #include "gmc_test.h"
 
-#define PAGE 4096u
 #define RING_BUS 0x200000000ull
 #define WAIT 500000u
 
@@ -24,7 +23,7 @@ static int setup(void **state)
     struct fx *f = calloc(1, sizeof *f);
     assert_non_null(f);
     f->s = t_sim_new();
-    assert_int_equal(gmc_ring_init(&f->r, f->s, RING_BUS, 12, 16 * PAGE), GMC_SIM_OK);
+    assert_int_equal(gmc_ring_init(&f->r, f->s, RING_BUS, 12, 16 * GMC_PAGE_SIZE), GMC_SIM_OK);
     *state = f;
     return 0;
 }
@@ -49,7 +48,7 @@ static void test_idle_clock_stops(void **state)
 {
     struct fx *f = *state;
     assert_int_equal(gmc_sim_step(f->s, 64), GMC_SIM_OK); /* the ring set-up's writes are past */
-    assert_int_equal(t_rd(f->s, GMC_REG_DMA_STATUS) & GMC_DMA_STATUS_STATE_MASK, 0);
+    assert_int_equal(t_rd(f->s, GMC_REG_DMA_STATUS) & GMC_DMA_STATUS_STATE_MASK, GMC_DMA_STATE_IDLE);
     const uint64_t e0 = clock_edges(f->s);
     assert_int_equal(gmc_sim_step(f->s, 5000), GMC_SIM_OK);
     for (int i = 0; i < 10; i++) (void)t_rd(f->s, GMC_REG_DMA_STATUS);
@@ -100,7 +99,7 @@ static uint64_t copy_run(int clock_on, uint64_t *edges, uint64_t *busy, uint64_t
 {
     gmc_sim *s = t_sim_new();
     struct gmc_ring r;
-    assert_int_equal(gmc_ring_init(&r, s, RING_BUS, 12, 16 * PAGE), GMC_SIM_OK);
+    assert_int_equal(gmc_ring_init(&r, s, RING_BUS, 12, 16 * GMC_PAGE_SIZE), GMC_SIM_OK);
     t_wr(s, GMC_REG_DMA_CTRL, GMC_DMA_CTRL_ENABLE_MASK | (clock_on ? GMC_DMA_CTRL_CLOCK_ON_MASK : 0));
     uint8_t *buf = malloc(64 << 10);
     assert_non_null(buf);
@@ -168,7 +167,7 @@ static void test_short_reset_after_work(void **state)
         assert_int_equal(st1.host_read_beats, st0.host_read_beats);
         assert_int_equal(t_rd(f->s, GMC_REG_DMA_CTRL), 0);
         assert_int_equal(t_rd(f->s, GMC_REG_DMA_RING_HEAD), 0);
-        assert_int_equal(t_rd(f->s, GMC_REG_DMA_STATUS) & GMC_DMA_STATUS_STATE_MASK, 0);
+        assert_int_equal(t_rd(f->s, GMC_REG_DMA_STATUS) & GMC_DMA_STATUS_STATE_MASK, GMC_DMA_STATE_IDLE);
         assert_int_equal(t_rd64(f->s, GMC_REG_DMA_FENCE_LO), 0);
         assert_int_equal(t_rd64(f->s, GMC_REG_CNT_DMA_PACKETS_LO), 0);
         /* The edge of the engine's extra reset cycle, and none after it. */
@@ -180,7 +179,7 @@ static void test_short_reset_after_work(void **state)
         assert_int_equal(t_rd64(f->s, GMC_REG_DMA_FENCE_LO), 0);
         /* The ring set up again from scratch runs. */
         gmc_ring_fini(&f->r);
-        assert_int_equal(gmc_ring_init(&f->r, f->s, RING_BUS, 12, 16 * PAGE), GMC_SIM_OK);
+        assert_int_equal(gmc_ring_init(&f->r, f->s, RING_BUS, 12, 16 * GMC_PAGE_SIZE), GMC_SIM_OK);
     }
     struct gmc_pkt one = gmc_pkt_fence(77, 0, 0, 0);
     assert_int_equal(gmc_ring_put(&f->r, &one, 1), GMC_SIM_OK);

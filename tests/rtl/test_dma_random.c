@@ -45,21 +45,20 @@
 
 /* ------------------------------------------------------------ layout */
 
-#define PAGE 4096u
 #define RING_BUS 0x0000000200000000ull /* above 4 GiB */
 #define META_BYTES (512u << 10)   /* MDLs and indirect buffers, recycled per batch */
-#define FENCE_BYTES PAGE          /* FENCE WRITE_MEM slots */
+#define FENCE_BYTES GMC_PAGE_SIZE          /* FENCE WRITE_MEM slots */
 #define ADATA_PAGES 256u          /* data pages in the ring's arena */
-#define ARENA_BYTES (META_BYTES + FENCE_BYTES + ADATA_PAGES * PAGE + 2 * PAGE)
+#define ARENA_BYTES (META_BYTES + FENCE_BYTES + ADATA_PAGES * GMC_PAGE_SIZE + 2 * GMC_PAGE_SIZE)
 #define HI_BUS 0x0000FFFFFFF00000ull /* the top MiB of the 48-bit bus */
 #define LO_BUS 0x0000000000100000ull
 #define XREG_BYTES (1u << 20)
-#define NPOOL (ADATA_PAGES + 2 * (XREG_BYTES / PAGE))
+#define NPOOL (ADATA_PAGES + 2 * (XREG_BYTES / GMC_PAGE_SIZE))
 #define APB T_APERTURE_BASE
-#define APE (T_APERTURE_BASE + T_APERTURE_PAGES * PAGE)
+#define APE (T_APERTURE_BASE + T_APERTURE_PAGES * GMC_PAGE_SIZE)
 #define PT_BASE T_PT_BASE_RESET
 #define VRAM T_VRAM_BYTES
-#define DUMMY_BUS (HI_BUS + XREG_BYTES - PAGE) /* 0xFFFFFFFFF000 */
+#define DUMMY_BUS (HI_BUS + XREG_BYTES - GMC_PAGE_SIZE) /* 0xFFFFFFFFF000 */
 #define UNMAPPED_BUS 0x0000500000000000ull
 
 #define PTE_VS (GMC_PTE_VALID_MASK | GMC_PTE_SYSTEM_MASK)
@@ -210,7 +209,7 @@ static uint32_t rand_vram(struct ctx *c, uint32_t len, uint32_t limit)
     case 15: a = HOT_VRAM + (uint32_t)rn(c, HOT_VRAM_BYTES); break;
     case 0: a = limit - len; break;
     case 1: a = 0; break;
-    case 2: a = (uint32_t)rn(c, limit / PAGE) * PAGE + (uint32_t)rn(c, 16) - 8; break; /* across a page edge */
+    case 2: a = (uint32_t)rn(c, limit / GMC_PAGE_SIZE) * GMC_PAGE_SIZE + (uint32_t)rn(c, 16) - 8; break; /* across a page edge */
     case 3: a = (2u << 20) - (uint32_t)rn(c, len + 1); break;                           /* segment 1 | 2 */
     default: a = (uint32_t)rn(c, limit - len + 1); break;
     }
@@ -231,7 +230,7 @@ static uint32_t hot_page(struct ctx *c)
 
 static int plan_ok(const struct ctx *c, uint32_t gpu, uint32_t len, uint64_t need)
 {
-    for (uint64_t pg = (gpu - APB) / PAGE; pg <= (gpu - APB + (uint64_t)len - 1) / PAGE; pg++) {
+    for (uint64_t pg = (gpu - APB) / GMC_PAGE_SIZE; pg <= (gpu - APB + (uint64_t)len - 1) / GMC_PAGE_SIZE; pg++) {
         uint64_t pte = c->plan[pg];
         if ((pte & PTE_VS) != PTE_VS || (pte & need) != need) return 0;
     }
@@ -242,7 +241,7 @@ static int plan_ok(const struct ctx *c, uint32_t gpu, uint32_t len, uint64_t nee
 static int rand_aperture(struct ctx *c, uint32_t len, uint64_t need, uint32_t *gpu)
 {
     for (int t = 0; t < 16; t++) {
-        uint64_t a = APB + (uint64_t)hot_page(c) * PAGE + (chance(c, 1, 4) ? 0 : rn(c, PAGE));
+        uint64_t a = APB + (uint64_t)hot_page(c) * GMC_PAGE_SIZE + (chance(c, 1, 4) ? 0 : rn(c, GMC_PAGE_SIZE));
         if (a + len > APE) a = APE - len;
         if (plan_ok(c, (uint32_t)a, len, need)) {
             *gpu = (uint32_t)a;
@@ -270,9 +269,9 @@ static uint64_t mdl_entry(struct ctx *c, uint64_t pg, int junk)
  * destination MDLs use distinct pages. */
 static int rand_mdl(struct ctx *c, uint32_t len, int distinct, struct gmc_side *sd)
 {
-    uint32_t off = chance(c, 1, 4) ? 0 : (uint32_t)rn(c, PAGE);
+    uint32_t off = chance(c, 1, 4) ? 0 : (uint32_t)rn(c, GMC_PAGE_SIZE);
     uint32_t first = chance(c, 1, 2) ? 0 : (uint32_t)rn(c, 6);
-    uint32_t n = (uint32_t)((off + (uint64_t)len + PAGE - 1) / PAGE);
+    uint32_t n = (uint32_t)((off + (uint64_t)len + GMC_PAGE_SIZE - 1) / GMC_PAGE_SIZE);
     uint64_t ents[64];
     int junk = chance(c, 1, 4);
     if (first + n > 64) return 0;
@@ -318,19 +317,19 @@ static int side_chunks(struct ctx *c, const struct gmc_side *sd, uint32_t len, s
         int vram = 0;
         if (sd->mdl) {
             pos = sd->offset + k;
-            uint8_t *e = gmc_dma_ref_sys(&c->ref, sd->addr + 8 * (sd->page + pos / PAGE), 8);
+            uint8_t *e = gmc_dma_ref_sys(&c->ref, sd->addr + 8 * (sd->page + pos / GMC_PAGE_SIZE), 8);
             uint64_t ent = 0;
             for (int i = 7; i >= 0; i--) ent = ent << 8 | e[i];
-            a = (ent & GMC_PTE_ADDR_MASK) + pos % PAGE;
+            a = (ent & GMC_PTE_ADDR_MASK) + pos % GMC_PAGE_SIZE;
         } else if (sd->addr < VRAM) {
             pos = sd->addr + k;
             a = pos;
             vram = 1;
         } else {
             pos = sd->addr + k;
-            a = (c->plan[(pos - APB) / PAGE] & GMC_PTE_ADDR_MASK) + pos % PAGE;
+            a = (c->plan[(pos - APB) / GMC_PAGE_SIZE] & GMC_PTE_ADDR_MASK) + pos % GMC_PAGE_SIZE;
         }
-        take = PAGE - pos % PAGE;
+        take = GMC_PAGE_SIZE - pos % GMC_PAGE_SIZE;
         if (take > len - k) take = len - k;
         if (n == max) return -1;
         out[n].vram = vram;
@@ -423,7 +422,7 @@ static int gen_physical(struct ctx *c, int write, struct gmc_pkt *p)
         else if (!write && chance(c, 1, 4))
             a = in8(c, c->ring.bus + rn(c, (c->ring.ring_bytes + c->ring.arena_bytes) / 8) * 8, len);
         else
-            a = in8(c, rand_pool(c) + rn(c, PAGE / 8) * 8, len);
+            a = in8(c, rand_pool(c) + rn(c, GMC_PAGE_SIZE / 8) * 8, len);
         break;
     }
     if (write) {
@@ -461,7 +460,7 @@ static int gen_map(struct ctx *c, struct gmc_pkt *p, int commit)
         put64(c, bus + 8ull * i, i < mpage ? rnd(c) : mdl_entry(c, pg, junk));
         if (i >= mpage && commit) c->plan[first + i - mpage] = flags | pg;
     }
-    *p = gmc_pkt_map_aperture(APB + first * PAGE, n, bus, mpage, sn, rd, wr);
+    *p = gmc_pkt_map_aperture(APB + first * GMC_PAGE_SIZE, n, bus, mpage, sn, rd, wr);
     return 1;
 }
 
@@ -475,7 +474,7 @@ static int gen_unmap(struct ctx *c, struct gmc_pkt *p, int commit)
     if (commit)
         for (uint32_t i = 0; i < n; i++)
             c->plan[first + i] = PTE_VS | GMC_PTE_READABLE_MASK | GMC_PTE_WRITEABLE_MASK | DUMMY_BUS;
-    *p = gmc_pkt_unmap_aperture(APB + first * PAGE, n);
+    *p = gmc_pkt_unmap_aperture(APB + first * GMC_PAGE_SIZE, n);
     return 1;
 }
 
@@ -717,19 +716,19 @@ static int gen_invalid(struct ctx *c, int in_ind, struct gmc_pkt *p)
         }
         default: { /* MAP/UNMAP past the aperture end */
             uint32_t n = 1 + (uint32_t)rn(c, 64), pg = T_APERTURE_PAGES - (uint32_t)rn(c, n);
-            if (chance(c, 1, 2)) *p = gmc_pkt_unmap_aperture(APB + pg * PAGE, n);
+            if (chance(c, 1, 2)) *p = gmc_pkt_unmap_aperture(APB + pg * GMC_PAGE_SIZE, n);
             else {
                 uint64_t m = meta_alloc(c, 8ull * n, 8);
                 if (!m) return 0;
                 for (uint32_t i = 0; i < n; i++) put64(c, m + 8ull * i, rand_pool(c));
-                *p = gmc_pkt_map_aperture(APB + pg * PAGE, n, m, 0, 1, 1, 1);
+                *p = gmc_pkt_map_aperture(APB + pg * GMC_PAGE_SIZE, n, m, 0, 1, 1, 1);
             }
             return 1;
         }
         }
     case 6: /* FILL_APERTURE */
         len = rand_len(c);
-        a = APB + rn(c, (uint64_t)T_APERTURE_PAGES * PAGE - len + 1);
+        a = APB + rn(c, (uint64_t)T_APERTURE_PAGES * GMC_PAGE_SIZE - len + 1);
         *p = chance(c, 1, 2) ? gmc_pkt_fill((uint32_t)a, len, (uint32_t)rnd(c))
                              : gmc_pkt_discard((uint32_t)a, len, chance(c, 1, 2));
         return 1;
@@ -776,11 +775,11 @@ static int gen_invalid(struct ctx *c, int in_ind, struct gmc_pkt *p)
         case AMBIG_MAP_UNALIGNED:
             if (!gen_valid_op(c, chance(c, 1, 2) ? GMC_DMA_OP_MAP_APERTURE : GMC_DMA_OP_UNMAP_APERTURE, p, 0, 1))
                 return 0;
-            p->w[2] += 1 + rn(c, PAGE - 1);
-            if (p->w[2] + len_of(p) * PAGE > APE) p->w[2] -= PAGE;
+            p->w[2] += 1 + rn(c, GMC_PAGE_SIZE - 1);
+            if (p->w[2] + len_of(p) * GMC_PAGE_SIZE > APE) p->w[2] -= GMC_PAGE_SIZE;
             return 1;
         case AMBIG_MAP_VRAM:
-            *p = gmc_pkt_unmap_aperture((uint32_t)rn(c, 1024) * PAGE, 1 + (uint32_t)rn(c, 8));
+            *p = gmc_pkt_unmap_aperture((uint32_t)rn(c, 1024) * GMC_PAGE_SIZE, 1 + (uint32_t)rn(c, 8));
             return 1;
         default:
             op = chance(c, 1, 2) ? GMC_DMA_OP_FILL : GMC_DMA_OP_TRANSFER;
@@ -851,7 +850,7 @@ static void report_diff(struct ctx *c, const char *what, uint64_t base, const ui
             fprintf(stderr, "  RTL:");
             for (uint64_t k = i; k < j && k < i + 16; k++) fprintf(stderr, " %02x", act[k]);
             fprintf(stderr, "\n");
-            uint64_t w = writer[i / PAGE];
+            uint64_t w = writer[i / GMC_PAGE_SIZE];
             if (w != UINT64_MAX) print_pkt(c, w, "    last model write by");
         }
         i = j;
@@ -887,7 +886,7 @@ static void check_regs(struct ctx *c)
 {
     uint32_t st = t_rd(c->s, GMC_REG_DMA_STATUS);
     uint32_t head = t_rd(c->s, GMC_REG_DMA_RING_HEAD);
-    if ((st & GMC_DMA_STATUS_STATE_MASK) != 0 || head != c->ring.tail)
+    if ((st & GMC_DMA_STATUS_STATE_MASK) != GMC_DMA_STATE_IDLE || head != c->ring.tail)
         FAILC(c, "engine not idle after the batch: STATUS 0x%x HEAD 0x%x TAIL 0x%x", st, head, c->ring.tail);
     uint64_t fence = t_rd64(c->s, GMC_REG_DMA_FENCE_LO);
     if (fence != c->ref.fence)
@@ -935,7 +934,7 @@ static void check_fault(struct ctx *c, size_t fi)
     const struct gmc_dma_ref_fault *f = &c->ref.faults[fi];
     const uint32_t exp_head = c->log[f->tag].ring_off;
     if (rc != f->code || rind != (unsigned)f->indirect || pkt != f->pkt || addr != f->addr || head != exp_head ||
-        (st & GMC_DMA_STATUS_STATE_MASK) != 2 || !(irq & GMC_IRQ_DMA_FAULT_MASK)) {
+        (st & GMC_DMA_STATUS_STATE_MASK) != GMC_DMA_STATE_FAULTED || !(irq & GMC_IRQ_DMA_FAULT_MASK)) {
         fprintf(stderr,
                 "  RTL:   %s%s pkt 0x%" PRIx64 " addr 0x%" PRIx64 " head 0x%x state %u irq 0x%x\n"
                 "  model: %s%s pkt 0x%" PRIx64 " addr 0x%" PRIx64 " head 0x%x state 2\n",
@@ -1093,19 +1092,19 @@ static void ctx_init(struct ctx *c, uint64_t seed, uint32_t latency, unsigned ri
     assert_int_equal(gmc_dma_ref_map(&c->ref, LO_BUS, XREG_BYTES), 0);
 
     uint8_t *h;
-    c->meta_bus = gmc_ring_alloc(&c->ring, META_BYTES, PAGE, &h);
-    c->fence_bus = gmc_ring_alloc(&c->ring, FENCE_BYTES, PAGE, &h);
-    c->adata_bus = gmc_ring_alloc(&c->ring, ADATA_PAGES * PAGE, PAGE, &h);
+    c->meta_bus = gmc_ring_alloc(&c->ring, META_BYTES, GMC_PAGE_SIZE, &h);
+    c->fence_bus = gmc_ring_alloc(&c->ring, FENCE_BYTES, GMC_PAGE_SIZE, &h);
+    c->adata_bus = gmc_ring_alloc(&c->ring, ADATA_PAGES * GMC_PAGE_SIZE, GMC_PAGE_SIZE, &h);
     assert_true(c->meta_bus && c->fence_bus && c->adata_bus);
     unsigned k = 0;
-    for (unsigned i = 0; i < ADATA_PAGES; i++) c->pool[k++] = c->adata_bus + (uint64_t)i * PAGE;
-    for (unsigned i = 0; i < XREG_BYTES / PAGE; i++) c->pool[k++] = HI_BUS + (uint64_t)i * PAGE;
-    for (unsigned i = 0; i < XREG_BYTES / PAGE; i++) c->pool[k++] = LO_BUS + (uint64_t)i * PAGE;
+    for (unsigned i = 0; i < ADATA_PAGES; i++) c->pool[k++] = c->adata_bus + (uint64_t)i * GMC_PAGE_SIZE;
+    for (unsigned i = 0; i < XREG_BYTES / GMC_PAGE_SIZE; i++) c->pool[k++] = HI_BUS + (uint64_t)i * GMC_PAGE_SIZE;
+    for (unsigned i = 0; i < XREG_BYTES / GMC_PAGE_SIZE; i++) c->pool[k++] = LO_BUS + (uint64_t)i * GMC_PAGE_SIZE;
     assert_int_equal(k, NPOOL);
 
     /* System memory: random data pages and fence slots, same in both. */
     t_fill_random(sim_mem(c, c->fence_bus, FENCE_BYTES), FENCE_BYTES, &c->rng);
-    t_fill_random(sim_mem(c, c->adata_bus, ADATA_PAGES * PAGE), ADATA_PAGES * PAGE, &c->rng);
+    t_fill_random(sim_mem(c, c->adata_bus, ADATA_PAGES * GMC_PAGE_SIZE), ADATA_PAGES * GMC_PAGE_SIZE, &c->rng);
     t_fill_random(c->hi, XREG_BYTES, &c->rng);
     t_fill_random(c->lo, XREG_BYTES, &c->rng);
     memcpy(gmc_dma_ref_sys(&c->ref, c->ring.bus, block), c->ring.mem, block);
@@ -1164,12 +1163,12 @@ static void reprogram_prot(struct ctx *c)
     for (unsigned i = 0; i < GMC_MAX_PROT_RANGES; i++) {
         uint32_t b = 0, l = 0;
         if (i < k) {
-            b = (uint32_t)rn(c, VRAM / PAGE) * PAGE;
-            l = b + (1 + (uint32_t)rn(c, 64)) * PAGE;
+            b = (uint32_t)rn(c, VRAM / GMC_PAGE_SIZE) * GMC_PAGE_SIZE;
+            l = b + (1 + (uint32_t)rn(c, 64)) * GMC_PAGE_SIZE;
             c->prot_active = 1;
         } else if (chance(c, 1, 4)) {
-            b = (uint32_t)rn(c, VRAM / PAGE) * PAGE; /* inactive: LIMIT <= BASE */
-            l = b - (uint32_t)rn(c, 2) * PAGE;
+            b = (uint32_t)rn(c, VRAM / GMC_PAGE_SIZE) * GMC_PAGE_SIZE; /* inactive: LIMIT <= BASE */
+            l = b - (uint32_t)rn(c, 2) * GMC_PAGE_SIZE;
         }
         t_wr(c->s, GMC_REG_PROT_BASE_N(i), b);
         t_wr(c->s, GMC_REG_PROT_LIMIT_N(i), l);
@@ -1455,7 +1454,7 @@ static void directed_done(struct ctx *c)
     free(c);
 }
 
-static uint64_t ap(uint32_t page, uint32_t off) { return APB + (uint64_t)page * PAGE + off; }
+static uint64_t ap(uint32_t page, uint32_t off) { return APB + (uint64_t)page * GMC_PAGE_SIZE + off; }
 
 static struct gmc_pkt map1(struct ctx *c, uint32_t page, uint64_t sys, int rd, int wr)
 {
@@ -1489,7 +1488,7 @@ static void test_pte_faults(void **state)
     pk[3] = gmc_pkt_transfer(s, d, 6000);
     pk[4] = gmc_pkt_fence(0x1111, 0, 0, 0);
     directed(c, "dst PTE_PERM", pk, 5, 3, GMC_DMA_FAULT_PTE_PERM, ap(101, 0), ap(101, 0), NULL, NULL);
-    allow_partial(c, 0, A + 3000, PAGE - 3000, c->ref.vram + 0x10000, "dst PTE_PERM");
+    allow_partial(c, 0, A + 3000, GMC_PAGE_SIZE - 3000, c->ref.vram + 0x10000, "dst PTE_PERM");
     check_sys(c); /* page B untouched */
     check_vram(c);
 
@@ -1538,11 +1537,11 @@ static void test_pte_faults(void **state)
     pk[1] = map1(c, 201, B, 1, 1);
     pk[2] = map1(c, 202, C, 0, 1);
     struct gmc_side s4 = {0, ap(200, 0), 0, 0}, d4 = {0, 0x40000, 0, 0};
-    pk[3] = gmc_pkt_transfer(s4, d4, 3 * PAGE);
+    pk[3] = gmc_pkt_transfer(s4, d4, 3 * GMC_PAGE_SIZE);
     directed(c, "src PTE_PERM third page", pk, 4, 3, GMC_DMA_FAULT_PTE_PERM, ap(202, 0), ap(202, 0), NULL, NULL);
-    memcpy(want, gmc_dma_ref_sys(&c->ref, A, PAGE), PAGE);
-    memcpy(want + PAGE, gmc_dma_ref_sys(&c->ref, B, PAGE), PAGE);
-    allow_partial(c, 1, 0x40000, 2 * PAGE, want, "src PTE_PERM third page");
+    memcpy(want, gmc_dma_ref_sys(&c->ref, A, GMC_PAGE_SIZE), GMC_PAGE_SIZE);
+    memcpy(want + GMC_PAGE_SIZE, gmc_dma_ref_sys(&c->ref, B, GMC_PAGE_SIZE), GMC_PAGE_SIZE);
+    allow_partial(c, 1, 0x40000, 2 * GMC_PAGE_SIZE, want, "src PTE_PERM third page");
     directed_done(c);
 }
 
@@ -1560,16 +1559,16 @@ static void test_bus_faults(void **state)
     put64(c, m, P);
     put64(c, m + 8, UNMAPPED_BUS);
     struct gmc_side s = {1, m, 0, 0}, d = {0, 0x50000, 0, 0};
-    pk[0] = gmc_pkt_transfer(s, d, 2 * PAGE);
+    pk[0] = gmc_pkt_transfer(s, d, 2 * GMC_PAGE_SIZE);
     pk[1] = gmc_pkt_fence(0x3333, 0, 0, 0);
     directed(c, "MDL source DECERR", pk, 2, 0, GMC_DMA_FAULT_BUS, UNMAPPED_BUS, UNMAPPED_BUS, NULL, NULL);
-    allow_partial(c, 1, 0x50000, PAGE, gmc_dma_ref_sys(&c->ref, P, PAGE), "MDL source DECERR");
+    allow_partial(c, 1, 0x50000, GMC_PAGE_SIZE, gmc_dma_ref_sys(&c->ref, P, GMC_PAGE_SIZE), "MDL source DECERR");
     check_vram(c); /* the second page of the destination is untouched */
 
     /* MDL destination answering SLVERR. */
     batch_begin(c);
-    assert_int_equal(gmc_sim_host_inject(c->s, Q, PAGE, GMC_SIM_INJECT_SLVERR), GMC_SIM_OK);
-    assert_int_equal(gmc_dma_ref_inject(&c->ref, Q, PAGE), 0);
+    assert_int_equal(gmc_sim_host_inject(c->s, Q, GMC_PAGE_SIZE, GMC_SIM_INJECT_SLVERR), GMC_SIM_OK);
+    assert_int_equal(gmc_dma_ref_inject(&c->ref, Q, GMC_PAGE_SIZE), 0);
     uint64_t m2 = meta_alloc(c, 8, 8);
     put64(c, m2, Q);
     struct gmc_side s2 = {0, 0x60000, 0, 0}, d2 = {1, m2, 0, 0};
@@ -1669,7 +1668,7 @@ static void test_reset_busy(void **state)
     uint64_t m = meta_alloc(c, 8 * 16, 8);
     for (unsigned i = 0; i < 16; i++) put64(c, m + 8 * i, c->pool[40 + i]);
     struct gmc_side s = {0, 0x0, 0, 0}, d = {1, m, 0, 0};
-    pk[0] = gmc_pkt_transfer(s, d, 16 * PAGE);
+    pk[0] = gmc_pkt_transfer(s, d, 16 * GMC_PAGE_SIZE);
     pk[1] = gmc_pkt_write_physical(c->pool[60], 0, 8, 0x0102030405060708ull);
     off = put_raw(c, pk, 2);
     assert_int_equal(gmc_ring_kick(&c->ring), GMC_SIM_OK);
@@ -1678,7 +1677,7 @@ static void test_reset_busy(void **state)
     if (head != off) FAILC(c, "the 64 KiB transfer finished within 2500 cycles (HEAD 0x%x)", head);
     reset_and_check_idle(c, "RESET during TRANSFER");
     for (unsigned i = 0; i < 16; i++)
-        allow_partial(c, 0, c->pool[40 + i], PAGE, c->ref.vram + (uint64_t)i * PAGE, "RESET during TRANSFER");
+        allow_partial(c, 0, c->pool[40 + i], GMC_PAGE_SIZE, c->ref.vram + (uint64_t)i * GMC_PAGE_SIZE, "RESET during TRANSFER");
     check_sys(c);
     check_vram(c);
 
@@ -1693,11 +1692,11 @@ static void hang_timeout_reset(struct ctx *c, uint64_t H)
 {
     struct gmc_pkt pk[2];
     t_wr(c->s, GMC_REG_DMA_WATCHDOG, 3000);
-    assert_int_equal(gmc_sim_host_inject(c->s, H, PAGE, GMC_SIM_INJECT_HANG), GMC_SIM_OK);
+    assert_int_equal(gmc_sim_host_inject(c->s, H, GMC_PAGE_SIZE, GMC_SIM_INJECT_HANG), GMC_SIM_OK);
     uint64_t m = meta_alloc(c, 8, 8);
     put64(c, m, H);
     struct gmc_side s = {1, m, 0, 0}, d = {0, 0x70000, 0, 0};
-    pk[0] = gmc_pkt_transfer(s, d, PAGE);
+    pk[0] = gmc_pkt_transfer(s, d, GMC_PAGE_SIZE);
     pk[1] = gmc_pkt_fill(0x80000, 256, 0x12345678u);
     uint32_t off = put_raw(c, pk, 2);
     assert_int_equal(gmc_ring_kick(&c->ring), GMC_SIM_OK);
@@ -1705,7 +1704,7 @@ static void hang_timeout_reset(struct ctx *c, uint64_t H)
     if (st != 1) FAILC(c, "hung read: no fault (%s)", gmc_sim_status_name(st));
     uint32_t code = t_rd(c->s, GMC_REG_DMA_FAULT_CODE);
     uint64_t pkt = t_rd64(c->s, GMC_REG_DMA_FAULT_PKT_LO), addr = t_rd64(c->s, GMC_REG_DMA_FAULT_ADDR_LO);
-    if ((code & 0xFF) != GMC_DMA_FAULT_TIMEOUT || pkt != c->ring.bus + off || addr < H || addr >= H + PAGE)
+    if ((code & 0xFF) != GMC_DMA_FAULT_TIMEOUT || pkt != c->ring.bus + off || addr < H || addr >= H + GMC_PAGE_SIZE)
         FAILC(c, "hung read: fault %s pkt 0x%" PRIx64 " addr 0x%" PRIx64 "; expected TIMEOUT pkt 0x%" PRIx64
                  " addr in page 0x%" PRIx64,
               gmc_dma_ref_fault_name(code & 0xFF), pkt, addr, c->ring.bus + off, H);
@@ -1736,14 +1735,14 @@ static void test_hung_read_then_fault(void **state)
     struct gmc_side s = {1, m, 0, 0}, d = {0, 0x70000, 0, 0};
     memset(&pk[0], 0, sizeof pk[0]);
     for (int i = 1; i < 18; i++) pk[i] = gmc_pkt_nop();
-    pk[18] = gmc_pkt_transfer(s, d, PAGE);
+    pk[18] = gmc_pkt_transfer(s, d, GMC_PAGE_SIZE);
     pk[19] = gmc_pkt_fence(0xF00D, 0, 0, 0);
     for (int i = 0; i < 20; i++) tags[i] = log_add(c, &pk[i], 0);
     submit(c, pk, tags, 20, B_SKIP, 1);
     /* Idle for longer than the watchdog: no spurious TIMEOUT. */
     assert_int_equal(gmc_sim_step(c->s, 10000), GMC_SIM_OK);
     uint32_t st = t_rd(c->s, GMC_REG_DMA_STATUS);
-    if ((st & GMC_DMA_STATUS_STATE_MASK) != 0)
+    if ((st & GMC_DMA_STATUS_STATE_MASK) != GMC_DMA_STATE_IDLE)
         FAILC(c, "idle engine left idle (STATUS 0x%x, FAULT_CODE 0x%x)", st, t_rd(c->s, GMC_REG_DMA_FAULT_CODE));
     t_wr(c->s, GMC_REG_DMA_WATCHDOG, GMC_REG_DMA_WATCHDOG_RESET);
     for (int i = 0; i < 6; i++) random_batch(c, 1);
@@ -1790,7 +1789,7 @@ static void test_posted_write_error(void **state)
     struct ctx *c = directed_ctx();
     struct gmc_pkt pk[3];
     const uint64_t Q = c->pool[410];
-    assert_int_equal(gmc_sim_host_inject(c->s, Q, PAGE, GMC_SIM_INJECT_SLVERR), GMC_SIM_OK);
+    assert_int_equal(gmc_sim_host_inject(c->s, Q, GMC_PAGE_SIZE, GMC_SIM_INJECT_SLVERR), GMC_SIM_OK);
     uint64_t m = meta_alloc(c, 8, 8);
     put64(c, m, Q);
     struct gmc_side s = {0, 0x60000, 0, 0}, d = {1, m, 0, 0};

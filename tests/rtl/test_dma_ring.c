@@ -11,7 +11,6 @@
 #include "gmc_dma_pkt.h"
 #include "gmc_test.h"
 
-#define PAGE 4096u
 #define RING_BUS 0x200000000ull
 #define NPG 8u
 #define V_A 0x040000u
@@ -31,11 +30,11 @@ static int setup(void **state)
     struct fx *f = calloc(1, sizeof *f);
     assert_non_null(f);
     f->s = t_sim_new();
-    assert_int_equal(gmc_ring_init(&f->r, f->s, RING_BUS, 12, 64 * PAGE), GMC_SIM_OK);
-    f->sys_bus = gmc_ring_alloc(&f->r, (NPG + 1) * PAGE, PAGE, &f->sys);
+    assert_int_equal(gmc_ring_init(&f->r, f->s, RING_BUS, 12, 64 * GMC_PAGE_SIZE), GMC_SIM_OK);
+    f->sys_bus = gmc_ring_alloc(&f->r, (NPG + 1) * GMC_PAGE_SIZE, GMC_PAGE_SIZE, &f->sys);
     assert_true(f->sys_bus != 0);
     uint64_t pages[NPG];
-    for (unsigned i = 0; i < NPG; i++) pages[i] = f->sys_bus + (uint64_t)(NPG - 1 - i) * PAGE;
+    for (unsigned i = 0; i < NPG; i++) pages[i] = f->sys_bus + (uint64_t)(NPG - 1 - i) * GMC_PAGE_SIZE;
     f->mdl = gmc_ring_mdl(&f->r, pages, NPG);
     assert_true(f->mdl != 0);
     *state = f;
@@ -75,28 +74,28 @@ static void on_irq(void *user, int level, uint64_t cycle)
     /* MDL page i is sys page NPG-1-i. */
     int ok = 1;
     for (unsigned i = 0; i < NPG; i++)
-        if (memcmp(w->f->sys + (size_t)(NPG - 1 - i) * PAGE, w->want + (size_t)i * PAGE, PAGE)) ok = 0;
+        if (memcmp(w->f->sys + (size_t)(NPG - 1 - i) * GMC_PAGE_SIZE, w->want + (size_t)i * GMC_PAGE_SIZE, GMC_PAGE_SIZE)) ok = 0;
     w->data_ok = ok;
-    w->slot_ok = get64(w->f->sys + NPG * PAGE) == 0xFEEDFACECAFEBEEFull;
+    w->slot_ok = get64(w->f->sys + NPG * GMC_PAGE_SIZE) == 0xFEEDFACECAFEBEEFull;
 }
 
 static void test_fence_order_irq(void **state)
 {
     struct fx *f = *state;
     gmc_sim *s = f->s;
-    static uint8_t data[NPG * PAGE];
+    static uint8_t data[NPG * GMC_PAGE_SIZE];
     uint64_t seed = 11;
     t_fill_random(data, sizeof data, &seed);
     assert_int_equal(gmc_sim_aperture_write(s, V_A, data, sizeof data), GMC_SIM_OK);
-    memset(f->sys, 0, (NPG + 1) * PAGE);
+    memset(f->sys, 0, (NPG + 1) * GMC_PAGE_SIZE);
 
     struct irq_watch w = {f, 0, 0, 0, data};
     gmc_sim_set_irq_callback(s, on_irq, &w);
     t_wr(s, GMC_REG_IRQ_ACK, 0xFFFFFFFFu);
     t_wr(s, GMC_REG_IRQ_MASK, GMC_IRQ_DMA_FENCE_MASK);
     struct gmc_side md = {1, f->mdl, 0, 0};
-    struct gmc_pkt p[2] = {gmc_pkt_transfer(gmc_side_gpu(V_A), md, NPG * PAGE),
-                           gmc_pkt_fence(0xFEEDFACECAFEBEEFull, f->sys_bus + NPG * PAGE, 1, 1)};
+    struct gmc_pkt p[2] = {gmc_pkt_transfer(gmc_side_gpu(V_A), md, NPG * GMC_PAGE_SIZE),
+                           gmc_pkt_fence(0xFEEDFACECAFEBEEFull, f->sys_bus + NPG * GMC_PAGE_SIZE, 1, 1)};
     assert_int_equal(gmc_ring_run(&f->r, p, 2, WAIT), GMC_SIM_OK);
     assert_true(w.cycle != 0);
     assert_true(w.data_ok);
@@ -135,7 +134,7 @@ static void test_fence_vram_visibility(void **state)
     enum { N = 6 };
     struct gmc_pkt p[2 * N];
     for (unsigned i = 0; i < N; i++) {
-        p[2 * i] = gmc_pkt_fill(V_B + i * PAGE, PAGE, 0x01010101u * (i + 1));
+        p[2 * i] = gmc_pkt_fill(V_B + i * GMC_PAGE_SIZE, GMC_PAGE_SIZE, 0x01010101u * (i + 1));
         p[2 * i + 1] = gmc_pkt_fence(100 + i, 0, 0, 0);
     }
     assert_int_equal(gmc_ring_put(&f->r, p, 2 * N), GMC_SIM_OK);
@@ -144,9 +143,9 @@ static void test_fence_vram_visibility(void **state)
     for (int guard = 0; guard < 20000 && seen < N; guard++) {
         const uint32_t v = t_rd(s, GMC_REG_DMA_FENCE_LO);
         while (v >= 100 && seen <= v - 100) {
-            uint8_t b[PAGE];
-            assert_int_equal(gmc_sim_vram_peek(s, V_B + seen * PAGE, b, PAGE), GMC_SIM_OK);
-            for (unsigned k = 0; k < PAGE; k++)
+            uint8_t b[GMC_PAGE_SIZE];
+            assert_int_equal(gmc_sim_vram_peek(s, V_B + seen * GMC_PAGE_SIZE, b, GMC_PAGE_SIZE), GMC_SIM_OK);
+            for (unsigned k = 0; k < GMC_PAGE_SIZE; k++)
                 if (b[k] != seen + 1) fail_msg("fence %u visible before its fill (byte %u)", 100 + seen, k);
             seen++;
         }
@@ -164,18 +163,18 @@ static void test_indirect(void **state)
     gmc_sim *s = f->s;
     enum { NI = 200 };
     uint8_t *h;
-    const uint64_t raw = gmc_ring_alloc(&f->r, NI * 32 + PAGE, PAGE, &h);
+    const uint64_t raw = gmc_ring_alloc(&f->r, NI * 32 + GMC_PAGE_SIZE, GMC_PAGE_SIZE, &h);
     assert_true(raw != 0);
-    const uint64_t ib = raw + PAGE - 96; /* crosses 4 KiB after 3 packets */
-    uint8_t *hib = h + PAGE - 96;
+    const uint64_t ib = raw + GMC_PAGE_SIZE - 96; /* crosses 4 KiB after 3 packets */
+    uint8_t *hib = h + GMC_PAGE_SIZE - 96;
     struct gmc_pkt in[NI];
-    const uint64_t slots = f->sys_bus + NPG * PAGE;
+    const uint64_t slots = f->sys_bus + NPG * GMC_PAGE_SIZE;
     /* A long transfer first, to watch the state; then ordered writes to
      * slot k % 8: the last writer of each slot wins. */
-    in[0] = gmc_pkt_transfer(gmc_side_gpu(0), gmc_side_gpu(V_B), 16 * PAGE);
+    in[0] = gmc_pkt_transfer(gmc_side_gpu(0), gmc_side_gpu(V_B), 16 * GMC_PAGE_SIZE);
     for (unsigned i = 1; i < NI; i++) in[i] = gmc_pkt_write_physical(slots + 8 * (i % 8), 0, 8, 1000 + i);
     memcpy(hib, in, sizeof in);
-    memset(f->sys + NPG * PAGE, 0, 64);
+    memset(f->sys + NPG * GMC_PAGE_SIZE, 0, 64);
 
     t_wr(s, GMC_REG_CNT_CLEAR, 1);
     const uint32_t ind_off = (f->r.tail + 32) & (f->r.ring_bytes - 1);
@@ -198,8 +197,8 @@ static void test_indirect(void **state)
         uint64_t want = 1000 + (NI - 1) - ((NI - 1 - k) % 8);
         if (k == 0) want = 1000 + 192; /* 192 is the last multiple of 8 below NI */
         if (k == 5) want = 2;          /* the ring packet after the buffer ran last */
-        if (get64(f->sys + NPG * PAGE + 8 * k) != want)
-            fail_msg("slot %u: %llu, expected %llu", k, (unsigned long long)get64(f->sys + NPG * PAGE + 8 * k),
+        if (get64(f->sys + NPG * GMC_PAGE_SIZE + 8 * k) != want)
+            fail_msg("slot %u: %llu, expected %llu", k, (unsigned long long)get64(f->sys + NPG * GMC_PAGE_SIZE + 8 * k),
                      (unsigned long long)want);
     }
     assert_int_equal(t_rd64(s, GMC_REG_CNT_DMA_PACKETS_LO), 3 + NI);
@@ -209,7 +208,7 @@ static void test_indirect(void **state)
     p[0] = gmc_pkt_indirect(ib + 32, 64);
     p[1] = gmc_pkt_indirect(ib + 32, 32);
     assert_int_equal(gmc_ring_run(&f->r, p, 2, WAIT), GMC_SIM_OK);
-    assert_int_equal(get64(f->sys + NPG * PAGE + 8 * 2), 1002);
+    assert_int_equal(get64(f->sys + NPG * GMC_PAGE_SIZE + 8 * 2), 1002);
 }
 
 /* The ring wraps: 600 packets through a 4 KiB ring (127 slots), in chunks
@@ -244,7 +243,7 @@ static void test_enable(void **state)
     assert_int_equal(gmc_ring_kick(&f->r), GMC_SIM_OK);
     assert_int_equal(gmc_sim_step(s, 3000), GMC_SIM_OK);
     assert_int_equal(t_rd(s, GMC_REG_DMA_RING_HEAD), head);
-    assert_int_equal(t_rd(s, GMC_REG_DMA_STATUS) & GMC_DMA_STATUS_STATE_MASK, 0);
+    assert_int_equal(t_rd(s, GMC_REG_DMA_STATUS) & GMC_DMA_STATUS_STATE_MASK, GMC_DMA_STATE_IDLE);
     assert_int_equal(t_rd64(s, GMC_REG_DMA_FENCE_LO), 0);
     t_wr(s, GMC_REG_DMA_CTRL, GMC_DMA_CTRL_ENABLE_MASK);
     assert_int_equal(gmc_ring_wait(&f->r, WAIT, 16), GMC_SIM_OK);

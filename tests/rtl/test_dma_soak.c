@@ -32,11 +32,10 @@
 #include "gmc_regs.h"
 #include "gmc_sim.h"
 
-#define PAGE 4096u
 #define RING_BUS 0x0000000300000000ull
 #define META_PAGES 2u
 #define DATA_PAGES 16u
-#define ARENA ((META_PAGES + DATA_PAGES) * PAGE)
+#define ARENA ((META_PAGES + DATA_PAGES) * GMC_PAGE_SIZE)
 #define AP_PAGES 20u
 #define APB 0x80000000u
 #define WAIT 4000000u
@@ -125,7 +124,7 @@ static void allow_gpu(struct soak *k, uint64_t a, uint64_t len)
         return;
     }
     for (uint64_t x = a; x < a + len;) {
-        uint64_t n = PAGE - x % PAGE;
+        uint64_t n = GMC_PAGE_SIZE - x % GMC_PAGE_SIZE;
         if (n > a + len - x)
             n = a + len - x;
         uint64_t bus;
@@ -151,7 +150,7 @@ static void allow_pkt(struct soak *k, const struct gmc_pkt *p)
             uint64_t off = (p->w[3] & GMC_PKT_MDL_W3_DST_OFFSET_MASK) >> GMC_PKT_MDL_W3_DST_OFFSET_LSB;
             for (uint64_t done = 0; done < len && page < (1u << 20);) {
                 const uint8_t *e = gmc_dma_ref_sys(&k->ref, p->w[2] + 8u * page, 8);
-                uint64_t n = PAGE - off;
+                uint64_t n = GMC_PAGE_SIZE - off;
                 if (n > len - done)
                     n = len - done;
                 if (e != NULL) {
@@ -181,7 +180,7 @@ static void allow_pkt(struct soak *k, const struct gmc_pkt *p)
     case GMC_DMA_OP_MAP_APERTURE:
     case GMC_DMA_OP_UNMAP_APERTURE:
         if (p->w[2] >= k->ref.aperture_base)
-            allow(k, 1, k->ref.pt_base + 8u * ((p->w[2] - k->ref.aperture_base) / PAGE), 8u * len);
+            allow(k, 1, k->ref.pt_base + 8u * ((p->w[2] - k->ref.aperture_base) / GMC_PAGE_SIZE), 8u * len);
         break;
     case GMC_DMA_OP_FENCE:
         if (fl & GMC_PKT_FLAG_WRITE_MEM_MASK)
@@ -205,10 +204,10 @@ static void check_outside(struct soak *k)
 {
     if (gmc_sim_vram_peek(k->s, 0, k->v_now, k->vram) != GMC_SIM_OK)
         abort();
-    for (uint64_t c = 0; c < k->vram; c += PAGE) {
-        if (memcmp(k->v_now + c, k->v_before + c, PAGE) == 0)
+    for (uint64_t c = 0; c < k->vram; c += GMC_PAGE_SIZE) {
+        if (memcmp(k->v_now + c, k->v_before + c, GMC_PAGE_SIZE) == 0)
             continue;
-        for (uint64_t a = c; a < c + PAGE; a++)
+        for (uint64_t a = c; a < c + GMC_PAGE_SIZE; a++)
             if (k->v_now[a] != k->v_before[a] && !allowed(k, 1, a))
                 note(k, &k->outside, "VRAM byte 0x%" PRIx64 " written outside every destination (batch %" PRIu64 ")",
                      a, k->batches);
@@ -308,9 +307,9 @@ static void batch(struct soak *k)
     if (inject) {
         static const int kinds[] = { GMC_SIM_INJECT_SLVERR, GMC_SIM_INJECT_DECERR, GMC_SIM_INJECT_SLVERR,
                                      GMC_SIM_INJECT_HANG };
-        uint64_t page = k->gen.data + PAGE * ((ev >> 8) % DATA_PAGES);
-        if (gmc_sim_host_inject(k->s, page, PAGE, kinds[(ev >> 16) % 4u]) != GMC_SIM_OK ||
-            gmc_dma_ref_inject(&k->ref, page, PAGE) != 0)
+        uint64_t page = k->gen.data + GMC_PAGE_SIZE * ((ev >> 8) % DATA_PAGES);
+        if (gmc_sim_host_inject(k->s, page, GMC_PAGE_SIZE, kinds[(ev >> 16) % 4u]) != GMC_SIM_OK ||
+            gmc_dma_ref_inject(&k->ref, page, GMC_PAGE_SIZE) != 0)
             abort();
         k->injections++;
     }
@@ -387,14 +386,14 @@ int main(void)
     if (gmc_sim_create(&cfg, &k->s) != GMC_SIM_OK || gmc_ring_init(&k->ring, k->s, RING_BUS, 12, ARENA) != GMC_SIM_OK)
         return 1;
     uint8_t *meta, *data;
-    uint64_t mb = gmc_ring_alloc(&k->ring, META_PAGES * PAGE, PAGE, &meta);
-    uint64_t db = gmc_ring_alloc(&k->ring, DATA_PAGES * PAGE, PAGE, &data);
+    uint64_t mb = gmc_ring_alloc(&k->ring, META_PAGES * GMC_PAGE_SIZE, GMC_PAGE_SIZE, &meta);
+    uint64_t db = gmc_ring_alloc(&k->ring, DATA_PAGES * GMC_PAGE_SIZE, GMC_PAGE_SIZE, &data);
     for (unsigned i = 0; i < DATA_PAGES; i++) {
-        uint64_t pa = db + (uint64_t)((i * 7u) % DATA_PAGES) * PAGE;
+        uint64_t pa = db + (uint64_t)((i * 7u) % DATA_PAGES) * GMC_PAGE_SIZE;
         for (unsigned b = 0; b < 8; b++)
             meta[8 * i + b] = (uint8_t)(pa >> (8 * b));
     }
-    for (unsigned i = 0; i < DATA_PAGES * PAGE; i++)
+    for (unsigned i = 0; i < DATA_PAGES * GMC_PAGE_SIZE; i++)
         data[i] = (uint8_t)rnd(k);
     k->gen = (struct gmc_dma_gen_env){ mb, db, DATA_PAGES, AP_PAGES, APB, { 0x10000u, 0x400000u } };
     if (gmc_dma_ref_init(&k->ref) != 0)
@@ -413,7 +412,7 @@ int main(void)
         return 1;
     memcpy(k->v_before, k->ref.vram, k->vram);
     memcpy(k->a_before, k->ring.mem, k->block);
-    uint64_t dummy = db + (DATA_PAGES - 1u) * PAGE;
+    uint64_t dummy = db + (DATA_PAGES - 1u) * GMC_PAGE_SIZE;
     wr(k, GMC_REG_DUMMY_PAGE_LO, (uint32_t)dummy & GMC_DUMMY_PAGE_LO_ADDR_MASK);
     wr(k, GMC_REG_DUMMY_PAGE_HI, (uint32_t)(dummy >> 32));
     k->ref.dummy_page = dummy;
@@ -421,7 +420,7 @@ int main(void)
     k->ref.dummy_page = dummy;
     /* aperture pages onto the data pages, on both */
     struct gmc_pkt boot[2] = { gmc_pkt_map_aperture(APB, DATA_PAGES, mb, 0, 1, 1, 1),
-                               gmc_pkt_map_aperture(APB + DATA_PAGES * PAGE, AP_PAGES - DATA_PAGES, mb, 0, 1, 1, 1) };
+                               gmc_pkt_map_aperture(APB + DATA_PAGES * GMC_PAGE_SIZE, AP_PAGES - DATA_PAGES, mb, 0, 1, 1, 1) };
     for (unsigned i = 0; i < 2; i++) {
         allow_pkt(k, &boot[i]);
         gmc_dma_ref_exec_at(&k->ref, &boot[i], 0, k->ring.bus + k->ring.tail + 32u * i, i);

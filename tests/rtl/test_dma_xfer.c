@@ -19,13 +19,12 @@
 #include "gmc_dma_ref.h"
 #include "gmc_test.h"
 
-#define PAGE 4096u
 #define RING_BUS 0x100000000ull
 #define NPG 32u
 #define APB T_APERTURE_BASE
 #define V_A 0x040000u  /* VRAM source area, 128 KiB + slack */
 #define V_B 0x080000u  /* VRAM destination area */
-#define AREA (NPG * PAGE)
+#define AREA (NPG * GMC_PAGE_SIZE)
 #define WAIT 2000000u
 
 enum kind { K_VRAM, K_AP, K_MDL };
@@ -59,7 +58,7 @@ static int setup(void **state)
     assert_non_null(f);
     f->s = t_sim_new();
     assert_int_equal(gmc_ring_init(&f->r, f->s, RING_BUS, 14, 3 * AREA), GMC_SIM_OK);
-    f->sys_bus = gmc_ring_alloc(&f->r, 2 * AREA, PAGE, &f->sys);
+    f->sys_bus = gmc_ring_alloc(&f->r, 2 * AREA, GMC_PAGE_SIZE, &f->sys);
     assert_true(f->sys_bus != 0);
     uint64_t seed = 0x5EEDF00Du;
     for (unsigned h = 0; h < 2; h++) {
@@ -70,11 +69,11 @@ static int setup(void **state)
             f->perm[h][i] = f->perm[h][j];
             f->perm[h][j] = t;
         }
-        for (unsigned i = 0; i < NPG; i++) pages[i] = f->sys_bus + (uint64_t)(h * NPG + f->perm[h][i]) * PAGE;
+        for (unsigned i = 0; i < NPG; i++) pages[i] = f->sys_bus + (uint64_t)(h * NPG + f->perm[h][i]) * GMC_PAGE_SIZE;
         f->mdl[h] = gmc_ring_mdl(&f->r, pages, NPG);
         assert_true(f->mdl[h] != 0);
     }
-    t_wr(f->s, GMC_REG_DUMMY_PAGE_LO, (uint32_t)(f->sys_bus + 2 * AREA - PAGE));
+    t_wr(f->s, GMC_REG_DUMMY_PAGE_LO, (uint32_t)(f->sys_bus + 2 * AREA - GMC_PAGE_SIZE));
     t_wr(f->s, GMC_REG_DUMMY_PAGE_HI, (uint32_t)((f->sys_bus + 2 * AREA) >> 32));
     struct gmc_pkt map[3] = {gmc_pkt_map_aperture(APB, NPG, f->mdl[0], 0, 1, 1, 1),
                              gmc_pkt_map_aperture(APB + AREA, NPG, f->mdl[1], 0, 0, 1, 1), gmc_pkt_flush_tlb()};
@@ -95,7 +94,7 @@ static int teardown(void **state)
 /* Host byte of offset x of area h (through the MDL order). */
 static uint8_t *sys_at(struct fx *f, unsigned h, uint32_t x)
 {
-    return f->sys + (size_t)(h * NPG + f->perm[h][x / PAGE]) * PAGE + x % PAGE;
+    return f->sys + (size_t)(h * NPG + f->perm[h][x / GMC_PAGE_SIZE]) * GMC_PAGE_SIZE + x % GMC_PAGE_SIZE;
 }
 
 /* A side of kind k over area h at offset x. */
@@ -108,8 +107,8 @@ static struct gmc_side side(struct fx *f, enum kind k, unsigned h, uint32_t x)
     case K_MDL:
         s.mdl = 1;
         s.addr = f->mdl[h];
-        s.page = x / PAGE;
-        s.offset = x % PAGE;
+        s.page = x / GMC_PAGE_SIZE;
+        s.offset = x % GMC_PAGE_SIZE;
         break;
     }
     return s;
@@ -246,8 +245,8 @@ static void test_physical(void **state)
     for (int tgt = 0; tgt < 3; tgt++) {
         for (unsigned a = 0; a < 8; a++) {
             for (unsigned n = 1; a + n <= 8; n++) {
-                const uint32_t x = 8 * (8 * a + n) + a + PAGE * (a % 3);
-                uint64_t addr = tgt == 0 ? V_A + x : tgt == 1 ? APB + x : f->sys_bus + (uint64_t)f->perm[0][x / PAGE] * PAGE + x % PAGE;
+                const uint32_t x = 8 * (8 * a + n) + a + GMC_PAGE_SIZE * (a % 3);
+                uint64_t addr = tgt == 0 ? V_A + x : tgt == 1 ? APB + x : f->sys_bus + (uint64_t)f->perm[0][x / GMC_PAGE_SIZE] * GMC_PAGE_SIZE + x % GMC_PAGE_SIZE;
                 uint8_t b[8];
                 get_side(f, tgt == 0 ? K_VRAM : K_AP, 0, x, b, n);
                 uint64_t want = 0;
@@ -288,34 +287,34 @@ static void test_map_unmap_flush(void **state)
     const uint32_t pg = 100, pt = t_rd(f->s, GMC_REG_PT_BASE);
     uint64_t pte[4];
     /* Map 4 pages from entry 3 of MDL_B: snooped, read-only. */
-    struct gmc_pkt p = gmc_pkt_map_aperture(APB + pg * PAGE, 4, f->mdl[1], 3, 1, 1, 0);
+    struct gmc_pkt p = gmc_pkt_map_aperture(APB + pg * GMC_PAGE_SIZE, 4, f->mdl[1], 3, 1, 1, 0);
     run_ok(f, &p, 1);
     assert_int_equal(gmc_sim_vram_peek(f->s, pt + 8 * pg, pte, sizeof pte), GMC_SIM_OK);
     for (unsigned i = 0; i < 4; i++) {
         const uint64_t want = GMC_PTE_VALID_MASK | GMC_PTE_SYSTEM_MASK | GMC_PTE_SNOOPED_MASK | GMC_PTE_READABLE_MASK |
-                              (f->sys_bus + (uint64_t)(NPG + f->perm[1][3 + i]) * PAGE);
+                              (f->sys_bus + (uint64_t)(NPG + f->perm[1][3 + i]) * GMC_PAGE_SIZE);
         if (pte[i] != want) fail_msg("PTE %u: 0x%llx, expected 0x%llx", pg + i, (unsigned long long)pte[i], (unsigned long long)want);
     }
     /* The debug port sees it; a remap is seen at once (the TLB entry went). */
-    struct t_xlate x = t_translate(f->s, APB + (pg + 1) * PAGE + 0x10, 0);
-    assert_int_equal(x.addr, f->sys_bus + (uint64_t)(NPG + f->perm[1][4]) * PAGE + 0x10);
-    p = gmc_pkt_map_aperture(APB + (pg + 1) * PAGE, 1, f->mdl[1], 9, 0, 1, 1);
+    struct t_xlate x = t_translate(f->s, APB + (pg + 1) * GMC_PAGE_SIZE + 0x10, 0);
+    assert_int_equal(x.addr, f->sys_bus + (uint64_t)(NPG + f->perm[1][4]) * GMC_PAGE_SIZE + 0x10);
+    p = gmc_pkt_map_aperture(APB + (pg + 1) * GMC_PAGE_SIZE, 1, f->mdl[1], 9, 0, 1, 1);
     run_ok(f, &p, 1);
-    x = t_translate(f->s, APB + (pg + 1) * PAGE + 0x10, 1);
+    x = t_translate(f->s, APB + (pg + 1) * GMC_PAGE_SIZE + 0x10, 1);
     assert_false(x.status & GMC_XLATE_STATUS_FAULT_MASK);
-    assert_int_equal(x.addr, f->sys_bus + (uint64_t)(NPG + f->perm[1][9]) * PAGE + 0x10);
+    assert_int_equal(x.addr, f->sys_bus + (uint64_t)(NPG + f->perm[1][9]) * GMC_PAGE_SIZE + 0x10);
 
     /* UNMAP: dummy PTEs, and a read lands on the dummy page and is counted. */
-    p = gmc_pkt_unmap_aperture(APB + pg * PAGE, 4);
+    p = gmc_pkt_unmap_aperture(APB + pg * GMC_PAGE_SIZE, 4);
     run_ok(f, &p, 1);
     assert_int_equal(gmc_sim_vram_peek(f->s, pt + 8 * pg, pte, sizeof pte), GMC_SIM_OK);
-    const uint64_t dummy = f->sys_bus + 2 * AREA - PAGE;
+    const uint64_t dummy = f->sys_bus + 2 * AREA - GMC_PAGE_SIZE;
     for (unsigned i = 0; i < 4; i++)
         assert_int_equal(pte[i], GMC_PTE_VALID_MASK | GMC_PTE_SYSTEM_MASK | GMC_PTE_READABLE_MASK | GMC_PTE_WRITEABLE_MASK | dummy);
-    memset(f->sys + 2 * AREA - PAGE, 0x6B, PAGE);
+    memset(f->sys + 2 * AREA - GMC_PAGE_SIZE, 0x6B, GMC_PAGE_SIZE);
     t_wr(f->s, GMC_REG_CNT_CLEAR, 1);
     p = gmc_pkt_transfer(side(f, K_AP, 0, 0), side(f, K_VRAM, 1, 0), 0);
-    p.w[1] = APB + (pg + 2) * PAGE + 8;
+    p.w[1] = APB + (pg + 2) * GMC_PAGE_SIZE + 8;
     p.w[0] |= (uint64_t)100 << 32;
     run_ok(f, &p, 1);
     uint8_t b[100];
@@ -327,23 +326,23 @@ static void test_map_unmap_flush(void **state)
     /* A PTE rewritten behind the TLB (WRITE_PHYSICAL on the page table):
      * the cached translation stays until FLUSH_TLB. */
     const uint32_t ap = 5; /* mapped by setup, through MDL_A entry 5 */
-    p = gmc_pkt_read_physical(APB + ap * PAGE, 1, 8);
+    p = gmc_pkt_read_physical(APB + ap * GMC_PAGE_SIZE, 1, 8);
     run_ok(f, &p, 1);
     const uint64_t old = t_rd64(f->s, GMC_REG_DMA_READ_RESULT_LO);
     const uint64_t newpte = GMC_PTE_VALID_MASK | GMC_PTE_SYSTEM_MASK | GMC_PTE_READABLE_MASK | GMC_PTE_WRITEABLE_MASK |
-                            (f->sys_bus + (uint64_t)f->perm[0][6] * PAGE);
+                            (f->sys_bus + (uint64_t)f->perm[0][6] * GMC_PAGE_SIZE);
     p = gmc_pkt_write_physical(pt + 8 * ap, 1, 8, newpte);
     run_ok(f, &p, 1);
-    p = gmc_pkt_read_physical(APB + ap * PAGE, 1, 8);
+    p = gmc_pkt_read_physical(APB + ap * GMC_PAGE_SIZE, 1, 8);
     run_ok(f, &p, 1);
     assert_int_equal(t_rd64(f->s, GMC_REG_DMA_READ_RESULT_LO), old);
     uint64_t want6;
-    memcpy(&want6, sys_at(f, 0, 6 * PAGE), 8);
-    struct gmc_pkt q[2] = {gmc_pkt_flush_tlb(), gmc_pkt_read_physical(APB + ap * PAGE, 1, 8)};
+    memcpy(&want6, sys_at(f, 0, 6 * GMC_PAGE_SIZE), 8);
+    struct gmc_pkt q[2] = {gmc_pkt_flush_tlb(), gmc_pkt_read_physical(APB + ap * GMC_PAGE_SIZE, 1, 8)};
     run_ok(f, q, 2);
     assert_int_equal(t_rd64(f->s, GMC_REG_DMA_READ_RESULT_LO), want6);
     /* Put the original mapping back. */
-    p = gmc_pkt_map_aperture(APB + ap * PAGE, 1, f->mdl[0], ap, 1, 1, 1);
+    p = gmc_pkt_map_aperture(APB + ap * GMC_PAGE_SIZE, 1, f->mdl[0], ap, 1, 1, 1);
     run_ok(f, &p, 1);
 }
 
@@ -392,12 +391,12 @@ static void test_ref_overlap(void **state)
         uint32_t len;
         uint64_t shared;
     } cases[] = {
-        { V_A, V_A + PAGE, 8 * PAGE, 1 }, /* forward, the shape */
-        { V_A + PAGE, V_A, 8 * PAGE, 1 }, /* backward */
+        { V_A, V_A + GMC_PAGE_SIZE, 8 * GMC_PAGE_SIZE, 1 }, /* forward, the shape */
+        { V_A + GMC_PAGE_SIZE, V_A, 8 * GMC_PAGE_SIZE, 1 }, /* backward */
         { V_A, V_A, 16, 1 },              /* onto itself */
         { V_A + 100, V_A + 131, 32, 1 },  /* one byte */
         { V_A + 100, V_A + 132, 32, 0 },  /* touching */
-        { V_A, V_B, 8 * PAGE, 0 },        /* apart */
+        { V_A, V_B, 8 * GMC_PAGE_SIZE, 0 },        /* apart */
     };
     uint64_t want = 0;
     for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
