@@ -449,7 +449,7 @@ bench: deps-bench $(BENCH_DEPS) $(FW_BOARDS:%=$(BUILD)/fw/%/gmc.bin)
 	$(PYTHON) bench/run_bench.py $(BUILD) $(FW_BOARDS:%=$(BUILD)/fw/%/report.json)
 
 # --------------------------------------------------------------- firmware
-# iCE40 bitstreams (DESIGN.md 6, docs/boards.md). Per board, build/fw/<board>/
+# iCE40 bitstreams (docs/architecture.md 6, docs/boards.md). Per board, build/fw/<board>/
 # holds yosys.log, gmc.json, nextpnr.log, report.json (utilisation and
 # timing), gmc.asc and gmc.bin.
 #   make firmware              every board, plus build/fw/report.json

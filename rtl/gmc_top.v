@@ -3,7 +3,7 @@
 `timescale 1ns / 1ps
 `default_nettype none
 
-// Ports as in DESIGN.md 3.1: an AXI4-Lite register slave (BAR0), an AXI4
+// Ports as in docs/architecture.md 3.1: an AXI4-Lite register slave (BAR0), an AXI4
 // aperture slave (BAR1), an AXI4 master toward system memory (the DMA
 // paging engine's port, docs/dma.md), and a level IRQ.
 // Segment descriptors are parameters. The default layout has three

@@ -756,7 +756,7 @@ def rules_markdown(general, rules):
            "  report that row. NULL pointers answer `GMC_E_NULL_POINTER`; nothing is",
            "  printed and nothing changes.",
            "- A *derived* row is implied by its seed rather than stated in so many",
-           "  words (or comes from DESIGN.md); its note says why.",
+           "  words (or comes from docs/architecture.md); its note says why.",
            "- Flag names: `flags.X` is `GMC_ALLOC_X` (DXGK_ALLOCATIONINFOFLAGS), `kmt.X`",
            "  is `GMC_KMT_X` (D3DKMT_CREATEALLOCATIONFLAGS), `info2.X` is `GMC_INFO2_X`",
            "  (D3DDDI_ALLOCATIONINFO2.Flags), `seg.X` is `GMC_SEGFLAGS_X_MASK`",

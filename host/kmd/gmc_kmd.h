@@ -43,10 +43,11 @@ struct gmc_kmd_ddi {
     /* DxgkDdiQueryAdapterInfo: read ID, VERSION and the segment descriptors
      * from the registers. GMC_E_VERSION for another ID or major version. */
     int (*query_adapter_info)(struct gmc_kmd *kmd, struct gmc_adapter_info *out);
-    /* DxgkDdiBuildPagingBuffer(FILL): write a 32-bit pattern over
-     * [offset, offset + len) of a segment. This controller has no paging
-     * engine yet, so the fill is CPU writes through BAR1 and works on
-     * CPU-visible memory segments only (else GMC_E_NOT_CPU_VISIBLE). */
+    /* A FILL without the paging engine: write a 32-bit pattern over
+     * [offset, offset + len) of a segment by CPU writes through BAR1, so
+     * on CPU-visible memory segments only (else GMC_E_NOT_CPU_VISIBLE).
+     * The manager's own fills are FILL packets on the DMA engine
+     * (gmc_paging.c, docs/paging.md). */
     int (*fill)(struct gmc_kmd *kmd, const struct gmc_segment_desc *seg, uint64_t offset,
                 uint64_t len, uint32_t pattern);
     /* The CPU mapping of a locked range: bytes of a CPU-visible memory

@@ -205,7 +205,7 @@ static void test_cycle_counter(void **state)
     assert_true(t_rd64(s, GMC_REG_CYCLE_LO) < 16);
 }
 
-/* Defaults: the three segments of DESIGN.md 3.3. */
+/* Defaults: the three segments of docs/architecture.md 3.3. */
 static void test_default_segments(void **state)
 {
     gmc_sim *s = *state;
