@@ -230,7 +230,8 @@ $(foreach v,$(VARIANTS),$(eval $(call VARIANT_RULES,$(v))))
 # intermediates, after the test summary).
 .SECONDARY: $(foreach v,$(VARIANTS),$(patsubst tests/common/%.c,$(BUILD)/$(v)/obj/common/%.o,$(COMMON_SRC)))
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+# (build/fresh holds tools/fresh_machine.sh's chroot: not ours.)
+-include $(shell find $(BUILD) -path $(BUILD)/fresh -prune -o -name '*.d' -type f -print 2>/dev/null)
 
 # --------------------------------------------------------------- programs
 
@@ -351,6 +352,8 @@ $(BUILD)/xcheck/ok: spec/gmc.toml tools/gen_spec.py include/gmc_regs.h rtl/gmc_r
 SCRIPT_TESTS = $(GEN_TESTS) tests/build/test_fresh_make.sh tests/install/test_install.sh tests/formal/test_formal.sh $(BUILD)/fw/tb/tb_fw_bridge.vvp
 # The CLI script tests run $(BUILD)/rel/bin/gmc and $(BUILD)/asan/bin/gmc.
 SCRIPT_TESTS += $(CLI_SCRIPT_TESTS)
+# The eviction benchmark's offline optimum (bench/evict_opt.py, Debian's python3-scipy).
+SCRIPT_TESTS += tests/bench/test_evict_opt.py
 
 test: deps-test check-gen lint $(BUILD)/xcheck/ok $(TEST_BINS_rel) $(TEST_BINS_asan) $(SIM_TEST_BINS_rel) $(SIM_TEST_BINS_asan) \
       $(CLI_TEST_BINS_rel) $(CLI_TEST_BINS_asan) $(BUILD)/rel/bin/gmc $(BUILD)/asan/bin/gmc \
@@ -396,8 +399,13 @@ $(BUILD)/rel/bin/bench-evict: bench/bench_evict.c $(BUILD)/rel/lib/libgmc.a $(BU
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_C) -O2 $< -o $@ $(BUILD)/rel/lib/libgmc.a $(BUILD)/rel/lib/libgmc_sim.a $(SIM_LIBS)
 
+$(BUILD)/rel/bin/bench-resid: bench/bench_resid.c $(BUILD)/rel/lib/libgmc.a $(BUILD)/rel/lib/libgmc_sim.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_C) -O2 $< -o $@ $(BUILD)/rel/lib/libgmc.a $(BUILD)/rel/lib/libgmc_sim.a $(SIM_LIBS)
+
 BENCH_DEPS := $(BUILD)/rel/bin/bench-sim $(BUILD)/rel/bin/bench-alloc $(BUILD)/rel/bin/bench-api \
-              $(BUILD)/rel/bin/bench-dma $(BUILD)/rel/bin/bench-evict $(BUILD)/bench/tb_bench.vvp
+              $(BUILD)/rel/bin/bench-dma $(BUILD)/rel/bin/bench-evict $(BUILD)/bench/tb_bench.vvp \
+              $(BUILD)/rel/bin/bench-resid $(BUILD)/rel/bin/gmc
 
 bench: deps-bench $(BENCH_DEPS) $(FW_BOARDS:%=$(BUILD)/fw/%/gmc.bin)
 	$(PYTHON) bench/run_bench.py $(BUILD) $(FW_BOARDS:%=$(BUILD)/fw/%/report.json)

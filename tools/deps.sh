@@ -12,6 +12,10 @@ case "$set_name" in
   bench|firmware|all) pkgs="$base nextpnr-ice40 fpga-icestorm openfpgaloader" ;;
   *) echo "deps.sh: unknown set '$set_name' (test|run|lint|fuzz|bench|firmware|all)" >&2; exit 2 ;;
 esac
+# The eviction benchmark's optimum (bench/evict_opt.py: SciPy's milp, HiGHS) and its test.
+case "$set_name" in test|bench|firmware|all) pkgs="$pkgs python3-scipy" ;; esac
+# Instruction counts (callgrind) and time shares (perf) in make bench.
+case "$set_name" in bench|firmware|all) pkgs="$pkgs valgrind linux-perf" ;; esac
 missing=""
 for p in $pkgs; do
   st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)
