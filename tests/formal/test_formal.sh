@@ -53,7 +53,7 @@ mutant aperture-exokay gmc_aperture 12 "$APERTURE_P" 's/RESP_DECERR : RESP_SLVER
 # The DMA engine's AXI4 master (tests/formal/gmc_dma_formal.v): a bounded
 # check from reset (BMC only; docs/fuzzing.md gives the depth reached).
 DMA_FILES="gmc_dma gmc_dma_axi_rd_arb gmc_dma_check gmc_dma_core gmc_dma_fetch gmc_dma_fifo gmc_dma_rd gmc_dma_tagq gmc_dma_wr gmc_dma_xlate"
-DMA_DEPTH=${GMC_FORMAL_DMA_DEPTH:-9}
+DMA_DEPTH=${GMC_FORMAL_DMA_DEPTH:-8}
 dma_srcs() {  # the engine's files, one of them (maybe) replaced
   local swap=${1:-} with=${2:-} f out=""
   for f in $DMA_FILES; do
