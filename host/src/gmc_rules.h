@@ -69,7 +69,7 @@ struct gmc_rule {
     int derived;             /* implied by its seed rather than stated */
 };
 
-#define GMC_RULE_COUNT 95u
+#define GMC_RULE_COUNT 94u
 extern const struct gmc_rule gmc_rule_table[GMC_RULE_COUNT];
 
 /* Custom predicates (host/src/gmc_rules.c). */

@@ -95,7 +95,6 @@ const struct gmc_status_info gmc_status_table[GMC_STATUS_COUNT] = {
     { GMC_E_RULE_HISTORYBUFFER_NEEDS_CACHED, "GMC_E_RULE_HISTORYBUFFER_NEEDS_CACHED", "When HistoryBuffer is set and a cache-coherent aperture segment exists, Cached must also be set." },
     { GMC_E_RULE_HISTORYBUFFER_OTHER_FLAGS, "GMC_E_RULE_HISTORYBUFFER_OTHER_FLAGS", "When HistoryBuffer is set, all other DXGK_ALLOCATIONINFOFLAGS members but CpuVisible and Cached must be zero." },
     { GMC_E_RULE_EXPLICITRESIDENCY_NEEDS_PHYSICAL, "GMC_E_RULE_EXPLICITRESIDENCY_NEEDS_PHYSICAL", "ExplicitResidencyNotification can only be set when AccessedPhysically is set." },
-    { GMC_E_RULE_CPUVISIBLEONDEMAND_NEEDS_CPUVISIBLE, "GMC_E_RULE_CPUVISIBLEONDEMAND_NEEDS_CPUVISIBLE", "CpuVisibleOnDemand qualifies a CPU-visible allocation: CpuVisible must also be set." },
     { GMC_E_RULE_HWPROTECTED_CPU_OR_SYSMEM, "GMC_E_RULE_HWPROTECTED_CPU_OR_SYSMEM", "HardwareProtected (DRM) content is never CPU-visible nor backed by system memory: no CpuVisible, CpuVisibleOnDemand, Cached, PermanentSysMem, Protected, existing memory or cross-adapter sharing." },
     { GMC_E_RULE_HWPROTECTED_APERTURE, "GMC_E_RULE_HWPROTECTED_APERTURE", "HardwareProtected allocations live in memory segments only: no aperture segment in the supported set and an empty eviction set." },
     { GMC_E_RULE_KMT_RESERVED, "GMC_E_RULE_KMT_RESERVED", "The Reserved member (bits 18-31) must be zero." },

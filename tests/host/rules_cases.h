@@ -17,7 +17,7 @@
 #define RULES_CASE_BUF_SIZE 0x40000u
 #define RULES_CASE_MAX_SEGS 8u
 #define RULES_CASE_NO_SYSMEM (-1L)
-#define RULES_CASE_COUNT 95u
+#define RULES_CASE_COUNT 94u
 
 struct rules_case {
     struct gmc_alloc_desc desc;
@@ -1813,52 +1813,6 @@ static const struct rules_case_row rules_cases[RULES_CASE_COUNT] = {
               .hinted_banks = { 0u, 0u, 0u, 0u },
               .priority = 0x78000000u,
               .flags = GMC_ALLOC_EXPLICIT_RESIDENCY_NOTIFICATION,
-              .kmt_flags = 0u,
-              .info2_flags = 0u,
-              .vidpn_source_id = GMC_VIDPN_SOURCE_NONE, .umd_priority = 0x0u,
-              .system_mem = NULL, .system_mem_size = 0x0ull, .section = 0x0ull,
-          },
-          .sysmem_offset = -1,
-          .nsegs = 3u,
-          .segs = {
-              { 1u, 0x0ull, 0x200000ull, GMC_SEGFLAGS_CPU_VISIBLE_MASK, 0x0ull, 0u },
-              { 2u, 0x200000ull, 0x5F0000ull, 0u, 0x0ull, 0u },
-              { 3u, 0x80000000ull, 0x1000000ull, GMC_SEGFLAGS_APERTURE_MASK | GMC_SEGFLAGS_CACHE_COHERENT_MASK, 0x0ull, 0u },
-          },
-        },
-    },
-    { "ALLOC_CPUVISIBLEONDEMAND_NEEDS_CPUVISIBLE",
-        { /* pass */
-          .desc = {
-              .size = 0x10000ull, .alignment = 0x1000u,
-              .pitch_aligned_size = 0x0ull,
-              .preferred = { { 1u, 0u }, { 0u, 0u }, { 0u, 0u }, { 0u, 0u }, { 0u, 0u } },
-              .supported_segments = 0x3u, .eviction_segments = 0x4u,
-              .hinted_banks = { 0u, 0u, 0u, 0u },
-              .priority = 0x78000000u,
-              .flags = GMC_ALLOC_CPU_VISIBLE_ON_DEMAND | GMC_ALLOC_CPU_VISIBLE,
-              .kmt_flags = 0u,
-              .info2_flags = 0u,
-              .vidpn_source_id = GMC_VIDPN_SOURCE_NONE, .umd_priority = 0x0u,
-              .system_mem = NULL, .system_mem_size = 0x0ull, .section = 0x0ull,
-          },
-          .sysmem_offset = -1,
-          .nsegs = 3u,
-          .segs = {
-              { 1u, 0x0ull, 0x200000ull, GMC_SEGFLAGS_CPU_VISIBLE_MASK, 0x0ull, 0u },
-              { 2u, 0x200000ull, 0x5F0000ull, 0u, 0x0ull, 0u },
-              { 3u, 0x80000000ull, 0x1000000ull, GMC_SEGFLAGS_APERTURE_MASK | GMC_SEGFLAGS_CACHE_COHERENT_MASK, 0x0ull, 0u },
-          },
-        },
-        { /* fail */
-          .desc = {
-              .size = 0x10000ull, .alignment = 0x1000u,
-              .pitch_aligned_size = 0x0ull,
-              .preferred = { { 1u, 0u }, { 0u, 0u }, { 0u, 0u }, { 0u, 0u }, { 0u, 0u } },
-              .supported_segments = 0x3u, .eviction_segments = 0x4u,
-              .hinted_banks = { 0u, 0u, 0u, 0u },
-              .priority = 0x78000000u,
-              .flags = GMC_ALLOC_CPU_VISIBLE_ON_DEMAND,
               .kmt_flags = 0u,
               .info2_flags = 0u,
               .vidpn_source_id = GMC_VIDPN_SOURCE_NONE, .umd_priority = 0x0u,
