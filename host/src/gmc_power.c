@@ -83,7 +83,7 @@ int gmc_device_power(gmc_device *dev, enum gmc_power_state to, struct gmc_power_
             r.allocations_saved++; /* the system copy already holds it */
             continue;
         }
-        if (a->desc.flags & (GMC_ALLOC_PROTECTED | GMC_ALLOC_HARDWARE_PROTECTED)) {
+        if (a->desc.flags & GMC_ALLOC_HARDWARE_PROTECTED) {
             mark_lost(dev, a);
             r.allocations_lost++;
             continue;

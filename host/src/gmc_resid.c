@@ -256,12 +256,14 @@ static void restrict_desc(const struct gmc_alloc_desc *d, uint32_t mask, struct 
 
 static int evictable(const struct gmc_valloc *v, const struct gmc_valloc *except)
 {
-    /* Protected and HardwareProtected content never leaves VRAM (the
-     * engine refuses to copy protected ranges out), so it is never a
-     * victim; under power-down it is reported lost (gmc_power.c). */
+    /* HardwareProtected content never leaves VRAM (the engine refuses to
+     * copy protected ranges out), so it is never a victim; under power-down
+     * it is reported lost (gmc_power.c). Protected content is evicted like
+     * any other: its system copy is the library's own (kernel) memory,
+     * never mapped into a client (docs/residency.md). */
     return v != except && v->node.mgr != NULL && v->resident == 0u &&
            !(v->state & GMC_ALLOC_STATE_PINNED) && v->locker == NULL &&
-           !(v->desc.flags & (GMC_ALLOC_PROTECTED | GMC_ALLOC_HARDWARE_PROTECTED));
+           !(v->desc.flags & GMC_ALLOC_HARDWARE_PROTECTED);
 }
 
 static uint32_t prio(const struct gmc_valloc *a)

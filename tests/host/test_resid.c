@@ -966,45 +966,87 @@ static void test_submit_refusals(void **state)
     t_close(dev);
 }
 
-/* Protected and HardwareProtected allocations are never eviction victims:
- * their content does not leave VRAM, so room is made elsewhere or not at all. */
-static void test_protected_never_evicted(void **state)
+/* Protected (seed 000): the backing store is kernel memory, not pinned
+ * VRAM. A Protected allocation is evicted like any other, its content
+ * copied to the library's system copy and back; that copy is never mapped
+ * into a client (locks and one-shot CPU access refused while it is out).
+ * HardwareProtected content never leaves VRAM: never a victim. */
+static void test_protected_eviction(void **state)
 {
     (void)state;
     gmc_device *dev = t_open("sim:segs=3,seg1=0/0x80000/0x84,seg2=0x80000/0x100000/0x80,"
                              "seg3=0x80000000/0x1000000/0x191");
     gmc_client *c = t_client(dev);
-    gmc_handle p = t_new(c, 256 * KiB, GMC_ALLOC_PROTECTED, BIT(SEG_VRAM));
-    gmc_handle hp = t_new(c, 256 * KiB, GMC_ALLOC_HARDWARE_PROTECTED, BIT(SEG_VRAM));
-    gmc_handle n = t_new(c, 256 * KiB, 0, BIT(SEG_VRAM));
-    gmc_handle all[3] = { p, hp, n };
+    const uint64_t Q = 256 * KiB;
+    /* placed in creation order from the bottom: hp, n, p, then 256 KiB free */
+    gmc_handle hp = t_new(c, Q, GMC_ALLOC_HARDWARE_PROTECTED, BIT(SEG_VRAM));
+    gmc_handle n = t_new(c, Q, 0, BIT(SEG_VRAM));
+    gmc_handle p = t_new(c, Q, GMC_ALLOC_PROTECTED | GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VRAM));
+    gmc_handle scratch = t_new(c, Q, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+    assert_int_equal(t_info(c, p).gpu_address, 0x80000 + 2 * Q);
+    gmc_handle all[3] = { hp, n, p };
     ok(gmc_make_resident(c, all, 3, NULL));
+    ok(gmc_fence_wait(dev, t_fill(c, p, 0, Q, 0x5AA5C33Cu), 0));
     ok(gmc_evict(c, all, 3));
     t_idle(dev);
-    /* 768 KiB placed, none referenced: a 512 KiB request can only take n's
-     * place plus the free 256 KiB */
-    gmc_handle big = t_new(c, 512 * KiB, 0, BIT(SEG_VRAM));
-    assert_false(t_info(c, big).state & GMC_ALLOC_STATE_PLACED);
+    struct gmc_device_stats s0 = t_stats(dev);
+
+    /* 512 KiB: p's range and the free 256 KiB above it; p is the victim */
+    gmc_handle big = t_new(c, 2 * Q, 0, BIT(SEG_VRAM));
     struct gmc_residency_result res;
     ok(gmc_make_resident(c, &big, 1, &res));
-    assert_true(t_info(c, p).state & GMC_ALLOC_STATE_PLACED);
+    t_idle(dev);
+    struct gmc_device_stats s1 = t_stats(dev);
+    assert_false(t_info(c, p).state & GMC_ALLOC_STATE_PLACED);
+    assert_true(t_info(c, p).state & GMC_ALLOC_STATE_IN_SYSTEM);
     assert_true(t_info(c, hp).state & GMC_ALLOC_STATE_PLACED);
-    assert_false(t_info(c, n).state & GMC_ALLOC_STATE_PLACED);
-    assert_int_equal(t_stats(dev).evictions, 1);
-    /* a second 512 KiB request: only protected content could make room */
-    gmc_handle big2 = t_new(c, 512 * KiB, 0, BIT(SEG_VRAM));
-    assert_status(gmc_make_resident(c, &big2, 1, &res), GMC_E_NO_SPACE);
-    assert_int_equal(res.bytes_needed, 512 * KiB);
+    assert_true(t_info(c, n).state & GMC_ALLOC_STATE_PLACED);
+    assert_int_equal(s1.evictions - s0.evictions, 1);
+    assert_int_equal(s1.bytes_paged_out - s0.bytes_paged_out, Q);
+    /* the kernel-memory copy is never handed to the client */
+    uint8_t b[16];
+    assert_status(gmc_alloc_can_lock(c, p, GMC_LOCK_READ_ONLY), GMC_E_PROTECTED);
+    assert_status(gmc_alloc_read(c, p, 0, b, sizeof b), GMC_E_PROTECTED);
+    struct gmc_lock_map m;
+    assert_status(gmc_lock(c, p, GMC_LOCK_READ_ONLY, &m), GMC_E_PROTECTED);
+    assert_null(m.ptr);
+
+    /* back in: big (cold: it was placed by evicting) goes before n (hot);
+     * the GPU sees the content it wrote */
+    ok(gmc_evict(c, &big, 1));
+    ok(gmc_make_resident(c, &p, 1, NULL));
+    t_idle(dev);
+    struct gmc_device_stats s2 = t_stats(dev);
     assert_true(t_info(c, p).state & GMC_ALLOC_STATE_PLACED);
+    assert_true(t_info(c, n).state & GMC_ALLOC_STATE_PLACED);
+    assert_false(t_info(c, big).state & GMC_ALLOC_STATE_PLACED);
+    assert_int_equal(s2.bytes_paged_in - s1.bytes_paged_in, Q);
+    ok(gmc_make_resident(c, &scratch, 1, NULL));
+    ok(gmc_fence_wait(dev, t_copy(c, p, 0, scratch, 0, Q), 0));
+    uint32_t *w = malloc(Q);
+    assert_non_null(w);
+    ok(gmc_alloc_read(c, scratch, 0, w, Q));
+    for (uint64_t i = 0; i < Q / 4u; i++)
+        if (w[i] != 0x5AA5C33Cu)
+            fail_msg("word %llu: 0x%08x", (unsigned long long)i, w[i]);
+    free(w);
+
+    /* n and p referenced, hp never a victim: 512 KiB finds only the free
+     * 256 KiB */
+    ok(gmc_make_resident(c, &n, 1, NULL));
+    gmc_handle more = t_new(c, 2 * Q, 0, BIT(SEG_VRAM));
+    uint64_t ev = t_stats(dev).evictions;
+    assert_status(gmc_make_resident(c, &more, 1, &res), GMC_E_NO_SPACE);
+    assert_int_equal(res.bytes_needed, Q);
     assert_true(t_info(c, hp).state & GMC_ALLOC_STATE_PLACED);
-    assert_int_equal(t_stats(dev).evictions, 1);
+    assert_int_equal(t_stats(dev).evictions, ev);
     t_close(dev);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_protected_never_evicted),
+        cmocka_unit_test(test_protected_eviction),
         cmocka_unit_test(test_refcounts),
         cmocka_unit_test(test_pressure_policy),
         cmocka_unit_test(test_pinned_never_evicted),
