@@ -64,6 +64,7 @@ enum gmc_status {
     GMC_E_PINNED = -49,
     GMC_E_POWER_STATE = -50,
     GMC_E_DEVICE_RESET = -51,
+    GMC_E_SYSMEM_ALIASES = -200,
     GMC_E_RULE_ALLOC_SIZE_INVALID = -1101,
     GMC_E_RULE_ALIGNMENT_NOT_POWER_OF_TWO = -1102,
     GMC_E_RULE_PITCHALIGNEDSIZE_TOO_SMALL = -1103,
@@ -160,7 +161,7 @@ enum gmc_status {
     GMC_E_RULE_SYSMEM_UNUSED = -1409,
 };
 
-#define GMC_STATUS_COUNT 146u
+#define GMC_STATUS_COUNT 147u
 
 struct gmc_status_info {
     int code;

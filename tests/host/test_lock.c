@@ -609,6 +609,73 @@ static void test_cpu_accessible(void **state)
     t_close(dev);
 }
 
+/* ------------------------- ExistingSysMem never aliases gmc's memory */
+
+static _Alignas(4096) uint8_t user_mem[8 * 4096];
+
+static int create_existing(gmc_client *c, const void *p, uint64_t size, uint32_t flags,
+                           uint32_t kmt, gmc_handle *h)
+{
+    struct gmc_alloc_desc d;
+    t_desc(&d, size, GMC_ALLOC_CPU_VISIBLE | flags, BIT(SEG_VIS));
+    d.kmt_flags = kmt;
+    d.system_mem = p;
+    d.system_mem_size = size;
+    *h = 0xDEADu;
+    return gmc_alloc_create(c, &d, h);
+}
+
+/* A range overlapping memory gmc owns (a system copy, hence a system lock
+ * mapping, anything in its pool) or has already wrapped for another
+ * allocation is refused with GMC_E_SYSMEM_ALIASES, with no handle and no
+ * state change: two allocations never alias the same pages. */
+static void test_existing_never_aliases(void **state)
+{
+    (void)state;
+    gmc_device *dev = t_open(NULL);
+    gmc_client *c = t_client(dev);
+    /* a system lock mapping: PermanentSysMem maps its kept copy */
+    gmc_handle perm = t_new(c, 4 * PG, GMC_ALLOC_CPU_VISIBLE | GMC_ALLOC_PERMANENT_SYS_MEM, BIT(SEG_VIS));
+    struct gmc_lock_map m;
+    ok(gmc_lock(c, perm, 0, &m));
+    assert_int_equal(m.kind, GMC_LOCK_MAP_SYSTEM);
+    uint8_t *mp = m.ptr;
+    t_pattern(mp, 4 * PG, 41);
+    ok(gmc_unlock(c, perm));
+    uint64_t page_ins = t_stats(dev).page_ins;
+    gmc_handle h;
+    const uint32_t E = GMC_ALLOC_EXISTING_SYS_MEM, K = GMC_ALLOC_EXISTING_KERNEL_SYS_MEM;
+    const uint32_t KMT = GMC_KMT_EXISTING_SYS_MEM | GMC_KMT_STANDARD_ALLOCATION | GMC_KMT_CREATE_SHARED |
+                         GMC_KMT_CREATE_RESOURCE | GMC_KMT_CROSS_ADAPTER;
+    assert_status(create_existing(c, mp, 4 * PG, E, 0, &h), GMC_E_SYSMEM_ALIASES);
+    assert_int_equal(h, GMC_HANDLE_NONE);
+    assert_status(create_existing(c, mp + PG, PG, E, 0, &h), GMC_E_SYSMEM_ALIASES);
+    assert_status(create_existing(c, mp + 3 * PG, PG, K, 0, &h), GMC_E_SYSMEM_ALIASES);
+    assert_status(create_existing(c, mp, 2 * PG, 0, KMT, &h), GMC_E_SYSMEM_ALIASES);
+    assert_int_equal(t_stats(dev).page_ins, page_ins);
+    /* the refused creations changed nothing: the copy still reads back */
+    uint8_t back[4 * PG];
+    ok(gmc_alloc_read(c, perm, 0, back, sizeof back));
+    assert_true(t_bytes_are(back, sizeof back, 41));
+
+    /* the caller's own memory: once, then never again while it is wrapped */
+    gmc_handle u1, u2, u3;
+    ok(create_existing(c, user_mem, 4 * PG, E, 0, &u1));
+    assert_status(create_existing(c, user_mem, 4 * PG, E, 0, &h), GMC_E_SYSMEM_ALIASES);
+    assert_status(create_existing(c, user_mem + 3 * PG, 2 * PG, K, 0, &h), GMC_E_SYSMEM_ALIASES);
+    assert_status(create_existing(c, user_mem + 3 * PG, 2 * PG, 0, KMT, &h),
+                  GMC_E_SYSMEM_ALIASES);
+    /* the pages right after it do not overlap: allowed */
+    ok(create_existing(c, user_mem + 4 * PG, 4 * PG, E, 0, &u2));
+    /* freed, the range may be wrapped again */
+    ok(gmc_alloc_destroy(c, u1));
+    ok(create_existing(c, user_mem, 4 * PG, K, 0, &u3));
+    assert_status(gmc_alloc_create(c, NULL, &h), GMC_E_NULL_POINTER);
+    ok(gmc_alloc_destroy(c, u2));
+    ok(gmc_alloc_destroy(c, u3));
+    t_close(dev);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -621,6 +688,7 @@ int main(void)
         cmocka_unit_test(test_locked_never_moves),
         cmocka_unit_test(test_submit_locked),
         cmocka_unit_test(test_cpu_accessible),
+        cmocka_unit_test(test_existing_never_aliases),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
