@@ -1043,10 +1043,66 @@ static void test_protected_eviction(void **state)
     t_close(dev);
 }
 
+/* The seed's 80 % limit is advice (-1020 retired): an allocation whose
+ * eviction mapping would not fit in 80 % of its eviction aperture is
+ * created, and evicted straight through its system copy's MDL, its content
+ * kept; a smaller one goes through the aperture. */
+static void test_eviction_past_80_percent(void **state)
+{
+    (void)state;
+    /* a 1 MiB aperture: 80 % is 0xCC000 bytes */
+    gmc_device *dev = t_open("sim:segs=3,seg1=0/0x80000/0x84,seg2=0x80000/0x100000/0x80,"
+                             "seg3=0x80000000/0x100000/0x191");
+    gmc_client *c = t_client(dev);
+    const uint64_t BIG = 0xE0000, SMALL = 0x20000;
+    struct gmc_alloc_desc d;
+    t_desc(&d, BIG, 0, BIT(SEG_VRAM));
+    d.eviction_segments = BIT(SEG_AP);
+    gmc_handle big = t_create(c, &d);
+    t_desc(&d, SMALL, 0, BIT(SEG_VRAM));
+    d.eviction_segments = BIT(SEG_AP);
+    gmc_handle small = t_create(c, &d);
+    const uint64_t PIECE = 0x40000;
+    gmc_handle scratch = t_new(c, PIECE, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+    gmc_handle two[2] = { big, small };
+    ok(gmc_make_resident(c, two, 2, NULL));
+    ok(gmc_fence_wait(dev, t_fill(c, big, 0, BIG, 0x0BADF00Du), 0));
+    ok(gmc_fence_wait(dev, t_fill(c, small, 0, SMALL, 0x5EED5EEDu), 0));
+    ok(gmc_evict(c, two, 2));
+    t_idle(dev);
+    struct gmc_device_stats s0 = t_stats(dev);
+    /* the whole segment: both are evicted, small through the aperture */
+    gmc_handle all = t_new(c, 0x100000, 0, BIT(SEG_VRAM));
+    ok(gmc_make_resident(c, &all, 1, NULL));
+    t_idle(dev);
+    struct gmc_device_stats s1 = t_stats(dev);
+    assert_int_equal(s1.evictions - s0.evictions, 2);
+    assert_int_equal(s1.evictions_via_aperture - s0.evictions_via_aperture, 1);
+    assert_int_equal(s1.bytes_paged_out - s0.bytes_paged_out, BIG + SMALL);
+    assert_false(t_info(c, big).state & GMC_ALLOC_STATE_PLACED);
+    /* back in; the GPU copies what it wrote */
+    ok(gmc_evict(c, &all, 1));
+    ok(gmc_make_resident(c, &big, 1, NULL));
+    ok(gmc_make_resident(c, &scratch, 1, NULL));
+    uint32_t *w = malloc(PIECE);
+    assert_non_null(w);
+    for (uint64_t at = 0; at < BIG; at += PIECE) {
+        uint64_t n = BIG - at < PIECE ? BIG - at : PIECE;
+        ok(gmc_fence_wait(dev, t_copy(c, big, at, scratch, 0, n), 0));
+        ok(gmc_alloc_read(c, scratch, 0, w, n));
+        for (uint64_t i = 0; i < n / 4u; i++)
+            if (w[i] != 0x0BADF00Du)
+                fail_msg("byte 0x%llx: 0x%08x", (unsigned long long)(at + 4u * i), w[i]);
+    }
+    free(w);
+    t_close(dev);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_protected_eviction),
+        cmocka_unit_test(test_eviction_past_80_percent),
         cmocka_unit_test(test_refcounts),
         cmocka_unit_test(test_pressure_policy),
         cmocka_unit_test(test_pinned_never_evicted),
