@@ -65,6 +65,7 @@ enum gmc_status {
     GMC_E_POWER_STATE = -50,
     GMC_E_DEVICE_RESET = -51,
     GMC_E_SYSMEM_ALIASES = -200,
+    GMC_E_PROTECT_RANGES = -201,
     GMC_E_RULE_ALLOC_SIZE_INVALID = -1101,
     GMC_E_RULE_ALIGNMENT_NOT_POWER_OF_TWO = -1102,
     GMC_E_RULE_PITCHALIGNEDSIZE_TOO_SMALL = -1103,
@@ -158,7 +159,7 @@ enum gmc_status {
     GMC_E_RULE_SYSMEM_UNUSED = -1409,
 };
 
-#define GMC_STATUS_COUNT 144u
+#define GMC_STATUS_COUNT 145u
 
 struct gmc_status_info {
     int code;

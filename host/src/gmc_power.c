@@ -188,6 +188,8 @@ int gmc_device_resume(gmc_device *dev, struct gmc_power_report *rep)
             r.bytes_restored += a->sz.size;
     }
     rc = gmc_resid_wait_all(dev);
+    if (rc == GMC_OK)
+        rc = gmc_resid_protect_all(dev); /* the registers did not survive */
     if (rep != NULL)
         *rep = r;
     return rc;

@@ -123,6 +123,8 @@ struct gmc_device {
     /* Per segment: the engine may still touch ranges released from it
      * until this fence (work queued before the release). */
     uint64_t freed_fence[GMC_MAX_SEGMENTS];
+    unsigned prot_ranges_used;      /* hardware protected ranges programmed */
+    struct gmc_hw_counters hw_base; /* counted before the last controller reset */
 };
 
 /* A system buffer (or a segment range, node != NULL) released while the
@@ -186,6 +188,9 @@ int gmc_resid_wait(gmc_device *dev, uint64_t fence);
 /* Queue one paging operation (counting it). */
 int gmc_resid_queue(gmc_device *dev, struct gmc_paging_args *args, uint64_t *fence);
 void gmc_resid_unplace(gmc_device *dev, struct gmc_valloc *a);
+/* Program the protected VRAM ranges over the resident Protected and
+ * HardwareProtected allocations (after a resume). */
+int gmc_resid_protect_all(gmc_device *dev);
 int gmc_resid_ensure_sys(gmc_device *dev, struct gmc_valloc *a);
 /* Discard renaming of a placed allocation: move it to a free range of the
  * segments in mask (no eviction) and hold its old range until the GPU work

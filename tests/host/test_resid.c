@@ -1098,11 +1098,186 @@ static void test_eviction_past_80_percent(void **state)
     t_close(dev);
 }
 
+/* The controller's own counters agree with the library's accounting:
+ * over paging alone, VRAM bytes the DMA engine wrote are the bytes paged in
+ * plus the first-page-in fills, VRAM bytes it read are the bytes paged out,
+ * system and aperture bytes it read are the bytes paged in; CPU access
+ * through BAR1 is counted to the byte. */
+static void test_hw_counters(void **state)
+{
+    (void)state;
+    gmc_device *dev = t_open("sim:segs=3,seg1=0/0x80000/0x84,seg2=0x80000/0x100000/0x80,"
+                             "seg3=0x80000000/0x1000000/0x191");
+    gmc_client *c = t_client(dev);
+    const uint64_t Q = 256 * KiB;
+    struct gmc_hw_counters h0, h1, h2;
+    assert_status(gmc_device_hw_counters(NULL, &h0), GMC_E_NULL_POINTER);
+    assert_int_equal(t_stats(dev).hw.valid, 0);
+    struct gmc_alloc_desc d;
+    t_desc(&d, Q, 0, BIT(SEG_VRAM));
+    d.eviction_segments = BIT(SEG_AP); /* evicted through the aperture */
+    gmc_handle a = t_create(c, &d);
+    d.eviction_segments = 0; /* straight through the MDL */
+    gmc_handle b = t_create(c, &d);
+    gmc_handle vis = t_new(c, 64 * KiB, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+    ok(gmc_make_resident(c, &vis, 1, NULL));
+    t_idle(dev);
+    ok(gmc_device_hw_counters(dev, &h0));
+    struct gmc_device_stats s0 = t_stats(dev);
+    assert_int_equal(s0.hw.valid, 1);
+    assert_memory_equal(&s0.hw, &h0, sizeof h0);
+
+    /* paging only: fills, evictions (one through the aperture, one
+     * through the MDL), page-ins */
+    gmc_handle ab[2] = { a, b };
+    ok(gmc_make_resident(c, ab, 2, NULL));
+    ok(gmc_evict(c, ab, 2));
+    gmc_handle big = t_new(c, 0x100000, 0, BIT(SEG_VRAM));
+    ok(gmc_make_resident(c, &big, 1, NULL));
+    ok(gmc_evict(c, &big, 1));
+    ok(gmc_make_resident(c, ab, 2, NULL));
+    t_idle(dev);
+    ok(gmc_device_hw_counters(dev, &h1));
+    struct gmc_device_stats s1 = t_stats(dev);
+    uint64_t in = s1.bytes_paged_in - s0.bytes_paged_in, out = s1.bytes_paged_out - s0.bytes_paged_out;
+    uint64_t filled = s1.bytes_filled - s0.bytes_filled;
+    /* a, b filled and paged out; big filled, then paged out (its fill is
+     * content only VRAM holds) when a and b come back */
+    assert_int_equal(filled, 2 * Q + 0x100000);
+    assert_int_equal(out, 2 * Q + 0x100000);
+    assert_int_equal(in, 2 * Q);
+    assert_int_equal(s1.evictions_via_aperture - s0.evictions_via_aperture, 1);
+    assert_int_equal(h1.dma_wr_vram - h0.dma_wr_vram, in + filled);
+    assert_int_equal(h1.dma_rd_vram - h0.dma_rd_vram, out);
+    assert_int_equal((h1.dma_rd_sys - h0.dma_rd_sys) + (h1.dma_rd_aperture - h0.dma_rd_aperture), in);
+    assert_int_equal(h1.dma_wr_aperture - h0.dma_wr_aperture, Q); /* a's copy-out */
+    assert_int_equal(h1.dma_faults, 0);
+    assert_true(h1.tlb_hits + h1.tlb_misses > h0.tlb_hits + h0.tlb_misses);
+    assert_true(h1.dma_packets > h0.dma_packets);
+    assert_int_equal(h1.aperture_rd_bytes, h0.aperture_rd_bytes);
+    assert_int_equal(h1.aperture_wr_bytes, h0.aperture_wr_bytes);
+
+    /* CPU access through BAR1, to the byte */
+    uint8_t buf[4096];
+    t_pattern(buf, sizeof buf, 5);
+    ok(gmc_alloc_write(c, vis, 8192, buf, sizeof buf));
+    ok(gmc_alloc_read(c, vis, 8192, buf, sizeof buf));
+    ok(gmc_device_hw_counters(dev, NULL));
+    h2 = t_stats(dev).hw;
+    assert_int_equal(h2.aperture_wr_bytes - h1.aperture_wr_bytes, sizeof buf);
+    assert_int_equal(h2.aperture_rd_bytes - h1.aperture_rd_bytes, sizeof buf);
+    assert_int_equal(h2.dma_wr_vram, h1.dma_wr_vram);
+
+    /* not readable while powered down; the kept copy stays */
+    struct gmc_power_report pr;
+    ok(gmc_device_power(dev, GMC_POWER_STANDBY, &pr));
+    assert_status(gmc_device_hw_counters(dev, &h0), GMC_E_POWER_STATE);
+    assert_int_equal(h0.valid, 0);
+    struct gmc_device_stats s2 = t_stats(dev);
+    assert_memory_equal(&s2.hw, &h2, sizeof h2);
+    ok(gmc_device_resume(dev, &pr));
+    t_close(dev);
+}
+
+/* Protected VRAM ranges: while a HardwareProtected or Protected
+ * allocation is resident in a memory segment, one of the controller's four
+ * protected ranges covers it: the CPU aperture refuses its bytes (SLVERR,
+ * GMC_E_BUS through the library's backend), a GPU copy of it to memory in
+ * system memory faults, a copy to VRAM does not. Released with the
+ * allocation; a fifth resident one is refused with GMC_E_PROTECT_RANGES. */
+static void test_protected_ranges(void **state)
+{
+    (void)state;
+    gmc_device *dev = t_open(NULL);
+    gmc_sim *sim = gmc_device_sim(dev);
+    gmc_client *c = t_client(dev);
+    const uint64_t SZ = 16 * PG;
+    struct gmc_alloc_desc d;
+    t_desc(&d, SZ, GMC_ALLOC_HARDWARE_PROTECTED, BIT(SEG_VIS));
+    d.eviction_segments = 0;
+    gmc_handle hp = t_create(c, &d);
+    gmc_handle plain = t_new(c, SZ, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+    gmc_handle vram = t_new(c, SZ, 0, BIT(SEG_VRAM));
+    gmc_handle sys = t_new(c, SZ, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_AP));
+    t_write_pattern(c, sys, SZ, 7);
+    uint64_t at = t_info(c, hp).gpu_address; /* seg1: BAR1 offset = VRAM address */
+    uint8_t b[64];
+    assert_int_equal(gmc_sim_aperture_read(sim, at, b, sizeof b), GMC_SIM_OK); /* not yet resident */
+    gmc_handle all[4] = { hp, plain, vram, sys };
+    ok(gmc_make_resident(c, all, 4, NULL));
+    ok(gmc_fence_wait(dev, t_fill(c, hp, 0, SZ, 0xC0DEC0DEu), 0)); /* writes in are allowed */
+    assert_true(t_vram_filled(dev, at, SZ, 0xC0DEC0DEu));
+    assert_int_equal(gmc_sim_aperture_read(sim, at, b, sizeof b), GMC_SIM_ESLVERR);
+    assert_int_equal(gmc_sim_aperture_read(sim, at + SZ - 8, b, 8), GMC_SIM_ESLVERR);
+    assert_int_equal(gmc_sim_aperture_write(sim, at, b, 8), GMC_SIM_ESLVERR);
+    const struct gmc_segment_desc *g = &dev->seg[SEG_VIS - 1].desc;
+    assert_status(dev->kmd.ddi->cpu_read(&dev->kmd, g, at - g->base, b, sizeof b), GMC_E_BUS);
+    /* the neighbour is not covered */
+    uint64_t pat = t_info(c, plain).gpu_address;
+    assert_int_equal(gmc_sim_aperture_read(sim, pat, b, sizeof b), GMC_SIM_OK);
+    assert_true(t_vram_filled(dev, at, SZ, 0xC0DEC0DEu)); /* the refused write moved nothing */
+
+    /* VRAM to VRAM: allowed */
+    ok(gmc_fence_wait(dev, t_copy(c, hp, 0, vram, 0, SZ), 0));
+    assert_true(t_vram_filled(dev, t_info(c, vram).gpu_address, SZ, 0xC0DEC0DEu));
+    /* to system memory (an aperture placement): the engine faults */
+    struct gmc_hw_counters h0, h1;
+    ok(gmc_device_hw_counters(dev, &h0));
+    uint64_t faults = t_stats(dev).faults;
+    struct gmc_submit_ref refs[2] = { { hp, 0 }, { sys, GMC_REF_WRITE } };
+    struct gmc_gpu_op op = { .kind = GMC_GPU_COPY, .dst = 1, .src = 0, .size = SZ };
+    struct gmc_submit sub = { .refs = refs, .nrefs = 2, .ops = &op, .nops = 1 };
+    uint64_t fence = 0;
+    ok(gmc_submit(c, &sub, &fence));
+    int rc = gmc_fence_wait(dev, fence, 0);
+    if (rc != GMC_E_DEVICE_RESET && rc != GMC_E_FAULT)
+        fail_msg("copy of protected VRAM to system memory: %s", gmc_status_name(rc));
+    ok(gmc_device_hw_counters(dev, &h1));
+    assert_int_equal(h1.dma_faults - h0.dma_faults, 1);
+    assert_int_equal(t_stats(dev).faults - faults, 1);
+    /* the copy never completed: its destination is reported lost and
+     * starts over with the fill pattern, nothing of the protected content */
+    assert_true(t_info(c, sys).state & GMC_ALLOC_STATE_LOST);
+    uint8_t *back = malloc(SZ);
+    assert_non_null(back);
+    ok(gmc_alloc_read(c, sys, 0, back, SZ));
+    for (uint64_t i = 0; i < SZ; i++)
+        if (back[i] != (uint8_t)(GMC_FILL_UNINITIALISED >> (8u * (i & 3u))))
+            fail_msg("byte 0x%llx: 0x%02x", (unsigned long long)i, back[i]);
+    free(back);
+    /* the ranges were programmed again after the controller reset */
+    assert_int_equal(gmc_sim_aperture_read(sim, at, b, sizeof b), GMC_SIM_ESLVERR);
+
+    /* released with the allocation */
+    ok(gmc_alloc_destroy(c, hp));
+    assert_int_equal(gmc_sim_aperture_read(sim, at, b, sizeof b), GMC_SIM_OK);
+
+    /* four ranges: four resident protected allocations, not five */
+    gmc_handle p[5];
+    for (unsigned i = 0; i < 5; i++) {
+        t_desc(&d, SZ, i % 2 ? GMC_ALLOC_PROTECTED : GMC_ALLOC_HARDWARE_PROTECTED, BIT(SEG_VRAM));
+        d.eviction_segments = 0;
+        p[i] = t_create(c, &d);
+    }
+    ok(gmc_make_resident(c, p, 4, NULL));
+    t_idle(dev);
+    struct gmc_residency_result res;
+    assert_status(gmc_make_resident(c, &p[4], 1, &res), GMC_E_PROTECT_RANGES);
+    ok(gmc_evict(c, &p[1], 1)); /* unreferenced, still resident: still covered */
+    assert_status(gmc_make_resident(c, &p[4], 1, &res), GMC_E_PROTECT_RANGES);
+    ok(gmc_alloc_destroy(c, p[0]));
+    ok(gmc_make_resident(c, &p[4], 1, NULL));
+    t_idle(dev);
+    t_close(dev);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_protected_eviction),
         cmocka_unit_test(test_eviction_past_80_percent),
+        cmocka_unit_test(test_hw_counters),
+        cmocka_unit_test(test_protected_ranges),
         cmocka_unit_test(test_refcounts),
         cmocka_unit_test(test_pressure_policy),
         cmocka_unit_test(test_pinned_never_evicted),
