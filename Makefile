@@ -40,7 +40,31 @@ VMAKE_rel  := OPT_FAST=-O2 OPT_GLOBAL=-O2 OPT_SLOW=-O1
 VMAKE_asan := OPT_FAST=-O1 OPT_GLOBAL=-O1 OPT_SLOW=-O1
 
 WARN     := -Wall -Wextra -Werror
-CFLAGS_C := -std=c11 $(WARN) -g -Iinclude -Isim -Ihost/src -Itests/common -MMD -MP -D_POSIX_C_SOURCE=200809L
+CFLAGS_C := -std=c11 $(WARN) -g -MMD -MP -D_POSIX_C_SOURCE=200809L
+
+# Layers (docs/architecture.md). Each compiles with only the include paths
+# it may use, so an include that goes up or sideways does not compile; the
+# table is tools/check_layers.py (which `make lint` also runs). Bottom up:
+#   include/       the public API (generated gmc_regs.h, gmc_status.h, ...)
+#   sim/           the Verilated model's C API (libgmc_sim)
+#   hw/            hardware interface: packet encoders, the ring driver
+#   host/common    device-free helpers: range allocator, status table
+#   host/backend   backends (sim, pci, uart) and device strings
+#   host/kmd       the driver for gmc hardware
+#   host/vidmm     the device-independent memory manager, the public API
+# cli/, examples/ and bench/ see the public API (and sim/, hw/ where they
+# drive the hardware); tests/ sees everything.
+layer_flags = $(shell $(PYTHON) tools/check_layers.py flags $(1))
+INC_hw      := $(call layer_flags,hw)
+INC_common  := $(call layer_flags,common)
+INC_backend := $(call layer_flags,backend)
+INC_kmd     := $(call layer_flags,kmd)
+INC_vidmm   := $(call layer_flags,vidmm)
+INC_cli     := $(call layer_flags,cli)
+INC_sim     := $(call layer_flags,examples)
+INC_bench   := $(call layer_flags,bench)
+INC_tests   := $(call layer_flags,tests)
+INC_train   := $(call layer_flags,sim/gmc_sim_train.c)
 # Asked of Verilator when a recipe uses it, after tools/deps.sh has run.
 VLT_ROOT = $(shell $(VERILATOR) --getenv VERILATOR_ROOT 2>/dev/null)
 
@@ -60,7 +84,11 @@ VFLAGS := --cc --top-module $(TOP) -Irtl +define+GMC_SIM_STRAPS \
 SHIM_SRC  := sim/gmc_sim.cpp sim/gmc_axi_check.cpp
 # Verilator's run-time library, compiled with the model's flags.
 VLT_RUNTIME := verilated verilated_dpi verilated_fst_c verilated_threads
-HOST_SRC  := $(sort $(wildcard host/src/*.c))
+HOST_LAYERS := common backend kmd vidmm
+# libgmc: the host layers plus the packet encoders (the ring driver,
+# hw/gmc_dma_pkt.c, runs on the model and goes into tests and benches).
+HOST_SRC  := $(foreach l,$(HOST_LAYERS),$(sort $(wildcard host/$(l)/*.c))) hw/gmc_pkt.c
+HOST_OBJ   = $(patsubst %.c,$(BUILD)/$(1)/obj/%.o,$(HOST_SRC))
 COMMON_SRC:= $(sort $(wildcard tests/common/*.c))
 RTL_TESTS := $(sort $(wildcard tests/rtl/test_*.c))
 HOST_TESTS:= $(sort $(wildcard tests/host/test_*.c))
@@ -107,6 +135,7 @@ check-gen:
 # ------------------------------------------------------------------ lint
 
 lint: deps-test
+	$(PYTHON) tools/check_layers.py check
 	$(VERILATOR) --lint-only -Wall -Irtl --top-module $(TOP) $(RTL)
 	$(VERILATOR) --lint-only -Wall -Irtl --top-module $(TOP) +define+GMC_SIM_STRAPS $(RTL)
 	@mkdir -p $(BUILD)/lint
@@ -138,7 +167,7 @@ VMODEL  := V$(TOP)__ALL.a $(VLT_RUNTIME:%=%.o)
 vmake_pgo = OPT_FAST="-O2 $(1)" OPT_GLOBAL="-O2 $(1)" OPT_SLOW=-O1
 vbuild = $(MAKE) -s -j 2 -C $(BUILD)/$(1)/vobj -f V$(TOP).mk $(2) $(VMODEL) >>$(BUILD)/$(1).verilator.log 2>&1 \
 	  || { cat $(BUILD)/$(1).verilator.log; exit 1; }
-TRAIN_SRC := sim/gmc_sim_train.c tests/common/gmc_dma_pkt.c host/src/gmc_pkt.c
+TRAIN_SRC := sim/gmc_sim_train.c hw/gmc_dma_pkt.c hw/gmc_pkt.c
 
 $(BUILD)/%/vobj/V$(TOP)__ALL.a: $(RTL) $(RTL_INC) Makefile tools/check_sched.py sim/gmc_sim_train.c | deps-test
 	@rm -rf $(BUILD)/$*/vobj $(BUILD)/$*/pgo; mkdir -p $(BUILD)/$*
@@ -158,7 +187,7 @@ define pgo_train
 	$(CXX) -std=c++17 $(WARN) -Wno-unused-parameter -O2 -Iinclude -Isim -I$(BUILD)/$(1)/vobj -I$(VLT_ROOT)/include \
 	  -I$(VLT_ROOT)/include/vltstd -c sim/gmc_sim.cpp -o $(BUILD)/$(1)/pgo/obj/gmc_sim.o
 	$(CXX) -std=c++17 $(WARN) -O2 -Isim -c sim/gmc_axi_check.cpp -o $(BUILD)/$(1)/pgo/obj/gmc_axi_check.o
-	$(CC) $(CFLAGS_C) -O2 $(TRAIN_SRC) $(BUILD)/$(1)/pgo/obj/gmc_sim.o \
+	$(CC) $(CFLAGS_C) $(INC_train) -O2 $(TRAIN_SRC) $(BUILD)/$(1)/pgo/obj/gmc_sim.o \
 	  $(BUILD)/$(1)/pgo/obj/gmc_axi_check.o $(BUILD)/$(1)/vobj/V$(TOP)__ALL.a $(VLT_RUNTIME:%=$(BUILD)/$(1)/vobj/%.o) \
 	  -o $(BUILD)/$(1)/pgo/gmc-sim-train -lgcov $(SIM_LIBS)
 	$(BUILD)/$(1)/pgo/gmc-sim-train
@@ -199,27 +228,35 @@ $(foreach v,$(VARIANTS),$(eval $(call SIM_TEST_RULES,$(v))))
 
 # ------------------------------------------------------------ host library
 
+# One rule per variant and host layer, with that layer's include paths.
+define LAYER_RULES
+$(BUILD)/$(1)/obj/host/$(2)/%.o: host/$(2)/%.c
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS_C) $$(INC_$(2)) $(OPT_$(1)) -fPIC -c $$< -o $$@
+endef
+$(foreach v,$(VARIANTS),$(foreach l,$(HOST_LAYERS),$(eval $(call LAYER_RULES,$(v),$(l)))))
+
 define VARIANT_RULES
 # Named here so make never treats them as disposable intermediates.
 $(BUILD)/$(1)/lib/libgmc_sim.a $(BUILD)/$(1)/lib/libgmc_sim.so: $(BUILD)/$(1)/obj/gmc_sim.o $(BUILD)/$(1)/obj/gmc_axi_check.o $(BUILD)/$(1)/vobj/V$(TOP)__ALL.a
 
-$(BUILD)/$(1)/obj/host/%.o: host/src/%.c
+$(BUILD)/$(1)/obj/hw/%.o: hw/%.c
 	@mkdir -p $$(@D)
-	$$(CC) $$(CFLAGS_C) $(OPT_$(1)) -fPIC -c $$< -o $$@
+	$$(CC) $$(CFLAGS_C) $$(INC_hw) $(OPT_$(1)) -fPIC -c $$< -o $$@
 
 $(BUILD)/$(1)/obj/common/%.o: tests/common/%.c
 	@mkdir -p $$(@D)
-	$$(CC) $$(CFLAGS_C) $(OPT_$(1)) -c $$< -o $$@
+	$$(CC) $$(CFLAGS_C) $$(INC_tests) $(OPT_$(1)) -c $$< -o $$@
 
-$(BUILD)/$(1)/lib/libgmc.a: $(patsubst host/src/%.c,$(BUILD)/$(1)/obj/host/%.o,$(HOST_SRC))
+$(BUILD)/$(1)/lib/libgmc.a: $(call HOST_OBJ,$(1))
 	@mkdir -p $$(@D)
 	@rm -f $$@
 	$$(AR) rcs $$@ $$^
 
 $(BUILD)/$(1)/tests/%: tests/%.c $(patsubst tests/common/%.c,$(BUILD)/$(1)/obj/common/%.o,$(COMMON_SRC)) \
-                       $(BUILD)/$(1)/lib/libgmc.a $(BUILD)/$(1)/lib/libgmc_sim.a
+                       $(BUILD)/$(1)/obj/hw/gmc_dma_pkt.o $(BUILD)/$(1)/lib/libgmc.a $(BUILD)/$(1)/lib/libgmc_sim.a
 	@mkdir -p $$(@D)
-	$$(CC) $$(CFLAGS_C) $(OPT_$(1)) $$< $$(filter %.o,$$^) -o $$@ \
+	$$(CC) $$(CFLAGS_C) $$(INC_tests) $(OPT_$(1)) $$< $$(filter %.o,$$^) -o $$@ \
 	  $(BUILD)/$(1)/lib/libgmc.a $(BUILD)/$(1)/lib/libgmc_sim.a -lcmocka $$(SIM_LIBS) -lm
 
 TEST_BINS_$(1) := $(patsubst tests/%.c,$(BUILD)/$(1)/tests/%,$(RTL_TESTS) $(HOST_TESTS))
@@ -228,7 +265,8 @@ $(foreach v,$(VARIANTS),$(eval $(call VARIANT_RULES,$(v))))
 
 # Shared test objects are kept between runs (make would delete them as
 # intermediates, after the test summary).
-.SECONDARY: $(foreach v,$(VARIANTS),$(patsubst tests/common/%.c,$(BUILD)/$(v)/obj/common/%.o,$(COMMON_SRC)))
+.SECONDARY: $(foreach v,$(VARIANTS),$(patsubst tests/common/%.c,$(BUILD)/$(v)/obj/common/%.o,$(COMMON_SRC)) \
+               $(BUILD)/$(v)/obj/hw/gmc_dma_pkt.o)
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
@@ -236,7 +274,7 @@ $(foreach v,$(VARIANTS),$(eval $(call VARIANT_RULES,$(v))))
 
 $(BUILD)/rel/bin/gmc-sim-tour: examples/sim_tour.c $(BUILD)/rel/lib/libgmc_sim.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_C) -O2 $< -o $@ $(BUILD)/rel/lib/libgmc_sim.a $(SIM_LIBS)
+	$(CC) $(CFLAGS_C) $(INC_sim) -O2 $< -o $@ $(BUILD)/rel/lib/libgmc_sim.a $(SIM_LIBS)
 
 # ------------------------------------------------------------ gmc command
 
@@ -250,7 +288,7 @@ CLI_SCRIPT_TESTS := $(sort $(wildcard tests/cli/test_*.py))
 define CLI_RULES
 $(BUILD)/$(1)/obj/cli/%.o: cli/%.c
 	@mkdir -p $$(@D)
-	$$(CC) $$(CFLAGS_C) -Icli $(OPT_$(1)) -c $$< -o $$@
+	$$(CC) $$(CFLAGS_C) $$(INC_cli) $(OPT_$(1)) -c $$< -o $$@
 
 $(BUILD)/$(1)/bin/gmc: $(patsubst cli/%.c,$(BUILD)/$(1)/obj/cli/%.o,$(CLI_SRC)) \
                        $(BUILD)/$(1)/lib/libgmc.a $(BUILD)/$(1)/lib/libgmc_sim.a
@@ -260,7 +298,7 @@ $(BUILD)/$(1)/bin/gmc: $(patsubst cli/%.c,$(BUILD)/$(1)/obj/cli/%.o,$(CLI_SRC)) 
 $(BUILD)/$(1)/tests/cli/%: tests/cli/%.c $(patsubst cli/%.c,$(BUILD)/$(1)/obj/cli/%.o,$(CLI_LIB_SRC)) \
                            $(BUILD)/$(1)/lib/libgmc.a $(BUILD)/$(1)/lib/libgmc_sim.a
 	@mkdir -p $$(@D)
-	$$(CC) $$(CFLAGS_C) -Icli $(OPT_$(1)) $$< $$(filter %.o,$$^) -o $$@ \
+	$$(CC) $$(CFLAGS_C) $$(INC_tests) $(OPT_$(1)) $$< $$(filter %.o,$$^) -o $$@ \
 	  $(BUILD)/$(1)/lib/libgmc.a $(BUILD)/$(1)/lib/libgmc_sim.a -lcmocka $$(SIM_LIBS)
 
 CLI_TEST_BINS_$(1) := $(patsubst tests/%.c,$(BUILD)/$(1)/tests/%,$(CLI_TESTS))
@@ -295,7 +333,7 @@ $(BUILD)/xcheck/ok: spec/gmc.toml tools/gen_spec.py include/gmc_regs.h rtl/gmc_r
 
 # Script tests print their own "name: N passed, M failed" line.
 # The bridge testbench is a vvp script (#! /usr/bin/vvp).
-SCRIPT_TESTS = $(GEN_TESTS) tests/build/test_fresh_make.sh tests/install/test_install.sh tests/formal/test_formal.sh $(BUILD)/fw/tb/tb_fw_bridge.vvp
+SCRIPT_TESTS = $(GEN_TESTS) tests/build/test_fresh_make.sh tests/lint/test_check_layers.py tests/install/test_install.sh tests/formal/test_formal.sh $(BUILD)/fw/tb/tb_fw_bridge.vvp
 # The CLI script tests run $(BUILD)/rel/bin/gmc and $(BUILD)/asan/bin/gmc.
 SCRIPT_TESTS += $(CLI_SCRIPT_TESTS)
 
@@ -310,11 +348,11 @@ test: deps-test check-gen lint $(BUILD)/xcheck/ok $(TEST_BINS_rel) $(TEST_BINS_a
 
 $(BUILD)/rel/bin/bench-sim: bench/bench_sim.c $(BUILD)/rel/lib/libgmc_sim.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_C) -O2 $< -o $@ $(BUILD)/rel/lib/libgmc_sim.a $(SIM_LIBS)
+	$(CC) $(CFLAGS_C) $(INC_bench) -O2 $< -o $@ $(BUILD)/rel/lib/libgmc_sim.a $(SIM_LIBS)
 
-$(BUILD)/rel/bin/bench-alloc: bench/bench_alloc.c host/src/gmc_range.c host/src/gmc_range.h
+$(BUILD)/rel/bin/bench-alloc: bench/bench_alloc.c host/common/gmc_range.c host/common/gmc_range.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_C) -O2 bench/bench_alloc.c host/src/gmc_range.c -o $@
+	$(CC) $(CFLAGS_C) $(call layer_flags,bench/bench_alloc.c) -O2 bench/bench_alloc.c host/common/gmc_range.c -o $@
 
 $(BUILD)/bench/tb_bench.vvp: bench/tb_bench.v $(RTL) $(RTL_INC)
 	@mkdir -p $(@D)
@@ -322,15 +360,15 @@ $(BUILD)/bench/tb_bench.vvp: bench/tb_bench.v $(RTL) $(RTL_INC)
 
 $(BUILD)/rel/bin/bench-api: bench/bench_api.c $(BUILD)/rel/lib/libgmc.a $(BUILD)/rel/lib/libgmc_sim.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_C) -O2 $< -o $@ $(BUILD)/rel/lib/libgmc.a $(BUILD)/rel/lib/libgmc_sim.a $(SIM_LIBS)
+	$(CC) $(CFLAGS_C) $(call layer_flags,bench/bench_api.c) -O2 $< -o $@ $(BUILD)/rel/lib/libgmc.a $(BUILD)/rel/lib/libgmc_sim.a $(SIM_LIBS)
 
-$(BUILD)/rel/bin/bench-dma: bench/bench_dma.c tests/common/gmc_dma_pkt.c host/src/gmc_pkt.c $(BUILD)/rel/lib/libgmc_sim.a
+$(BUILD)/rel/bin/bench-dma: bench/bench_dma.c hw/gmc_dma_pkt.c hw/gmc_pkt.c $(BUILD)/rel/lib/libgmc_sim.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_C) -O2 $< tests/common/gmc_dma_pkt.c host/src/gmc_pkt.c -o $@ $(BUILD)/rel/lib/libgmc_sim.a $(SIM_LIBS)
+	$(CC) $(CFLAGS_C) $(INC_bench) -O2 $< hw/gmc_dma_pkt.c hw/gmc_pkt.c -o $@ $(BUILD)/rel/lib/libgmc_sim.a $(SIM_LIBS)
 
 $(BUILD)/rel/bin/bench-evict: bench/bench_evict.c $(BUILD)/rel/lib/libgmc.a $(BUILD)/rel/lib/libgmc_sim.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_C) -O2 $< -o $@ $(BUILD)/rel/lib/libgmc.a $(BUILD)/rel/lib/libgmc_sim.a $(SIM_LIBS)
+	$(CC) $(CFLAGS_C) $(call layer_flags,bench/bench_evict.c) -O2 $< -o $@ $(BUILD)/rel/lib/libgmc.a $(BUILD)/rel/lib/libgmc_sim.a $(SIM_LIBS)
 
 BENCH_DEPS := $(BUILD)/rel/bin/bench-sim $(BUILD)/rel/bin/bench-alloc $(BUILD)/rel/bin/bench-api \
               $(BUILD)/rel/bin/bench-dma $(BUILD)/rel/bin/bench-evict $(BUILD)/bench/tb_bench.vvp

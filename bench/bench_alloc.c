@@ -1,6 +1,6 @@
 /*
  * bench_alloc.c - throughput and host-memory cost of the range allocator
- * (host/src/gmc_range.c) at 10,000 live allocations, against a naive
+ * (host/common/gmc_range.c) at 10,000 live allocations, against a naive
  * first-fit linked list of holes kept in this file.
  *
  * Load: a segment of 16 GiB holds 10,000 live allocations of mixed sizes
@@ -25,8 +25,8 @@
  *   alloc_best_ops_per_s       gmc pairs per second with GMC_RANGE_BEST
  *   alloc_live                 live allocations during the timed phase
  *
- * Build: cc -std=c11 -O2 -D_POSIX_C_SOURCE=200809L -Ihost/src \
- *            bench/bench_alloc.c host/src/gmc_range.c -o bench_alloc
+ * Build: cc -std=c11 -O2 -D_POSIX_C_SOURCE=200809L -Iinclude -Ihost/common \
+ *            bench/bench_alloc.c host/common/gmc_range.c -o bench_alloc
  */
 #include <stdint.h>
 #include <stdio.h>

@@ -24,7 +24,7 @@
  *                                without malloc's own overhead
  *   api_live                     live allocations during the timed phase
  *
- * Build: cc -std=c11 -O2 -D_POSIX_C_SOURCE=200809L -Iinclude -Isim -Ihost/src \
+ * Build: cc -std=c11 -O2 -D_POSIX_C_SOURCE=200809L -Iinclude -Isim -Ihost/common -Ihost/backend -Ihost/kmd -Ihost/vidmm \
  *            bench/bench_api.c libgmc.a libgmc_sim.a -lz -pthread -lstdc++ -lm
  */
 #include <stdint.h>

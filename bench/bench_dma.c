@@ -22,8 +22,8 @@
  * Host latency is the model's default, 100 cycles.
  *
  * Build (after `make`):
- *   cc -std=c11 -O2 -D_POSIX_C_SOURCE=200809L -Iinclude -Isim -Itests/common \
- *      bench/bench_dma.c tests/common/gmc_dma_pkt.c build/rel/lib/libgmc_sim.a \
+ *   cc -std=c11 -O2 -D_POSIX_C_SOURCE=200809L -Iinclude -Isim -Ihw \
+ *      bench/bench_dma.c hw/gmc_dma_pkt.c hw/gmc_pkt.c build/rel/lib/libgmc_sim.a \
  *      -lz -pthread -lstdc++ -lm -o build/rel/bin/bench-dma */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /*
- * bench_evict.c - the eviction policy (host/src/gmc_resid.c) against an
+ * bench_evict.c - the eviction policy (host/vidmm/gmc_resid.c) against an
  * offline Belady-style bound and plain LRU, on three documented workload
  * traces, on the real simulated controller; plus the paging throughput
  * and host cost of the paging layer. docs/residency.md, "Eviction

@@ -11,9 +11,9 @@ include/gmc_alloc.h and include/gmc_regs.h.
 
 Generated:
   include/gmc_status.h        enum gmc_status, gmc_status_name, gmc_strerror
-  host/src/gmc_status_gen.c   the status table behind those two functions
-  host/src/gmc_rules.h        struct gmc_rule, predicate declarations
-  host/src/gmc_rules_gen.c    the rule table as a C array
+  host/common/gmc_status_gen.c   the status table behind those two functions
+  host/vidmm/gmc_rules.h        struct gmc_rule, predicate declarations
+  host/vidmm/gmc_rules_gen.c    the rule table as a C array
   docs/rules.md               every rule, every status code
   tests/host/rules_cases.h    every rule's passing and failing case
 
@@ -570,7 +570,7 @@ def rules_header(general, rules):
            "};", "",
            f"#define GMC_RULE_COUNT {len(rules['rules'])}u",
            "extern const struct gmc_rule gmc_rule_table[GMC_RULE_COUNT];", "",
-           "/* Custom predicates (host/src/gmc_rules.c). */"]
+           "/* Custom predicates (host/vidmm/gmc_rules.c). */"]
     for name in checks(rules):
         out.append(f"int gmc_rule_pred_{name}(const struct gmc_rule_ctx *ctx);")
     out += ["",
@@ -709,7 +709,7 @@ def rules_markdown(general, rules):
     out = [f"<!-- {BANNER} -->", "", "# gmc allocation and segment rules", "",
            "Every rule that the WDDM pages in `/work/shared/seeds` state about an",
            "allocation or a segment descriptor is one row of `spec/rules.toml`. That",
-           "one table drives the validator (`host/src/gmc_rules.c`), this page, the",
+           "one table drives the validator (`host/vidmm/gmc_rules.c`), this page, the",
            "status codes (`include/gmc_status.h`) and the tests (each row has a",
            "passing and a failing case, `tests/host/rules_cases.h`).", "",
            "- `gmc_rules_check_segments()` runs the segment rows (scope `segment`,",
@@ -777,9 +777,9 @@ def rules_markdown(general, rules):
 
 OUTPUTS = {
     "include/gmc_status.h": status_header,
-    "host/src/gmc_status_gen.c": status_source,
-    "host/src/gmc_rules.h": rules_header,
-    "host/src/gmc_rules_gen.c": rules_source,
+    "host/common/gmc_status_gen.c": status_source,
+    "host/vidmm/gmc_rules.h": rules_header,
+    "host/vidmm/gmc_rules_gen.c": rules_source,
     "docs/rules.md": rules_markdown,
     "tests/host/rules_cases.h": cases_header,
 }

@@ -100,7 +100,7 @@ def test_spec_edits(d):
     edit(rules, 'statement = "0 is an invalid initial allocation priority."',
          'statement = "Priority 0 is invalid."')
     rc, err = run(d, "check")
-    want = sorted(["docs/rules.md", "host/src/gmc_rules_gen.c", "host/src/gmc_status_gen.c"])
+    want = sorted(["docs/rules.md", "host/vidmm/gmc_rules_gen.c", "host/common/gmc_status_gen.c"])
     case("a changed statement makes exactly its views stale", rc == 1 and stale_paths(err) == want,
          f"{stale_paths(err)}")
     with open(rules, "w") as f:

@@ -1,6 +1,6 @@
 /*
  * test_range.c - cmocka tests for the per-segment range allocator
- * (host/src/gmc_range.c), in the style of Linux drm_mm_test: table-driven
+ * (host/common/gmc_range.c), in the style of Linux drm_mm_test: table-driven
  * cases, checker helpers that walk the whole manager, seeded random orders
  * and a 10,000-allocation stress run against a reference model.
  *

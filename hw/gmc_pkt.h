@@ -1,6 +1,6 @@
 /*
  * gmc_pkt.h - the DMA packet field encoders (private to the host library;
- * also used by the RTL tests and benches through tests/common/gmc_dma_pkt.h).
+ * also used by the RTL tests and benches through hw/gmc_dma_pkt.h).
  *
  * DOC: Overview
  *

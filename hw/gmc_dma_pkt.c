@@ -1,7 +1,7 @@
 /* The ring driver (see gmc_dma_pkt.h): a helper library for the DMA tests
  * and bench, not a test; the tests that call it (tests/rtl/test_dma_*.c)
  * assert the outcomes. The packet encoders are the host library's
- * (host/src/gmc_pkt.c). The ring driver keeps the host's copy of the ring
+ * (hw/gmc_pkt.c). The ring driver keeps the host's copy of the ring
  * and the arena in one page-aligned block mapped into the model. */
 #include "gmc_dma_pkt.h"
 

@@ -1,6 +1,6 @@
 /* DMA packet encoders and a ring driver for tests and benchmarks.
  *
- * The encoders are the host library's (host/src/gmc_pkt.h, the one encoder
+ * The encoders are the host library's (hw/gmc_pkt.h, the one encoder
  * of the packet format): they fill a 32-byte packet from the generated
  * layouts in gmc_regs.h and do not validate (tests build bad packets on
  * purpose).

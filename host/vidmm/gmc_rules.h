@@ -72,7 +72,7 @@ struct gmc_rule {
 #define GMC_RULE_COUNT 91u
 extern const struct gmc_rule gmc_rule_table[GMC_RULE_COUNT];
 
-/* Custom predicates (host/src/gmc_rules.c). */
+/* Custom predicates (host/vidmm/gmc_rules.c). */
 int gmc_rule_pred_size_valid(const struct gmc_rule_ctx *ctx);
 int gmc_rule_pred_alignment_pow2(const struct gmc_rule_ctx *ctx);
 int gmc_rule_pred_pitch_ge_size(const struct gmc_rule_ctx *ctx);
