@@ -64,6 +64,7 @@ enum gmc_status {
     GMC_E_PINNED = -49,
     GMC_E_POWER_STATE = -50,
     GMC_E_DEVICE_RESET = -51,
+    GMC_E_OVERLAP = -60,
     GMC_E_SYSMEM_ALIASES = -200,
     GMC_E_PROTECT_RANGES = -201,
     GMC_E_RULE_ALLOC_SIZE_INVALID = -1101,
@@ -159,7 +160,7 @@ enum gmc_status {
     GMC_E_RULE_SYSMEM_UNUSED = -1409,
 };
 
-#define GMC_STATUS_COUNT 145u
+#define GMC_STATUS_COUNT 146u
 
 struct gmc_status_info {
     int code;

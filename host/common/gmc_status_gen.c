@@ -56,6 +56,7 @@ const struct gmc_status_info gmc_status_table[GMC_STATUS_COUNT] = {
     { GMC_E_PINNED, "GMC_E_PINNED", "allocation is pinned and cannot be evicted or moved" },
     { GMC_E_POWER_STATE, "GMC_E_POWER_STATE", "operation not allowed in the device's power state" },
     { GMC_E_DEVICE_RESET, "GMC_E_DEVICE_RESET", "the engine was reset after a paging fence timed out (TDR); see the recovery report" },
+    { GMC_E_OVERLAP, "GMC_E_OVERLAP", "a GPU copy's source and destination ranges share bytes (the engine copies forward in bursts: the result would depend on timing)" },
     { GMC_E_SYSMEM_ALIASES, "GMC_E_SYSMEM_ALIASES", "existing system memory overlaps memory gmc owns or has handed out (a system copy, a lock mapping, another allocation's range)" },
     { GMC_E_PROTECT_RANGES, "GMC_E_PROTECT_RANGES", "every hardware protected VRAM range already covers a resident Protected or HardwareProtected allocation" },
     { GMC_E_RULE_ALLOC_SIZE_INVALID, "GMC_E_RULE_ALLOC_SIZE_INVALID", "Size is nonzero and can be expanded to a multiple of the page size without overflow." },
