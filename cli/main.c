@@ -300,6 +300,18 @@ static void summary(const struct timeline *tl, const struct trace *t)
     printf("  locks             %" PRIu64 " (%" PRIu64 " waited, %" PRIu64 " renamed)\n", s->locks, s->lock_waits,
            s->renames);
     printf("  reads verified    %" PRIu64 " (%s compared)\n", tl->reads_verified, ver);
+    if (s->hw.valid) {
+        char hr[32], hw[32];
+        tl_bytes(s->hw.dma_rd_vram + s->hw.dma_rd_sys + s->hw.dma_rd_aperture, hr, sizeof(hr));
+        tl_bytes(s->hw.dma_wr_vram + s->hw.dma_wr_sys + s->hw.dma_wr_aperture, hw, sizeof(hw));
+        printf("  hardware DMA      %s read, %s written, %" PRIu64 " packets, %" PRIu64 " faults\n", hr, hw,
+               s->hw.dma_packets, s->hw.dma_faults);
+        printf("  hardware GART     %" PRIu64 " TLB hits, %" PRIu64 " misses, %" PRIu64 " dummy-page hits\n",
+               s->hw.tlb_hits, s->hw.tlb_misses, s->hw.dummy_hits);
+        tl_bytes(s->hw.aperture_rd_bytes, hr, sizeof(hr));
+        tl_bytes(s->hw.aperture_wr_bytes, hw, sizeof(hw));
+        printf("  hardware BAR1     %s read, %s written by the CPU\n", hr, hw);
+    }
     printf("  simulated cycles  %" PRIu64 " (%.2f ms at 100 MHz)\n", s->cycles, (double)s->cycles / 1e5);
     printf("  wall time         %.2f s", tl->wall_seconds);
     if (tl->wall_seconds > 0.01)

@@ -64,6 +64,11 @@ static void json_flags(FILE *f, const struct tr_flag_name *t, uint32_t v)
     X(multipass) X(fences_issued) X(fences_completed) X(faults) X(resets) X(evictions_via_aperture) \
     X(sync_waits) X(locks) X(lock_waits) X(renames) X(cycles)
 
+#define HW_COUNTERS(X)                                                                             \
+    X(valid) X(dma_rd_vram) X(dma_wr_vram) X(dma_rd_sys) X(dma_wr_sys) X(dma_rd_aperture)            \
+    X(dma_wr_aperture) X(dma_packets) X(dma_faults) X(dma_busy_cycles) X(tlb_hits) X(tlb_misses)     \
+    X(dummy_hits) X(aperture_rd_bytes) X(aperture_wr_bytes)
+
 static unsigned count_end(const struct timeline *tl, unsigned seg, int kind)
 {
     unsigned n = 0;
@@ -128,6 +133,13 @@ int report_write_json(const struct timeline *tl, const char *path, char *err, si
     fprintf(f, "%s\"" #n "\": %" PRIu64, sep, tl->stats.n);                     \
     sep = ", ";
     DEVICE_STATS(X)
+#undef X
+    fprintf(f, "},\n  \"hw_counters\": {");
+    sep = "";
+#define X(n)                                                                  \
+    fprintf(f, "%s\"" #n "\": %" PRIu64, sep, tl->stats.hw.n);                  \
+    sep = ", ";
+    HW_COUNTERS(X)
 #undef X
     fprintf(f, "},\n  \"segments\": [");
     for (unsigned i = 0; i < tl->nsegs; i++) {

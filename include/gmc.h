@@ -449,6 +449,21 @@ int gmc_device_recovery(const gmc_device *dev, struct gmc_recovery_report *out);
 
 /* ---------------------------------------------------------- statistics */
 
+/* The controller's performance counters (CNT_* registers, docs/registers.md):
+ * what the hardware counted since the device was opened (a TDR's controller
+ * reset zeroes the registers; the library keeps what they held). */
+struct gmc_hw_counters {
+    uint64_t valid;                      /* 1 once read (gmc_device_hw_counters) */
+    uint64_t dma_rd_vram, dma_wr_vram;   /* bytes the DMA engine read from / wrote to VRAM */
+    uint64_t dma_rd_sys, dma_wr_sys;     /* bytes it moved from / to system memory (bus address or MDL) */
+    uint64_t dma_rd_aperture, dma_wr_aperture; /* bytes it moved through the GART aperture */
+    uint64_t dma_packets, dma_faults;    /* packets completed (an INDIRECT once, plus its packets), faults */
+    uint64_t dma_busy_cycles;            /* cycles the engine was not idle */
+    uint64_t tlb_hits, tlb_misses;       /* GART translations from the TLB / from the page table */
+    uint64_t dummy_hits;                 /* translations that landed on the dummy page */
+    uint64_t aperture_rd_bytes, aperture_wr_bytes; /* CPU aperture (BAR1) traffic */
+};
+
 struct gmc_device_stats {
     uint64_t make_resident_calls, evict_calls, submits;
     uint64_t page_ins, evictions, discards;    /* discards: clean evictions, nothing copied */
@@ -461,8 +476,15 @@ struct gmc_device_stats {
     uint64_t sync_waits;                       /* SynchronousPaging waits before a submission */
     uint64_t locks, lock_waits, renames;
     uint64_t cycles;                           /* device cycles so far (sim) */
+    struct gmc_hw_counters hw;                 /* the last gmc_device_hw_counters() read */
 };
 int gmc_device_stats(const gmc_device *dev, struct gmc_device_stats *out);
+/* Read the hardware performance counters (register reads: they take bus
+ * cycles, which is why gmc_device_stats() does not read them itself), keep
+ * them for gmc_device_stats().hw and copy them to `out` (may be NULL).
+ * GMC_E_POWER_STATE outside D0; a register read's own status on failure
+ * (the kept copy is then unchanged). */
+int gmc_device_hw_counters(gmc_device *dev, struct gmc_hw_counters *out);
 
 struct gmc_client_stats {
     uint64_t allocations;     /* handles held */

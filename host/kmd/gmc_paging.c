@@ -360,6 +360,31 @@ int gmc_sysmem_alloc(struct gmc_paging *pg, uint64_t bytes, struct gmc_sysbuf *o
     return GMC_OK;
 }
 
+/* Whether host bytes [p, p + n) overlap memory the library owns (a pool
+ * chunk: system copies, MDLs, the engine's ring, buffers and fence page,
+ * hence every system lock mapping) or has wrapped for another buffer. */
+static int host_overlaps(const struct gmc_paging *pg, const uint8_t *p, uint64_t n)
+{
+    uintptr_t lo = (uintptr_t)p, hi = lo + (uintptr_t)n;
+    for (uint32_t i = 0; i < pg->nchunks; i++) {
+        const struct chunk *c = pg->chunks[i];
+        if (c == NULL || c->host == NULL)
+            continue;
+        uintptr_t clo = (uintptr_t)c->host, chi = clo + (uintptr_t)c->size;
+        if (lo < chi && clo < hi)
+            return 1;
+    }
+    for (uint32_t i = 0; i < pg->nrecs; i++) {
+        const struct rec *r = pg->recs[i];
+        if (r == NULL || !r->used || !r->wrapped || r->host == NULL)
+            continue;
+        uintptr_t rlo = (uintptr_t)r->host, rhi = rlo + (uintptr_t)r->size;
+        if (lo < rhi && rlo < hi)
+            return 1;
+    }
+    return 0;
+}
+
 int gmc_sysmem_wrap(struct gmc_paging *pg, void *ptr, uint64_t bytes, struct gmc_sysbuf *out)
 {
     if (out != NULL)
@@ -368,6 +393,10 @@ int gmc_sysmem_wrap(struct gmc_paging *pg, void *ptr, uint64_t bytes, struct gmc
         return GMC_E_NULL_POINTER;
     if (bytes == 0 || bytes % GMC_PAGE_SIZE != 0 || (uintptr_t)ptr % GMC_PAGE_SIZE != 0 || bytes > SIZE_MAX)
         return GMC_E_INVALID_ARG;
+    if ((uintptr_t)ptr > UINTPTR_MAX - (uintptr_t)bytes)
+        return GMC_E_OVERFLOW;
+    if (host_overlaps(pg, ptr, bytes))
+        return GMC_E_SYSMEM_ALIASES;
     if (bytes > SYSBUF_MAX || bytes > BUS_LIMIT)
         return GMC_E_NO_MEMORY;
     uint32_t idx;

@@ -83,7 +83,7 @@ int gmc_device_power(gmc_device *dev, enum gmc_power_state to, struct gmc_power_
             r.allocations_saved++; /* the system copy already holds it */
             continue;
         }
-        if (a->desc.flags & (GMC_ALLOC_PROTECTED | GMC_ALLOC_HARDWARE_PROTECTED)) {
+        if (a->desc.flags & GMC_ALLOC_HARDWARE_PROTECTED) {
             mark_lost(dev, a);
             r.allocations_lost++;
             continue;
@@ -188,6 +188,8 @@ int gmc_device_resume(gmc_device *dev, struct gmc_power_report *rep)
             r.bytes_restored += a->sz.size;
     }
     rc = gmc_resid_wait_all(dev);
+    if (rc == GMC_OK)
+        rc = gmc_resid_protect_all(dev); /* the registers did not survive */
     if (rep != NULL)
         *rep = r;
     return rc;

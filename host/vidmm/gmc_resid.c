@@ -49,10 +49,12 @@
 #include <string.h>
 
 #include "gmc.h"
+#include "gmc_backend.h"
 #include "gmc_kmd.h"
 #include "gmc_paging.h"
 #include "gmc_place.h"
 #include "gmc_range.h"
+#include "gmc_regs.h"
 #include "gmc_status.h"
 #include "gmc_resid.h"
 #include "gmc_vobj.h"
@@ -205,6 +207,57 @@ static int queue_notify(gmc_device *dev, struct gmc_valloc *a, int resident)
 
 /* ------------------------------------------------------ placement */
 
+/* ------------------------------------------------- protected VRAM ranges */
+
+static int is_protected(const struct gmc_valloc *a)
+{
+    return (a->desc.flags & (GMC_ALLOC_PROTECTED | GMC_ALLOC_HARDWARE_PROTECTED)) != 0u;
+}
+
+/* Program the hardware's protected ranges (PROT_BASE/PROT_LIMIT): one per
+ * Protected or HardwareProtected allocation resident in a memory segment
+ * (its content in VRAM), plus `add`, minus `skip` (its range is lifted for
+ * the library's own copy to its kernel-memory system copy, or because it
+ * leaves). More such allocations than ranges: GMC_E_PROTECT_RANGES,
+ * nothing written. The CPU aperture then refuses those bytes (SLVERR) and
+ * the DMA engine faults on copying them to system memory or an aperture
+ * (docs/residency.md, "Protected VRAM ranges"). */
+static int protect(gmc_device *dev, const struct gmc_valloc *add, const struct gmc_valloc *skip)
+{
+    uint32_t caps = dev->adapter.caps;
+    unsigned n = (caps & GMC_CAPS_PROTECTION_MASK) ? (caps & GMC_CAPS_PROT_RANGES_MASK) >> GMC_CAPS_PROT_RANGES_LSB : 0u;
+    if (n > GMC_MAX_PROT_RANGES)
+        n = GMC_MAX_PROT_RANGES;
+    if (n == 0u || dev->power != GMC_POWER_D0)
+        return GMC_OK;
+    uint64_t base[GMC_MAX_PROT_RANGES] = { 0 }, limit[GMC_MAX_PROT_RANGES] = { 0 };
+    unsigned k = 0;
+    for (const struct gmc_valloc *a = dev->allocs; a != NULL; a = a->dnext) {
+        if (a == skip || !is_protected(a) || a->node.mgr == NULL ||
+            gmc_vseg_is_aperture(&dev->seg[a->seg]) || (a != add && !a->gpu_valid))
+            continue;
+        if (k == n)
+            return GMC_E_PROTECT_RANGES;
+        base[k] = a->node.start;
+        limit[k] = a->node.start + a->sz.placed;
+        k++;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        int rc = dev->kmd.be->write32(dev->kmd.be_ctx, GMC_REG_PROT_BASE_N(i), (uint32_t)base[i]);
+        if (rc == GMC_OK)
+            rc = dev->kmd.be->write32(dev->kmd.be_ctx, GMC_REG_PROT_LIMIT_N(i), (uint32_t)limit[i]);
+        if (rc != GMC_OK)
+            return rc;
+    }
+    dev->prot_ranges_used = k;
+    return GMC_OK;
+}
+
+int gmc_resid_protect_all(gmc_device *dev)
+{
+    return protect(dev, NULL, NULL);
+}
+
 void gmc_resid_unplace(gmc_device *dev, struct gmc_valloc *a)
 {
     if (a->node.mgr == NULL)
@@ -221,6 +274,8 @@ void gmc_resid_unplace(gmc_device *dev, struct gmc_valloc *a)
     }
     a->gpu_valid = 0;
     a->state &= ~(uint32_t)GMC_ALLOC_STATE_PLACED;
+    if (is_protected(a))
+        (void)protect(dev, NULL, a); /* fewer ranges: cannot run short */
 }
 
 static void placed(gmc_device *dev, struct gmc_valloc *a, const struct gmc_placement *pl)
@@ -256,12 +311,14 @@ static void restrict_desc(const struct gmc_alloc_desc *d, uint32_t mask, struct 
 
 static int evictable(const struct gmc_valloc *v, const struct gmc_valloc *except)
 {
-    /* Protected and HardwareProtected content never leaves VRAM (the
-     * engine refuses to copy protected ranges out), so it is never a
-     * victim; under power-down it is reported lost (gmc_power.c). */
+    /* HardwareProtected content never leaves VRAM (the engine refuses to
+     * copy protected ranges out), so it is never a victim; under power-down
+     * it is reported lost (gmc_power.c). Protected content is evicted like
+     * any other: its system copy is the library's own (kernel) memory,
+     * never mapped into a client (docs/residency.md). */
     return v != except && v->node.mgr != NULL && v->resident == 0u &&
            !(v->state & GMC_ALLOC_STATE_PINNED) && v->locker == NULL &&
-           !(v->desc.flags & (GMC_ALLOC_PROTECTED | GMC_ALLOC_HARDWARE_PROTECTED));
+           !(v->desc.flags & GMC_ALLOC_HARDWARE_PROTECTED);
 }
 
 static uint32_t prio(const struct gmc_valloc *a)
@@ -604,6 +661,15 @@ int gmc_resid_page_in(gmc_device *dev, struct gmc_valloc *a)
         return rc;
     struct gmc_vseg *s = &dev->seg[a->seg];
     uint64_t f = 0;
+    if (is_protected(a) && !gmc_vseg_is_aperture(s)) {
+        /* Queued copies out of ranges released from this segment must
+         * finish before the range is protected. */
+        rc = gmc_resid_wait(dev, dev->freed_fence[a->seg]);
+        if (rc == GMC_OK)
+            rc = protect(dev, a, NULL);
+        if (rc != GMC_OK)
+            return rc;
+    }
     if (gmc_vseg_is_aperture(s)) {
         rc = gmc_resid_ensure_sys(dev, a);
         if (rc != GMC_OK)
@@ -728,7 +794,9 @@ static int copy_out(gmc_device *dev, struct gmc_valloc *a, uint64_t *fence)
 static int write_back(gmc_device *dev, struct gmc_valloc *a, int pend)
 {
     uint64_t f = 0;
-    int rc = copy_out(dev, a, &f);
+    int rc = is_protected(a) ? protect(dev, NULL, a) : GMC_OK; /* the library's own copy */
+    if (rc == GMC_OK)
+        rc = copy_out(dev, a, &f);
     if (rc != GMC_OK)
         return rc;
     a->sys_valid = 1;
@@ -790,6 +858,11 @@ int gmc_resid_evict_one(gmc_device *dev, struct gmc_valloc *a)
 static void recover(gmc_device *dev)
 {
     uint64_t done = 0;
+    /* The controller reset below zeroes the performance counters: keep
+     * what they counted so far (gmc_device_hw_counters adds it back). */
+    struct gmc_hw_counters hw;
+    if (gmc_device_hw_counters(dev, &hw) == GMC_OK)
+        dev->hw_base = hw;
     (void)gmc_paging_reset(dev->pg, &done);
     /* The engine reset cannot take back transactions a hung bus still owes
      * (each keeps an outstanding slot until answered), so reset the whole
@@ -849,6 +922,7 @@ static void recover(gmc_device *dev)
     dev->recovery.lost = lost;
     dev->recovery.fence_completed = done;
     dev->stats.resets++;
+    (void)gmc_resid_protect_all(dev); /* the reset cleared the ranges too */
 }
 
 int gmc_resid_wait(gmc_device *dev, uint64_t fence)

@@ -39,6 +39,9 @@ int gmc_resid_save(gmc_device *dev, struct gmc_valloc *a);
 int gmc_resid_wait(gmc_device *dev, uint64_t fence);
 /* Queue one paging operation (counting it). */
 int gmc_resid_queue(gmc_device *dev, struct gmc_paging_args *args, uint64_t *fence);
+/* Program the protected VRAM ranges over the resident Protected and
+ * HardwareProtected allocations (after a resume). */
+int gmc_resid_protect_all(gmc_device *dev);
 void gmc_resid_unplace(gmc_device *dev, struct gmc_valloc *a);
 int gmc_resid_ensure_sys(gmc_device *dev, struct gmc_valloc *a);
 /* Discard renaming of a placed allocation: move it to a free range of the

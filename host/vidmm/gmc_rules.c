@@ -248,17 +248,6 @@ int gmc_rule_pred_eviction_not_pitch(const struct gmc_rule_ctx *ctx)
     return !set_has_flag(ctx, ctx->desc->eviction_segments, GMC_SEGFLAGS_PITCH_ALIGNMENT_MASK);
 }
 
-int gmc_rule_pred_eviction_limit(const struct gmc_rule_ctx *ctx)
-{
-    const struct gmc_alloc_desc *d = ctx->desc;
-    uint64_t size = page_round(d->size);
-    for (unsigned i = 0; i < ctx->nsegs && i < 32u; i++) {
-        if ((d->eviction_segments >> i & 1u) && size > gmc_eviction_limit(ctx->segs[i].size))
-            return 0;
-    }
-    return 1;
-}
-
 int gmc_rule_pred_fits_pinned_region(const struct gmc_rule_ctx *ctx)
 {
     const struct gmc_alloc_desc *d = ctx->desc;
@@ -425,16 +414,6 @@ int gmc_rule_pred_banking_has_banks(const struct gmc_rule_ctx *ctx)
 int gmc_rule_pred_banks_need_flag(const struct gmc_rule_ctx *ctx)
 {
     return ctx->seg->banks == 0u || (ctx->seg->flags & GMC_SEGFLAGS_USE_BANKING_MASK) != 0u;
-}
-
-int gmc_rule_pred_populated_preserved(const struct gmc_rule_ctx *ctx)
-{
-    const uint32_t hibernate = GMC_SEGFLAGS_PRESERVED_DURING_HIBERNATE_MASK |
-                               GMC_SEGFLAGS_PARTIALLY_PRESERVED_DURING_HIBERNATE_MASK;
-    const struct gmc_segment_desc *seg = ctx->seg;
-    if (is_aperture(seg))
-        return 1;
-    return (seg->flags & GMC_SEGFLAGS_PRESERVED_DURING_STANDBY_MASK) && (seg->flags & hibernate);
 }
 
 int gmc_rule_pred_seg_size(const struct gmc_rule_ctx *ctx)

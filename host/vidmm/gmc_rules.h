@@ -69,7 +69,7 @@ struct gmc_rule {
     int derived;             /* implied by its seed rather than stated */
 };
 
-#define GMC_RULE_COUNT 95u
+#define GMC_RULE_COUNT 91u
 extern const struct gmc_rule gmc_rule_table[GMC_RULE_COUNT];
 
 /* Custom predicates (host/vidmm/gmc_rules.c). */
@@ -90,13 +90,11 @@ int gmc_rule_pred_sysmem_covers_size(const struct gmc_rule_ctx *ctx);
 int gmc_rule_pred_sysmem_page_aligned(const struct gmc_rule_ctx *ctx);
 int gmc_rule_pred_sysmem_page_multiple(const struct gmc_rule_ctx *ctx);
 int gmc_rule_pred_fits_pinned_region(const struct gmc_rule_ctx *ctx);
-int gmc_rule_pred_eviction_limit(const struct gmc_rule_ctx *ctx);
 int gmc_rule_pred_cached_if_coherent_aperture(const struct gmc_rule_ctx *ctx);
 int gmc_rule_pred_memory_segments_only(const struct gmc_rule_ctx *ctx);
 int gmc_rule_pred_seg_count(const struct gmc_rule_ctx *ctx);
 int gmc_rule_pred_seg_ids(const struct gmc_rule_ctx *ctx);
 int gmc_rule_pred_agp_count(const struct gmc_rule_ctx *ctx);
-int gmc_rule_pred_populated_preserved(const struct gmc_rule_ctx *ctx);
 int gmc_rule_pred_banking_has_banks(const struct gmc_rule_ctx *ctx);
 int gmc_rule_pred_banks_need_flag(const struct gmc_rule_ctx *ctx);
 int gmc_rule_pred_seg_size(const struct gmc_rule_ctx *ctx);

@@ -24,7 +24,12 @@ int gmc_vidmm_lock_check(const gmc_client *c, const struct gmc_valloc *a, uint32
         return GMC_E_INVALID_ARG;
     if ((lock_flags & GMC_LOCK_READ_ONLY) && (lock_flags & (GMC_LOCK_WRITE_ONLY | GMC_LOCK_DISCARD)))
         return GMC_E_LOCK_FLAGS;
-    if (!(a->desc.flags & GMC_ALLOC_CPU_VISIBLE))
+    /* CPU-accessible: CpuVisible, or CpuVisibleOnDemand (the same access,
+     * the address given at lock time), or a primary, which is implicitly
+     * accessible to the CPU (with UseAlternateVA through the swizzling
+     * range set up at creation). docs/residency.md, "CPU access". */
+    const uint32_t cpu = GMC_ALLOC_CPU_VISIBLE | GMC_ALLOC_CPU_VISIBLE_ON_DEMAND;
+    if (!(a->desc.flags & cpu) && !(a->desc.info2_flags & GMC_INFO2_PRIMARY))
         return GMC_E_NOT_CPU_VISIBLE;
     if (a->desc.flags & NO_CPU_FLAGS)
         return GMC_E_PROTECTED;

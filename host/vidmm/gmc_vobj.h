@@ -123,6 +123,8 @@ struct gmc_device {
     /* Per segment: the engine may still touch ranges released from it
      * until this fence (work queued before the release). */
     uint64_t freed_fence[GMC_MAX_SEGMENTS];
+    unsigned prot_ranges_used;      /* hardware protected ranges programmed */
+    struct gmc_hw_counters hw_base; /* counted before the last controller reset */
 };
 
 /* A system buffer (or a segment range, node != NULL) released while the

@@ -228,6 +228,12 @@ def run_checks(binary, tmp, tag):
               "fences_completed", "faults", "resets", "locks", "lock_waits", "renames", "cycles"):
         check(isinstance(ds.get(k), int), f"{tag}: stats.json device_stats.{k}")
     check(ds["evictions"] > 0 and ds["bytes_paged_out"] > 0 and ds["cycles"] > 0, f"{tag}: the workload evicts: {ds}")
+    hw = stats["hw_counters"]
+    check(hw["valid"] == 1 and hw["dma_faults"] == 0 and hw["dma_packets"] > 0 and
+          hw["dma_rd_vram"] >= ds["bytes_paged_out"] and
+          hw["dma_wr_vram"] >= ds["bytes_paged_in"] + ds["bytes_filled"], f"{tag}: stats.json hw_counters: {hw}")
+    for key in ("hardware DMA", "hardware GART", "hardware BAR1"):
+        check(re.search(r"^  " + key, out, re.M) is not None, f"{tag}: summary has {key}")
     check(len(stats["segments"]) == 3 and stats["segments"][1]["size"] == 1 << 20 and stats["run"]["steps_run"] == stats["run"]["operations"] and
           len(stats["steps"]) == stats["run"]["steps_run"] and stats["run"]["failed"] == 0, f"{tag}: stats.json run")
     check(sum(s["paged_in"] for s in stats["steps"]) == ds["bytes_paged_in"] and

@@ -537,6 +537,145 @@ static void test_submit_locked(void **state)
     t_close(dev);
 }
 
+/* ------------------------------------- who is CPU-accessible (seeds 000, 004) */
+
+/* Lock `h`, write pattern `seed` through the lock, unlock, read it back
+ * through a one-shot read; the map kind must be `kind`. */
+static void lock_roundtrip(gmc_client *c, gmc_handle h, uint64_t size, uint32_t kind, uint64_t seed)
+{
+    uint8_t out[PG], in[PG];
+    t_pattern(out, sizeof out, seed);
+    struct gmc_lock_map m;
+    ok(gmc_alloc_can_lock(c, h, 0));
+    ok(gmc_lock(c, h, 0, &m));
+    assert_int_equal(m.kind, kind);
+    assert_true(m.size >= size);
+    ok(gmc_lock_write(c, h, size - PG, out, sizeof out));
+    ok(gmc_unlock(c, h));
+    memset(in, 0, sizeof in);
+    ok(gmc_alloc_read(c, h, size - PG, in, sizeof in));
+    assert_memory_equal(in, out, sizeof in);
+}
+
+static gmc_handle new_primary(gmc_client *c, uint32_t flags, uint32_t segs)
+{
+    struct gmc_alloc_desc d;
+    t_desc(&d, 16 * PG, flags, segs);
+    d.info2_flags = GMC_INFO2_PRIMARY;
+    d.vidpn_source_id = 0;
+    return t_create(c, &d);
+}
+
+/* A primary is implicitly accessible to the CPU (seed 004), with or without
+ * UseAlternateVA (seed 000: the primary can be locked, its swizzling range
+ * set up at creation); CpuVisibleOnDemand alone is CPU access with the
+ * address given at lock time (seed 000). Anything else without CpuVisible
+ * is refused, and Protected stays refused whatever grants access. */
+static void test_cpu_accessible(void **state)
+{
+    (void)state;
+    gmc_device *dev = t_open(NULL);
+    gmc_client *c = t_client(dev);
+    const uint64_t SZ = 16 * PG;
+    gmc_handle prim = new_primary(c, 0, BIT(SEG_VIS));
+    assert_true(t_info(c, prim).state & GMC_ALLOC_STATE_PINNED);
+    lock_roundtrip(c, prim, SZ, GMC_LOCK_MAP_BAR, 1);
+    gmc_handle alt = new_primary(c, GMC_ALLOC_USE_ALTERNATE_VA, BIT(SEG_VIS));
+    lock_roundtrip(c, alt, SZ, GMC_LOCK_MAP_BAR, 2);
+    /* with UseAlternateVA the aperture is allowed (CpuVisible has no meaning
+     * there): the lock maps the system copy the aperture shows the GPU */
+    gmc_handle alt_ap = new_primary(c, GMC_ALLOC_USE_ALTERNATE_VA, BIT(SEG_AP));
+    lock_roundtrip(c, alt_ap, SZ, GMC_LOCK_MAP_SYSTEM, 3);
+    /* a primary is refused where the CPU cannot reach it: at creation */
+    struct gmc_alloc_desc d;
+    t_desc(&d, SZ, 0, BIT(SEG_VRAM));
+    d.info2_flags = GMC_INFO2_PRIMARY;
+    d.vidpn_source_id = 0;
+    gmc_handle h = GMC_HANDLE_NONE;
+    assert_status(gmc_alloc_create(c, &d, &h), GMC_E_RULE_PRIMARY_SEGMENT_NOT_CPU_VISIBLE);
+
+    gmc_handle od = t_new(c, SZ, GMC_ALLOC_CPU_VISIBLE_ON_DEMAND, BIT(SEG_VIS));
+    lock_roundtrip(c, od, SZ, GMC_LOCK_MAP_BAR, 4);
+    gmc_handle od2 = t_new(c, SZ, GMC_ALLOC_CPU_VISIBLE_ON_DEMAND, BIT(SEG_VIS) | BIT(SEG_VRAM));
+    lock_roundtrip(c, od2, SZ, GMC_LOCK_MAP_BAR, 5);
+    gmc_handle odp = t_new(c, SZ, GMC_ALLOC_CPU_VISIBLE_ON_DEMAND | GMC_ALLOC_PROTECTED, BIT(SEG_VIS));
+    gmc_handle plain = t_new(c, SZ, 0, BIT(SEG_VIS));
+    assert_status(gmc_alloc_can_lock(c, odp, GMC_LOCK_READ_ONLY), GMC_E_PROTECTED);
+    lock_fails(c, odp, GMC_LOCK_READ_ONLY, GMC_E_PROTECTED);
+    assert_status(gmc_alloc_can_lock(c, plain, 0), GMC_E_NOT_CPU_VISIBLE);
+    lock_fails(c, plain, 0, GMC_E_NOT_CPU_VISIBLE);
+    uint8_t b[4];
+    assert_status(gmc_alloc_read(c, plain, 0, b, sizeof b), GMC_E_NOT_CPU_VISIBLE);
+    t_close(dev);
+}
+
+/* ------------------------- ExistingSysMem never aliases gmc's memory */
+
+static _Alignas(4096) uint8_t user_mem[8 * 4096];
+
+static int create_existing(gmc_client *c, const void *p, uint64_t size, uint32_t flags,
+                           uint32_t kmt, gmc_handle *h)
+{
+    struct gmc_alloc_desc d;
+    t_desc(&d, size, GMC_ALLOC_CPU_VISIBLE | flags, BIT(SEG_VIS));
+    d.kmt_flags = kmt;
+    d.system_mem = p;
+    d.system_mem_size = size;
+    *h = 0xDEADu;
+    return gmc_alloc_create(c, &d, h);
+}
+
+/* A range overlapping memory gmc owns (a system copy, hence a system lock
+ * mapping, anything in its pool) or has already wrapped for another
+ * allocation is refused with GMC_E_SYSMEM_ALIASES, with no handle and no
+ * state change: two allocations never alias the same pages. */
+static void test_existing_never_aliases(void **state)
+{
+    (void)state;
+    gmc_device *dev = t_open(NULL);
+    gmc_client *c = t_client(dev);
+    /* a system lock mapping: PermanentSysMem maps its kept copy */
+    gmc_handle perm = t_new(c, 4 * PG, GMC_ALLOC_CPU_VISIBLE | GMC_ALLOC_PERMANENT_SYS_MEM, BIT(SEG_VIS));
+    struct gmc_lock_map m;
+    ok(gmc_lock(c, perm, 0, &m));
+    assert_int_equal(m.kind, GMC_LOCK_MAP_SYSTEM);
+    uint8_t *mp = m.ptr;
+    t_pattern(mp, 4 * PG, 41);
+    ok(gmc_unlock(c, perm));
+    uint64_t page_ins = t_stats(dev).page_ins;
+    gmc_handle h;
+    const uint32_t E = GMC_ALLOC_EXISTING_SYS_MEM, K = GMC_ALLOC_EXISTING_KERNEL_SYS_MEM;
+    const uint32_t KMT = GMC_KMT_EXISTING_SYS_MEM | GMC_KMT_STANDARD_ALLOCATION | GMC_KMT_CREATE_SHARED |
+                         GMC_KMT_CREATE_RESOURCE | GMC_KMT_CROSS_ADAPTER;
+    assert_status(create_existing(c, mp, 4 * PG, E, 0, &h), GMC_E_SYSMEM_ALIASES);
+    assert_int_equal(h, GMC_HANDLE_NONE);
+    assert_status(create_existing(c, mp + PG, PG, E, 0, &h), GMC_E_SYSMEM_ALIASES);
+    assert_status(create_existing(c, mp + 3 * PG, PG, K, 0, &h), GMC_E_SYSMEM_ALIASES);
+    assert_status(create_existing(c, mp, 2 * PG, 0, KMT, &h), GMC_E_SYSMEM_ALIASES);
+    assert_int_equal(t_stats(dev).page_ins, page_ins);
+    /* the refused creations changed nothing: the copy still reads back */
+    uint8_t back[4 * PG];
+    ok(gmc_alloc_read(c, perm, 0, back, sizeof back));
+    assert_true(t_bytes_are(back, sizeof back, 41));
+
+    /* the caller's own memory: once, then never again while it is wrapped */
+    gmc_handle u1, u2, u3;
+    ok(create_existing(c, user_mem, 4 * PG, E, 0, &u1));
+    assert_status(create_existing(c, user_mem, 4 * PG, E, 0, &h), GMC_E_SYSMEM_ALIASES);
+    assert_status(create_existing(c, user_mem + 3 * PG, 2 * PG, K, 0, &h), GMC_E_SYSMEM_ALIASES);
+    assert_status(create_existing(c, user_mem + 3 * PG, 2 * PG, 0, KMT, &h),
+                  GMC_E_SYSMEM_ALIASES);
+    /* the pages right after it do not overlap: allowed */
+    ok(create_existing(c, user_mem + 4 * PG, 4 * PG, E, 0, &u2));
+    /* freed, the range may be wrapped again */
+    ok(gmc_alloc_destroy(c, u1));
+    ok(create_existing(c, user_mem, 4 * PG, K, 0, &u3));
+    assert_status(gmc_alloc_create(c, NULL, &h), GMC_E_NULL_POINTER);
+    ok(gmc_alloc_destroy(c, u2));
+    ok(gmc_alloc_destroy(c, u3));
+    t_close(dev);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -548,6 +687,8 @@ int main(void)
         cmocka_unit_test(test_donot_evict),
         cmocka_unit_test(test_locked_never_moves),
         cmocka_unit_test(test_submit_locked),
+        cmocka_unit_test(test_cpu_accessible),
+        cmocka_unit_test(test_existing_never_aliases),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -147,21 +147,24 @@ static void test_default_hibernate(void **state)
     struct gmc_power_report r;
     ok(gmc_device_power(dev, GMC_POWER_HIBERNATE, &r));
     assert_int_equal(r.allocations_preserved, 1); /* ap */
-    assert_int_equal(r.allocations_saved, 4);     /* vis, vram, scratch copied; perm clean */
-    assert_int_equal(r.allocations_lost, 1);      /* prot */
-    assert_int_equal(r.bytes_saved, 3 * SZ);
-    assert_int_equal(t_stats(dev).bytes_paged_out - s0.bytes_paged_out, 3 * SZ);
+    /* vis, vram, scratch, prot copied (Protected: to its kernel-memory
+     * system copy); perm clean */
+    assert_int_equal(r.allocations_saved, 5);
+    assert_int_equal(r.allocations_lost, 0);
+    assert_int_equal(r.bytes_saved, 4 * SZ);
+    assert_int_equal(t_stats(dev).bytes_paged_out - s0.bytes_paged_out, 4 * SZ);
+    uint64_t prot_at = t_info(c, s.prot).gpu_address;
     struct gmc_alloc_info pi = t_info(c, s.prot);
-    assert_true(pi.state & GMC_ALLOC_STATE_LOST);
-    assert_false(pi.state & GMC_ALLOC_STATE_HAS_CONTENT);
-    assert_false(pi.state & GMC_ALLOC_STATE_PLACED);
+    assert_false(pi.state & GMC_ALLOC_STATE_LOST);
+    assert_true(pi.state & GMC_ALLOC_STATE_HAS_CONTENT);
+    assert_false(t_vram_filled(dev, prot_at, SZ, 0x7E7E7E7Eu)); /* purged */
     /* the purged VRAM really lost its bytes */
     assert_true(vram_sum(dev, t_info(c, s.vis).gpu_address, SZ) != vbefore[0]);
     assert_true(vram_sum(dev, t_info(c, s.vram).gpu_address, SZ) != vbefore[1]);
     asleep_refusals(dev, c, s.vis);
     ok(gmc_device_resume(dev, &r));
-    assert_int_equal(r.allocations_saved, 4); /* restored: vis, vram, perm, scratch */
-    assert_int_equal(r.bytes_restored, 4 * SZ);
+    assert_int_equal(r.allocations_saved, 5); /* restored: vis, vram, perm, scratch, prot */
+    assert_int_equal(r.bytes_restored, 5 * SZ);
     assert_int_equal(r.allocations_lost, 0);
     for (unsigned i = 0; i < 5; i++) {
         if (i != 2 && vram_sum(dev, t_info(c, all[i]).gpu_address, SZ) != vbefore[i])
@@ -169,13 +172,17 @@ static void test_default_hibernate(void **state)
         if (content_sum(c, all[i], s.scratch, SZ) != before[i])
             fail_msg("allocation %u changed across hibernate", i);
     }
-    /* the lost one and the empty one start over with the fill pattern */
+    /* Protected content came back in place; the CPU still cannot read it */
+    assert_int_equal(t_info(c, s.prot).gpu_address, prot_at);
+    assert_true(t_vram_filled(dev, prot_at, SZ, 0x7E7E7E7Eu));
+    uint8_t b[8];
+    assert_status(gmc_alloc_read(c, s.prot, 0, b, sizeof b), GMC_E_NOT_CPU_VISIBLE);
+    /* the empty one starts with the fill pattern */
     gmc_handle two[2] = { s.prot, s.empty };
     struct gmc_residency_result res;
     ok(gmc_make_resident(c, two, 2, &res));
     ok(gmc_fence_wait(dev, res.paging_fence, 0));
-    assert_false(t_info(c, s.prot).state & GMC_ALLOC_STATE_LOST);
-    assert_true(t_vram_filled(dev, t_info(c, s.prot).gpu_address, SZ, GMC_FILL_UNINITIALISED));
+    assert_true(t_vram_filled(dev, prot_at, SZ, 0x7E7E7E7Eu));
     assert_true(t_vram_filled(dev, t_info(c, s.empty).gpu_address, SZ, GMC_FILL_UNINITIALISED));
     t_close(dev);
 }
@@ -200,14 +207,16 @@ static void power_cycle_strapped(enum gmc_power_state to)
     gmc_handle mem2 = t_new(c, SZ, 0, BIT(2));
     gmc_handle ap = t_new(c, SZ, GMC_ALLOC_CPU_VISIBLE, BIT(3));
     gmc_handle prot = t_new(c, SZ, GMC_ALLOC_PROTECTED, BIT(2));
+    gmc_handle hwp = t_new(c, SZ, GMC_ALLOC_HARDWARE_PROTECTED, BIT(2));
     t_write_pattern(c, keep, SZ, 11);
     t_write_pattern(c, ap, SZ, 12);
-    gmc_handle r[5] = { keep, mem, mem2, ap, prot };
-    ok(gmc_make_resident(c, r, 5, NULL));
+    gmc_handle r[6] = { keep, mem, mem2, ap, prot, hwp };
+    ok(gmc_make_resident(c, r, 6, NULL));
     ok(gmc_fence_wait(dev, t_copy(c, keep, 0, mem, 0, SZ), 0));
     ok(gmc_fence_wait(dev, t_copy(c, ap, 0, mem2, 0, SZ), 0));
     ok(gmc_fence_wait(dev, t_fill(c, prot, 0, SZ, 0x12345678u), 0));
-    ok(gmc_evict(c, r, 5));
+    ok(gmc_fence_wait(dev, t_fill(c, hwp, 0, SZ, 0x9ABCDEF0u), 0));
+    ok(gmc_evict(c, r, 6));
     gmc_handle all[4] = { keep, mem, mem2, ap };
     uint64_t before[4];
     for (unsigned i = 0; i < 4; i++)
@@ -219,13 +228,15 @@ static void power_cycle_strapped(enum gmc_power_state to)
     struct gmc_power_report rep;
     ok(gmc_device_power(dev, to, &rep));
     assert_int_equal(rep.allocations_preserved, 3); /* keep, scratch, ap (content in system memory) */
-    assert_int_equal(rep.allocations_saved, 2);     /* mem, mem2 */
-    assert_int_equal(rep.allocations_lost, 1);      /* prot */
-    assert_int_equal(rep.bytes_saved, 2 * SZ);
-    assert_true(t_info(c, prot).state & GMC_ALLOC_STATE_LOST);
+    assert_int_equal(rep.allocations_saved, 3);     /* mem, mem2, prot (its kernel-memory copy) */
+    assert_int_equal(rep.allocations_lost, 1);      /* hwp: never leaves VRAM */
+    assert_int_equal(rep.bytes_saved, 3 * SZ);
+    assert_false(t_info(c, prot).state & GMC_ALLOC_STATE_LOST);
+    assert_true(t_info(c, hwp).state & GMC_ALLOC_STATE_LOST);
     ok(gmc_device_resume(dev, &rep));
-    assert_int_equal(rep.allocations_saved, 3); /* mem, mem2 copied back; ap mapped again */
-    assert_int_equal(rep.bytes_restored, 2 * SZ);
+    assert_int_equal(rep.allocations_saved, 4); /* mem, mem2, prot copied back; ap mapped again */
+    assert_int_equal(rep.bytes_restored, 3 * SZ);
+    assert_true(t_vram_filled(dev, t_info(c, prot).gpu_address, SZ, 0x12345678u));
     assert_int_equal(vram_sum(dev, 0, 0x100000), seg1_v);
     assert_int_equal(vram_sum(dev, t_info(c, keep).gpu_address, SZ), keep_v);
     for (unsigned i = 0; i < 4; i++)

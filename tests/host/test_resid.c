@@ -975,8 +975,8 @@ static void test_alignment_nothing_evictable(void **state)
     (void)state;
     gmc_device *dev = t_open(NULL);
     gmc_client *c = t_client(dev);
-    /* a Protected allocation (never a victim) at offset 0 of the segment */
-    gmc_handle pr = t_new(c, 64 * KiB, GMC_ALLOC_PROTECTED, BIT(SEG_VIS));
+    /* a HardwareProtected allocation (never a victim) at offset 0 of the segment */
+    gmc_handle pr = t_new(c, 64 * KiB, GMC_ALLOC_HARDWARE_PROTECTED, BIT(SEG_VIS));
     ok(t_resident1(c, pr));
     struct gmc_alloc_info pi = t_info(c, pr);
     assert_int_equal(pi.segment, SEG_VIS);
@@ -1038,45 +1038,318 @@ static void test_self_copy(void **state)
     t_close(dev);
 }
 
-/* Protected and HardwareProtected allocations are never eviction victims:
- * their content does not leave VRAM, so room is made elsewhere or not at all. */
-static void test_protected_never_evicted(void **state)
+/* Protected (seed 000): the backing store is kernel memory, not pinned
+ * VRAM. A Protected allocation is evicted like any other, its content
+ * copied to the library's system copy and back; that copy is never mapped
+ * into a client (locks and one-shot CPU access refused while it is out).
+ * HardwareProtected content never leaves VRAM: never a victim. */
+static void test_protected_eviction(void **state)
 {
     (void)state;
     gmc_device *dev = t_open("sim:segs=3,seg1=0/0x80000/0x84,seg2=0x80000/0x100000/0x80,"
                              "seg3=0x80000000/0x1000000/0x191");
     gmc_client *c = t_client(dev);
-    gmc_handle p = t_new(c, 256 * KiB, GMC_ALLOC_PROTECTED, BIT(SEG_VRAM));
-    gmc_handle hp = t_new(c, 256 * KiB, GMC_ALLOC_HARDWARE_PROTECTED, BIT(SEG_VRAM));
-    gmc_handle n = t_new(c, 256 * KiB, 0, BIT(SEG_VRAM));
-    gmc_handle all[3] = { p, hp, n };
+    const uint64_t Q = 256 * KiB;
+    /* placed in creation order from the bottom: hp, n, p, then 256 KiB free */
+    gmc_handle hp = t_new(c, Q, GMC_ALLOC_HARDWARE_PROTECTED, BIT(SEG_VRAM));
+    gmc_handle n = t_new(c, Q, 0, BIT(SEG_VRAM));
+    gmc_handle p = t_new(c, Q, GMC_ALLOC_PROTECTED | GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VRAM));
+    gmc_handle scratch = t_new(c, Q, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+    assert_int_equal(t_info(c, p).gpu_address, 0x80000 + 2 * Q);
+    gmc_handle all[3] = { hp, n, p };
     ok(gmc_make_resident(c, all, 3, NULL));
+    ok(gmc_fence_wait(dev, t_fill(c, p, 0, Q, 0x5AA5C33Cu), 0));
     ok(gmc_evict(c, all, 3));
     t_idle(dev);
-    /* 768 KiB placed, none referenced: a 512 KiB request can only take n's
-     * place plus the free 256 KiB */
-    gmc_handle big = t_new(c, 512 * KiB, 0, BIT(SEG_VRAM));
-    assert_false(t_info(c, big).state & GMC_ALLOC_STATE_PLACED);
+    struct gmc_device_stats s0 = t_stats(dev);
+
+    /* 512 KiB: p's range and the free 256 KiB above it; p is the victim */
+    gmc_handle big = t_new(c, 2 * Q, 0, BIT(SEG_VRAM));
     struct gmc_residency_result res;
     ok(gmc_make_resident(c, &big, 1, &res));
-    assert_true(t_info(c, p).state & GMC_ALLOC_STATE_PLACED);
+    t_idle(dev);
+    struct gmc_device_stats s1 = t_stats(dev);
+    assert_false(t_info(c, p).state & GMC_ALLOC_STATE_PLACED);
+    assert_true(t_info(c, p).state & GMC_ALLOC_STATE_IN_SYSTEM);
     assert_true(t_info(c, hp).state & GMC_ALLOC_STATE_PLACED);
-    assert_false(t_info(c, n).state & GMC_ALLOC_STATE_PLACED);
-    assert_int_equal(t_stats(dev).evictions, 1);
-    /* a second 512 KiB request: only protected content could make room */
-    gmc_handle big2 = t_new(c, 512 * KiB, 0, BIT(SEG_VRAM));
-    assert_status(gmc_make_resident(c, &big2, 1, &res), GMC_E_NO_SPACE);
-    assert_int_equal(res.bytes_needed, 512 * KiB);
+    assert_true(t_info(c, n).state & GMC_ALLOC_STATE_PLACED);
+    assert_int_equal(s1.evictions - s0.evictions, 1);
+    assert_int_equal(s1.bytes_paged_out - s0.bytes_paged_out, Q);
+    /* the kernel-memory copy is never handed to the client */
+    uint8_t b[16];
+    assert_status(gmc_alloc_can_lock(c, p, GMC_LOCK_READ_ONLY), GMC_E_PROTECTED);
+    assert_status(gmc_alloc_read(c, p, 0, b, sizeof b), GMC_E_PROTECTED);
+    struct gmc_lock_map m;
+    assert_status(gmc_lock(c, p, GMC_LOCK_READ_ONLY, &m), GMC_E_PROTECTED);
+    assert_null(m.ptr);
+
+    /* back in: big (cold: it was placed by evicting) goes before n (hot);
+     * the GPU sees the content it wrote */
+    ok(gmc_evict(c, &big, 1));
+    ok(gmc_make_resident(c, &p, 1, NULL));
+    t_idle(dev);
+    struct gmc_device_stats s2 = t_stats(dev);
     assert_true(t_info(c, p).state & GMC_ALLOC_STATE_PLACED);
+    assert_true(t_info(c, n).state & GMC_ALLOC_STATE_PLACED);
+    assert_false(t_info(c, big).state & GMC_ALLOC_STATE_PLACED);
+    assert_int_equal(s2.bytes_paged_in - s1.bytes_paged_in, Q);
+    ok(gmc_make_resident(c, &scratch, 1, NULL));
+    ok(gmc_fence_wait(dev, t_copy(c, p, 0, scratch, 0, Q), 0));
+    uint32_t *w = malloc(Q);
+    assert_non_null(w);
+    ok(gmc_alloc_read(c, scratch, 0, w, Q));
+    for (uint64_t i = 0; i < Q / 4u; i++)
+        if (w[i] != 0x5AA5C33Cu)
+            fail_msg("word %llu: 0x%08x", (unsigned long long)i, w[i]);
+    free(w);
+
+    /* n and p referenced, hp never a victim: 512 KiB finds only the free
+     * 256 KiB */
+    ok(gmc_make_resident(c, &n, 1, NULL));
+    gmc_handle more = t_new(c, 2 * Q, 0, BIT(SEG_VRAM));
+    uint64_t ev = t_stats(dev).evictions;
+    assert_status(gmc_make_resident(c, &more, 1, &res), GMC_E_NO_SPACE);
+    assert_int_equal(res.bytes_needed, Q);
     assert_true(t_info(c, hp).state & GMC_ALLOC_STATE_PLACED);
-    assert_int_equal(t_stats(dev).evictions, 1);
+    assert_int_equal(t_stats(dev).evictions, ev);
+    t_close(dev);
+}
+
+/* The seed's 80 % limit is advice (-1020 retired): an allocation whose
+ * eviction mapping would not fit in 80 % of its eviction aperture is
+ * created, and evicted straight through its system copy's MDL, its content
+ * kept; a smaller one goes through the aperture. */
+static void test_eviction_past_80_percent(void **state)
+{
+    (void)state;
+    /* a 1 MiB aperture: 80 % is 0xCC000 bytes */
+    gmc_device *dev = t_open("sim:segs=3,seg1=0/0x80000/0x84,seg2=0x80000/0x100000/0x80,"
+                             "seg3=0x80000000/0x100000/0x191");
+    gmc_client *c = t_client(dev);
+    const uint64_t BIG = 0xE0000, SMALL = 0x20000;
+    struct gmc_alloc_desc d;
+    t_desc(&d, BIG, 0, BIT(SEG_VRAM));
+    d.eviction_segments = BIT(SEG_AP);
+    gmc_handle big = t_create(c, &d);
+    t_desc(&d, SMALL, 0, BIT(SEG_VRAM));
+    d.eviction_segments = BIT(SEG_AP);
+    gmc_handle small = t_create(c, &d);
+    const uint64_t PIECE = 0x40000;
+    gmc_handle scratch = t_new(c, PIECE, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+    gmc_handle two[2] = { big, small };
+    ok(gmc_make_resident(c, two, 2, NULL));
+    ok(gmc_fence_wait(dev, t_fill(c, big, 0, BIG, 0x0BADF00Du), 0));
+    ok(gmc_fence_wait(dev, t_fill(c, small, 0, SMALL, 0x5EED5EEDu), 0));
+    ok(gmc_evict(c, two, 2));
+    t_idle(dev);
+    struct gmc_device_stats s0 = t_stats(dev);
+    /* the whole segment: both are evicted, small through the aperture */
+    gmc_handle all = t_new(c, 0x100000, 0, BIT(SEG_VRAM));
+    ok(gmc_make_resident(c, &all, 1, NULL));
+    t_idle(dev);
+    struct gmc_device_stats s1 = t_stats(dev);
+    assert_int_equal(s1.evictions - s0.evictions, 2);
+    assert_int_equal(s1.evictions_via_aperture - s0.evictions_via_aperture, 1);
+    assert_int_equal(s1.bytes_paged_out - s0.bytes_paged_out, BIG + SMALL);
+    assert_false(t_info(c, big).state & GMC_ALLOC_STATE_PLACED);
+    /* back in; the GPU copies what it wrote */
+    ok(gmc_evict(c, &all, 1));
+    ok(gmc_make_resident(c, &big, 1, NULL));
+    ok(gmc_make_resident(c, &scratch, 1, NULL));
+    uint32_t *w = malloc(PIECE);
+    assert_non_null(w);
+    for (uint64_t at = 0; at < BIG; at += PIECE) {
+        uint64_t n = BIG - at < PIECE ? BIG - at : PIECE;
+        ok(gmc_fence_wait(dev, t_copy(c, big, at, scratch, 0, n), 0));
+        ok(gmc_alloc_read(c, scratch, 0, w, n));
+        for (uint64_t i = 0; i < n / 4u; i++)
+            if (w[i] != 0x0BADF00Du)
+                fail_msg("byte 0x%llx: 0x%08x", (unsigned long long)(at + 4u * i), w[i]);
+    }
+    free(w);
+    t_close(dev);
+}
+
+/* The controller's own counters agree with the library's accounting:
+ * over paging alone, VRAM bytes the DMA engine wrote are the bytes paged in
+ * plus the first-page-in fills, VRAM bytes it read are the bytes paged out,
+ * system and aperture bytes it read are the bytes paged in; CPU access
+ * through BAR1 is counted to the byte. */
+static void test_hw_counters(void **state)
+{
+    (void)state;
+    gmc_device *dev = t_open("sim:segs=3,seg1=0/0x80000/0x84,seg2=0x80000/0x100000/0x80,"
+                             "seg3=0x80000000/0x1000000/0x191");
+    gmc_client *c = t_client(dev);
+    const uint64_t Q = 256 * KiB;
+    struct gmc_hw_counters h0, h1, h2;
+    assert_status(gmc_device_hw_counters(NULL, &h0), GMC_E_NULL_POINTER);
+    assert_int_equal(t_stats(dev).hw.valid, 0);
+    struct gmc_alloc_desc d;
+    t_desc(&d, Q, 0, BIT(SEG_VRAM));
+    d.eviction_segments = BIT(SEG_AP); /* evicted through the aperture */
+    gmc_handle a = t_create(c, &d);
+    d.eviction_segments = 0; /* straight through the MDL */
+    gmc_handle b = t_create(c, &d);
+    gmc_handle vis = t_new(c, 64 * KiB, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+    ok(gmc_make_resident(c, &vis, 1, NULL));
+    t_idle(dev);
+    ok(gmc_device_hw_counters(dev, &h0));
+    struct gmc_device_stats s0 = t_stats(dev);
+    assert_int_equal(s0.hw.valid, 1);
+    assert_memory_equal(&s0.hw, &h0, sizeof h0);
+
+    /* paging only: fills, evictions (one through the aperture, one
+     * through the MDL), page-ins */
+    gmc_handle ab[2] = { a, b };
+    ok(gmc_make_resident(c, ab, 2, NULL));
+    ok(gmc_evict(c, ab, 2));
+    gmc_handle big = t_new(c, 0x100000, 0, BIT(SEG_VRAM));
+    ok(gmc_make_resident(c, &big, 1, NULL));
+    ok(gmc_evict(c, &big, 1));
+    ok(gmc_make_resident(c, ab, 2, NULL));
+    t_idle(dev);
+    ok(gmc_device_hw_counters(dev, &h1));
+    struct gmc_device_stats s1 = t_stats(dev);
+    uint64_t in = s1.bytes_paged_in - s0.bytes_paged_in, out = s1.bytes_paged_out - s0.bytes_paged_out;
+    uint64_t filled = s1.bytes_filled - s0.bytes_filled;
+    /* a, b filled and paged out; big filled, then paged out (its fill is
+     * content only VRAM holds) when a and b come back */
+    assert_int_equal(filled, 2 * Q + 0x100000);
+    assert_int_equal(out, 2 * Q + 0x100000);
+    assert_int_equal(in, 2 * Q);
+    assert_int_equal(s1.evictions_via_aperture - s0.evictions_via_aperture, 1);
+    assert_int_equal(h1.dma_wr_vram - h0.dma_wr_vram, in + filled);
+    assert_int_equal(h1.dma_rd_vram - h0.dma_rd_vram, out);
+    assert_int_equal((h1.dma_rd_sys - h0.dma_rd_sys) + (h1.dma_rd_aperture - h0.dma_rd_aperture), in);
+    assert_int_equal(h1.dma_wr_aperture - h0.dma_wr_aperture, Q); /* a's copy-out */
+    assert_int_equal(h1.dma_faults, 0);
+    assert_true(h1.tlb_hits + h1.tlb_misses > h0.tlb_hits + h0.tlb_misses);
+    assert_true(h1.dma_packets > h0.dma_packets);
+    assert_int_equal(h1.aperture_rd_bytes, h0.aperture_rd_bytes);
+    assert_int_equal(h1.aperture_wr_bytes, h0.aperture_wr_bytes);
+
+    /* CPU access through BAR1, to the byte */
+    uint8_t buf[4096];
+    t_pattern(buf, sizeof buf, 5);
+    ok(gmc_alloc_write(c, vis, 8192, buf, sizeof buf));
+    ok(gmc_alloc_read(c, vis, 8192, buf, sizeof buf));
+    ok(gmc_device_hw_counters(dev, NULL));
+    h2 = t_stats(dev).hw;
+    assert_int_equal(h2.aperture_wr_bytes - h1.aperture_wr_bytes, sizeof buf);
+    assert_int_equal(h2.aperture_rd_bytes - h1.aperture_rd_bytes, sizeof buf);
+    assert_int_equal(h2.dma_wr_vram, h1.dma_wr_vram);
+
+    /* not readable while powered down; the kept copy stays */
+    struct gmc_power_report pr;
+    ok(gmc_device_power(dev, GMC_POWER_STANDBY, &pr));
+    assert_status(gmc_device_hw_counters(dev, &h0), GMC_E_POWER_STATE);
+    assert_int_equal(h0.valid, 0);
+    struct gmc_device_stats s2 = t_stats(dev);
+    assert_memory_equal(&s2.hw, &h2, sizeof h2);
+    ok(gmc_device_resume(dev, &pr));
+    t_close(dev);
+}
+
+/* Protected VRAM ranges: while a HardwareProtected or Protected
+ * allocation is resident in a memory segment, one of the controller's four
+ * protected ranges covers it: the CPU aperture refuses its bytes (SLVERR,
+ * GMC_E_BUS through the library's backend), a GPU copy of it to memory in
+ * system memory faults, a copy to VRAM does not. Released with the
+ * allocation; a fifth resident one is refused with GMC_E_PROTECT_RANGES. */
+static void test_protected_ranges(void **state)
+{
+    (void)state;
+    gmc_device *dev = t_open(NULL);
+    gmc_sim *sim = gmc_device_sim(dev);
+    gmc_client *c = t_client(dev);
+    const uint64_t SZ = 16 * PG;
+    struct gmc_alloc_desc d;
+    t_desc(&d, SZ, GMC_ALLOC_HARDWARE_PROTECTED, BIT(SEG_VIS));
+    d.eviction_segments = 0;
+    gmc_handle hp = t_create(c, &d);
+    gmc_handle plain = t_new(c, SZ, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+    gmc_handle vram = t_new(c, SZ, 0, BIT(SEG_VRAM));
+    gmc_handle sys = t_new(c, SZ, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_AP));
+    t_write_pattern(c, sys, SZ, 7);
+    uint64_t at = t_info(c, hp).gpu_address; /* seg1: BAR1 offset = VRAM address */
+    uint8_t b[64];
+    assert_int_equal(gmc_sim_aperture_read(sim, at, b, sizeof b), GMC_SIM_OK); /* not yet resident */
+    gmc_handle all[4] = { hp, plain, vram, sys };
+    ok(gmc_make_resident(c, all, 4, NULL));
+    ok(gmc_fence_wait(dev, t_fill(c, hp, 0, SZ, 0xC0DEC0DEu), 0)); /* writes in are allowed */
+    assert_true(t_vram_filled(dev, at, SZ, 0xC0DEC0DEu));
+    assert_int_equal(gmc_sim_aperture_read(sim, at, b, sizeof b), GMC_SIM_ESLVERR);
+    assert_int_equal(gmc_sim_aperture_read(sim, at + SZ - 8, b, 8), GMC_SIM_ESLVERR);
+    assert_int_equal(gmc_sim_aperture_write(sim, at, b, 8), GMC_SIM_ESLVERR);
+    const struct gmc_segment_desc *g = &dev->seg[SEG_VIS - 1].desc;
+    assert_status(dev->kmd.ddi->cpu_read(&dev->kmd, g, at - g->base, b, sizeof b), GMC_E_BUS);
+    /* the neighbour is not covered */
+    uint64_t pat = t_info(c, plain).gpu_address;
+    assert_int_equal(gmc_sim_aperture_read(sim, pat, b, sizeof b), GMC_SIM_OK);
+    assert_true(t_vram_filled(dev, at, SZ, 0xC0DEC0DEu)); /* the refused write moved nothing */
+
+    /* VRAM to VRAM: allowed */
+    ok(gmc_fence_wait(dev, t_copy(c, hp, 0, vram, 0, SZ), 0));
+    assert_true(t_vram_filled(dev, t_info(c, vram).gpu_address, SZ, 0xC0DEC0DEu));
+    /* to system memory (an aperture placement): the engine faults */
+    struct gmc_hw_counters h0, h1;
+    ok(gmc_device_hw_counters(dev, &h0));
+    uint64_t faults = t_stats(dev).faults;
+    struct gmc_submit_ref refs[2] = { { hp, 0 }, { sys, GMC_REF_WRITE } };
+    struct gmc_gpu_op op = { .kind = GMC_GPU_COPY, .dst = 1, .src = 0, .size = SZ };
+    struct gmc_submit sub = { .refs = refs, .nrefs = 2, .ops = &op, .nops = 1 };
+    uint64_t fence = 0;
+    ok(gmc_submit(c, &sub, &fence));
+    int rc = gmc_fence_wait(dev, fence, 0);
+    if (rc != GMC_E_DEVICE_RESET && rc != GMC_E_FAULT)
+        fail_msg("copy of protected VRAM to system memory: %s", gmc_status_name(rc));
+    ok(gmc_device_hw_counters(dev, &h1));
+    assert_int_equal(h1.dma_faults - h0.dma_faults, 1);
+    assert_int_equal(t_stats(dev).faults - faults, 1);
+    /* the copy never completed: its destination is reported lost and
+     * starts over with the fill pattern, nothing of the protected content */
+    assert_true(t_info(c, sys).state & GMC_ALLOC_STATE_LOST);
+    uint8_t *back = malloc(SZ);
+    assert_non_null(back);
+    ok(gmc_alloc_read(c, sys, 0, back, SZ));
+    for (uint64_t i = 0; i < SZ; i++)
+        if (back[i] != (uint8_t)(GMC_FILL_UNINITIALISED >> (8u * (i & 3u))))
+            fail_msg("byte 0x%llx: 0x%02x", (unsigned long long)i, back[i]);
+    free(back);
+    /* the ranges were programmed again after the controller reset */
+    assert_int_equal(gmc_sim_aperture_read(sim, at, b, sizeof b), GMC_SIM_ESLVERR);
+
+    /* released with the allocation */
+    ok(gmc_alloc_destroy(c, hp));
+    assert_int_equal(gmc_sim_aperture_read(sim, at, b, sizeof b), GMC_SIM_OK);
+
+    /* four ranges: four resident protected allocations, not five */
+    gmc_handle p[5];
+    for (unsigned i = 0; i < 5; i++) {
+        t_desc(&d, SZ, i % 2 ? GMC_ALLOC_PROTECTED : GMC_ALLOC_HARDWARE_PROTECTED, BIT(SEG_VRAM));
+        d.eviction_segments = 0;
+        p[i] = t_create(c, &d);
+    }
+    ok(gmc_make_resident(c, p, 4, NULL));
+    t_idle(dev);
+    struct gmc_residency_result res;
+    assert_status(gmc_make_resident(c, &p[4], 1, &res), GMC_E_PROTECT_RANGES);
+    ok(gmc_evict(c, &p[1], 1)); /* unreferenced, still resident: still covered */
+    assert_status(gmc_make_resident(c, &p[4], 1, &res), GMC_E_PROTECT_RANGES);
+    ok(gmc_alloc_destroy(c, p[0]));
+    ok(gmc_make_resident(c, &p[4], 1, NULL));
+    t_idle(dev);
     t_close(dev);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_protected_never_evicted),
+        cmocka_unit_test(test_protected_eviction),
+        cmocka_unit_test(test_eviction_past_80_percent),
+        cmocka_unit_test(test_hw_counters),
+        cmocka_unit_test(test_protected_ranges),
         cmocka_unit_test(test_refcounts),
         cmocka_unit_test(test_pressure_policy),
         cmocka_unit_test(test_pinned_never_evicted),
@@ -1089,7 +1362,8 @@ int main(void)
         cmocka_unit_test(test_notify_residency),
         cmocka_unit_test(test_synchronous_paging),
         cmocka_unit_test(test_submit_ops),
-        cmocka_unit_test(test_submit_refusals), cmocka_unit_test(test_alignment_nothing_evictable),
+        cmocka_unit_test(test_submit_refusals),
+        cmocka_unit_test(test_alignment_nothing_evictable),
         cmocka_unit_test(test_self_copy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -186,14 +186,23 @@ static void test_not_shared(void **state)
     gmc_handle g = create(w.creator, SHARED);
     assert_status(gmc_alloc_share_nt(w.creator, g, w.peer, &nt), GMC_E_NOT_SHARED);
     assert_int_equal(handles(w.dev), 3);
-    /* and the sharing flags need CreateShared (the rule table says so) */
+    /* NonSecure without CreateShared is allowed (the seed states no
+     * requirement; -1208 retired) and has no effect: nothing to share */
     struct gmc_alloc_desc d;
     gmc_alloc_desc_init(&d);
     d.size = 0x1000;
     d.supported_segments = GMC_SEGMENT_BIT(1);
     d.kmt_flags = GMC_KMT_NON_SECURE;
     gmc_handle x;
-    assert_status(gmc_alloc_create(w.creator, &d, &x), GMC_E_RULE_NONSECURE_NOT_SHARED);
+    assert_status(gmc_alloc_create(w.creator, &d, &x), GMC_OK);
+    struct gmc_alloc_info xi;
+    assert_status(gmc_alloc_query(w.creator, x, &xi), GMC_OK);
+    assert_int_equal(xi.kmt_flags, GMC_KMT_NON_SECURE);
+    assert_int_equal(xi.share_handle, 0);
+    assert_status(gmc_alloc_share_nt(w.creator, x, w.peer, &nt), GMC_E_NOT_SHARED);
+    assert_status(gmc_alloc_destroy(w.creator, x), GMC_OK);
+    assert_int_equal(handles(w.dev), 3);
+    /* the other sharing flags need CreateShared (the rule table says so) */
     d.kmt_flags = GMC_KMT_NT_SECURITY_SHARING | GMC_KMT_CREATE_RESOURCE;
     assert_status(gmc_alloc_create(w.creator, &d, &x), GMC_E_RULE_NTSECURITYSHARING_NEEDS_CREATESHARED);
     d.kmt_flags = GMC_KMT_CREATE_SHARED;
