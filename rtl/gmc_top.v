@@ -31,8 +31,11 @@ module gmc_top #(
     // AXI ID widths of the aperture slave and the DMA master (>= 4).
     parameter integer S_ID_WIDTH = 4,
     parameter integer M_ID_WIDTH = 4,
-    // 1: build the DMA paging engine; 0: the master stays idle, CAPS.DMA = 0.
-    parameter integer DMA_ENABLE = 1,
+    // Which DMA paging engine to build (enum DMA_ENGINE, CAPS.DMA_ENGINE):
+    // 1 full (gmc_dma), 2 compact (gmc_dmc, for the iCE40 boards), 0 none
+    // (the master stays idle, CAPS.DMA = 0). The DMA_FIFO_DEPTH ..
+    // DMA_WR_OUTSTANDING parameters below size the full engine only.
+    parameter integer DMA_ENGINE = 1,
     // DMA data FIFO in 8-byte words (block RAM), a power of two >= 2 * DMA_MAX_BURST.
     parameter integer DMA_FIFO_DEPTH = 512,
     // DMA data burst length in beats, a power of two 2..256.
@@ -250,7 +253,7 @@ module gmc_top #(
     gmc_regs #(
         .VRAM_BYTES(VRAM_BYTES), .TLB_ENTRIES(TLB_ENTRIES), .APERTURE_BASE(APERTURE_BASE),
         .APERTURE_PAGES(APERTURE_PAGES), .CPU_WINDOW_BYTES(CPU_WINDOW_BYTES),
-        .PROT_RANGES(PROT_RANGES), .DMA_ENABLE(DMA_ENABLE), .COUNTER_WIDTH(COUNTER_WIDTH),
+        .PROT_RANGES(PROT_RANGES), .DMA_ENGINE(DMA_ENGINE), .COUNTER_WIDTH(COUNTER_WIDTH),
         .PT_BASE_RESET(PT_BASE_RESET), .SEG_COUNT(SEG_COUNT),
         .SEG1_BASE(SEG1_BASE), .SEG1_SIZE(SEG1_SIZE), .SEG1_FLAGS(SEG1_FLAGS),
         .SEG1_CPU_OFFSET(SEG1_CPU_OFFSET), .SEG1_BANKS(SEG1_BANKS),
@@ -420,7 +423,7 @@ module gmc_top #(
     // ------------------------------------------------------------------ DMA
 
     generate
-        if (DMA_ENABLE != 0) begin : g_dma
+        if (DMA_ENGINE == 1) begin : g_dma
             gmc_dma #(
                 .VRAM_BYTES(VRAM_BYTES), .APERTURE_BASE(APERTURE_BASE), .APERTURE_PAGES(APERTURE_PAGES),
                 .PROT_RANGES(PROT_RANGES), .ID_WIDTH(M_ID_WIDTH), .FIFO_DEPTH(DMA_FIFO_DEPTH),
