@@ -123,7 +123,7 @@ TRAIN_SRC := sim/gmc_sim_train.c tests/common/gmc_dma_pkt.c host/src/gmc_pkt.c
 
 $(BUILD)/%/vobj/V$(TOP)__ALL.a: $(RTL) $(RTL_INC) Makefile tools/check_sched.py sim/gmc_sim_train.c | deps-test
 	@rm -rf $(BUILD)/$*/vobj $(BUILD)/$*/pgo; mkdir -p $(BUILD)/$*
-	$(VERILATOR) $(VFLAGS) -Mdir $(BUILD)/$*/vobj -CFLAGS "-fPIC $(VOPT_$*) -std=c++17" $(RTL) \
+	$(VERILATOR) $(VFLAGS) $(VFLAGS_$*) -Mdir $(BUILD)/$*/vobj -CFLAGS "-fPIC $(VOPT_$*) -std=c++17" $(RTL) \
 	  >$(BUILD)/$*.verilator.log 2>&1 || { cat $(BUILD)/$*.verilator.log; exit 1; }
 	$(PYTHON) tools/check_sched.py $(BUILD)/$*/vobj
 	$(if $(PGO_$*),$(call vbuild,$*,$(call vmake_pgo,-fprofile-generate=$(abspath $(BUILD)/$*/pgo) -fprofile-update=single)),$(call vbuild,$*,$(VMAKE_$*)))
@@ -206,6 +206,16 @@ $(BUILD)/$(1)/tests/%: tests/%.c $(patsubst tests/common/%.c,$(BUILD)/$(1)/obj/c
 TEST_BINS_$(1) := $(patsubst tests/%.c,$(BUILD)/$(1)/tests/%,$(RTL_TESTS) $(HOST_TESTS))
 endef
 $(foreach v,$(VARIANTS),$(eval $(call VARIANT_RULES,$(v))))
+
+# The compact DMA engine (gmc_dmc, DMA_ENGINE=2, docs/dma.md) gets a model
+# of its own, variant cmp (optimised like rel, no profile-guided build),
+# on which the DMA and paging tests run again (CMP_TESTS).
+OPT_cmp   := $(OPT_rel)
+VOPT_cmp  := $(OPT_rel)
+VMAKE_cmp := $(VMAKE_rel)
+VFLAGS_cmp := -GDMA_ENGINE=2
+$(eval $(call VARIANT_RULES,cmp))
+CMP_TESTS := $(patsubst %,$(BUILD)/cmp/tests/%,rtl/test_dma_xfer rtl/test_dma_ring rtl/test_dma_fault rtl/test_dma_random)
 
 # Shared test objects are kept between runs (make would delete them as
 # intermediates, after the test summary).
