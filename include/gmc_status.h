@@ -64,6 +64,7 @@ enum gmc_status {
     GMC_E_PINNED = -49,
     GMC_E_POWER_STATE = -50,
     GMC_E_DEVICE_RESET = -51,
+    GMC_E_OVERLAP = -60,
     GMC_E_RULE_ALLOC_SIZE_INVALID = -1101,
     GMC_E_RULE_ALIGNMENT_NOT_POWER_OF_TWO = -1102,
     GMC_E_RULE_PITCHALIGNEDSIZE_TOO_SMALL = -1103,
@@ -161,7 +162,7 @@ enum gmc_status {
     GMC_E_RULE_SYSMEM_UNUSED = -1409,
 };
 
-#define GMC_STATUS_COUNT 147u
+#define GMC_STATUS_COUNT 148u
 
 struct gmc_status_info {
     int code;

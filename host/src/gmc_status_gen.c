@@ -56,6 +56,7 @@ const struct gmc_status_info gmc_status_table[GMC_STATUS_COUNT] = {
     { GMC_E_PINNED, "GMC_E_PINNED", "allocation is pinned and cannot be evicted or moved" },
     { GMC_E_POWER_STATE, "GMC_E_POWER_STATE", "operation not allowed in the device's power state" },
     { GMC_E_DEVICE_RESET, "GMC_E_DEVICE_RESET", "the engine was reset after a paging fence timed out (TDR); see the recovery report" },
+    { GMC_E_OVERLAP, "GMC_E_OVERLAP", "a GPU copy's source and destination ranges share bytes (the engine copies forward in bursts: the result would depend on timing)" },
     { GMC_E_RULE_ALLOC_SIZE_INVALID, "GMC_E_RULE_ALLOC_SIZE_INVALID", "Size is nonzero and can be expanded to a multiple of the page size without overflow." },
     { GMC_E_RULE_ALIGNMENT_NOT_POWER_OF_TWO, "GMC_E_RULE_ALIGNMENT_NOT_POWER_OF_TWO", "Alignment is 0 (page alignment) or a power of two." },
     { GMC_E_RULE_PITCHALIGNEDSIZE_TOO_SMALL, "GMC_E_RULE_PITCHALIGNEDSIZE_TOO_SMALL", "A nonzero PitchAlignedSize must be greater than or equal to Size." },
