@@ -220,10 +220,10 @@ int main(void)
            "\"dma_sys_to_vram_fraction\": %.4f, \"dma_vram_to_sys_fraction\": %.4f, \"dma_gart_fraction\": %.4f, "
            "\"dma_gart_vram_to_ap_fraction\": %.4f, \"dma_gart_ap_to_vram_fraction\": %.4f, "
            "\"dma_small_packet_cycles\": %.2f, \"dma_small_packet_mdl_cycles\": %.2f, "
-           "\"fence_latency_cycles\": %llu, \"sim_cycles_per_s_dma\": %.0f}\n",
+           "\"fence_latency_cycles\": %llu, \"dma_copy_cycles_per_byte\": %.4f, \"sim_cycles_per_s_dma\": %.0f}\n",
            frac(MIB, c_copy), frac(MIB, c_fill), frac(MIB, c_s2v), frac(MIB, c_v2s), g_v2a < g_a2v ? g_v2a : g_a2v,
            g_v2a, g_a2v, (double)c_small / NSMALL, (double)c_small_mdl / NSMALL, (unsigned long long)fence_lat,
-           (double)wall_cycles / wall_s);
+           (double)c_copy / MIB, (double)wall_cycles / wall_s);
     gmc_ring_fini(&ring);
     gmc_sim_destroy(sim);
     return 0;

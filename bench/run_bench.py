@@ -43,6 +43,19 @@ def icarus_rate(vvp):
     return (c2 - c1) / (t2 - t1), c2 - c1
 
 
+def yosys_cells(log, cell):
+    """The last count of a cell type in a yosys stat report."""
+    n = None
+    with open(log, encoding="utf-8") as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) == 2 and parts[0] == cell:
+                n = int(parts[1])
+    if n is None:
+        raise RuntimeError(f"{log}: no {cell} count")
+    return n
+
+
 # Debian's python3 carries python3-scipy (tools/deps.sh); the interpreter
 # running this script may be another one.
 SCIPY_PYTHON = os.environ.get("GMC_SCIPY_PYTHON", "/usr/bin/python3")
@@ -231,6 +244,13 @@ def main():
         raise RuntimeError("bench-dma: the exact cycle figures differ between runs")
     res.update(max(dmas, key=lambda r: r["sim_cycles_per_s_dma"]))
     res["sim_cycles_per_s_dma_median"] = round(median([r["sim_cycles_per_s_dma"] for r in dmas]))
+    # The compact engine (DMA_ENGINE=2): its VRAM -> VRAM copy cost from the
+    # same bench on its model (exact model cycles), and its size alone.
+    cmp = run_json([os.path.join(build, "cmp/bin/bench-dma")])
+    res["dma_compact_copy_cycles_per_byte"] = cmp["dma_copy_cycles_per_byte"]
+    res["dma_compact_small_packet_cycles"] = cmp["dma_small_packet_cycles"]
+    res["dma_compact_fence_latency_cycles"] = cmp["fence_latency_cycles"]
+    res["dma_compact_lut4"] = yosys_cells(os.path.join(build, "fw/dmc/yosys.log"), "SB_LUT4")
     # Eviction policy vs offline LRU, paging throughput and host cost
     # (bench/bench_evict.c, docs/residency.md "Eviction benchmark"); its
     # traces are written as trace files for the optimum (docs/eviction-bench.md).

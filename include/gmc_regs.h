@@ -192,6 +192,11 @@
 #define GMC_DMA_STATE_BUSY 1u /* Fetching or executing packets. */
 #define GMC_DMA_STATE_FAULTED 2u /* Stopped on a fault (DMA_FAULT_*) until DMA_CMD.SKIP or RESET. */
 
+/* enum DMA_ENGINE: Which DMA paging engine a build carries (gmc_top parameter DMA_ENGINE, CAPS.DMA_ENGINE). */
+#define GMC_DMA_ENGINE_NONE 0u /* No engine: CAPS.DMA = 0, the master stays idle. */
+#define GMC_DMA_ENGINE_FULL 1u /* The full engine: 64-bit datapath, bursts and translations in flight (simulation, large FPGAs). */
+#define GMC_DMA_ENGINE_COMPACT 2u /* The compact engine: one packet, one burst, one translation at a time (iCE40 boards). */
+
 /* enum DMA_FAULT: Why the DMA engine stopped (DMA_FAULT_CODE.CODE). */
 #define GMC_DMA_FAULT_NONE 0u /* No fault. */
 #define GMC_DMA_FAULT_OPCODE 1u /* Unknown opcode. */
@@ -233,6 +238,9 @@
 #define GMC_CAPS_SIM_STRAPS_LSB 3u
 #define GMC_CAPS_SIM_STRAPS_WIDTH 1u
 #define GMC_CAPS_SIM_STRAPS_MASK 0x8u
+#define GMC_CAPS_DMA_ENGINE_LSB 4u
+#define GMC_CAPS_DMA_ENGINE_WIDTH 2u
+#define GMC_CAPS_DMA_ENGINE_MASK 0x30u
 #define GMC_CAPS_PROT_RANGES_LSB 8u
 #define GMC_CAPS_PROT_RANGES_WIDTH 4u
 #define GMC_CAPS_PROT_RANGES_MASK 0xF00u

@@ -15,8 +15,9 @@ module gmc_regs #(
     parameter integer APERTURE_PAGES = 4096,
     parameter integer CPU_WINDOW_BYTES = 2 * 1024 * 1024,
     parameter integer PROT_RANGES = 4,
-    // 1 when the DMA paging engine is present (CAPS.DMA).
-    parameter integer DMA_ENABLE = 1,
+    // Which DMA paging engine is present (CAPS.DMA_ENGINE): 0 none, 1 full,
+    // 2 compact (enum DMA_ENGINE). CAPS.DMA is 1 for either engine.
+    parameter integer DMA_ENGINE = 1,
     // Width of the CNT_* performance counters, 32..64.
     parameter integer COUNTER_WIDTH = 64,
     parameter [31:0]  PT_BASE_RESET = 32'h007F_0000,
@@ -314,7 +315,8 @@ module gmc_regs #(
                 GMC_REG_ID:              reg_rd_data = GMC_ID;
                 GMC_REG_VERSION:         reg_rd_data = {GMC_VERSION_MAJOR, GMC_VERSION_MINOR};
                 GMC_REG_CAPS:            reg_rd_data = (32'd1 << GMC_CAPS_GART_LSB)
-                                                     | ((DMA_ENABLE != 0 ? 32'd1 : 32'd0) << GMC_CAPS_DMA_LSB)
+                                                     | ((DMA_ENGINE != 0 ? 32'd1 : 32'd0) << GMC_CAPS_DMA_LSB)
+                                                     | ((DMA_ENGINE == 2 ? 32'd2 : DMA_ENGINE == 1 ? 32'd1 : 32'd0) << GMC_CAPS_DMA_ENGINE_LSB)
                                                      | (32'd1 << GMC_CAPS_PROTECTION_LSB)
                                                      | ({31'd0, STRAPS} << GMC_CAPS_SIM_STRAPS_LSB)
                                                      | (PROT_RANGES << GMC_CAPS_PROT_RANGES_LSB)

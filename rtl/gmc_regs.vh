@@ -190,6 +190,11 @@ localparam [3:0] GMC_DMA_STATE_IDLE = 4'd0;
 localparam [3:0] GMC_DMA_STATE_BUSY = 4'd1;
 localparam [3:0] GMC_DMA_STATE_FAULTED = 4'd2;
 
+// enum DMA_ENGINE: Which DMA paging engine a build carries (gmc_top parameter DMA_ENGINE, CAPS.DMA_ENGINE).
+localparam [3:0] GMC_DMA_ENGINE_NONE = 4'd0;
+localparam [3:0] GMC_DMA_ENGINE_FULL = 4'd1;
+localparam [3:0] GMC_DMA_ENGINE_COMPACT = 4'd2;
+
 // enum DMA_FAULT: Why the DMA engine stopped (DMA_FAULT_CODE.CODE).
 localparam [3:0] GMC_DMA_FAULT_NONE = 4'd0;
 localparam [3:0] GMC_DMA_FAULT_OPCODE = 4'd1;
@@ -225,6 +230,8 @@ localparam integer GMC_CAPS_PROTECTION_LSB = 2;
 localparam integer GMC_CAPS_PROTECTION_WIDTH = 1;
 localparam integer GMC_CAPS_SIM_STRAPS_LSB = 3;
 localparam integer GMC_CAPS_SIM_STRAPS_WIDTH = 1;
+localparam integer GMC_CAPS_DMA_ENGINE_LSB = 4;
+localparam integer GMC_CAPS_DMA_ENGINE_WIDTH = 2;
 localparam integer GMC_CAPS_PROT_RANGES_LSB = 8;
 localparam integer GMC_CAPS_PROT_RANGES_WIDTH = 4;
 localparam integer GMC_CAPS_COUNTER_BITS_LSB = 16;

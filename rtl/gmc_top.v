@@ -31,8 +31,11 @@ module gmc_top #(
     // AXI ID widths of the aperture slave and the DMA master (>= 4).
     parameter integer S_ID_WIDTH = 4,
     parameter integer M_ID_WIDTH = 4,
-    // 1: build the DMA paging engine; 0: the master stays idle, CAPS.DMA = 0.
-    parameter integer DMA_ENABLE = 1,
+    // Which DMA paging engine to build (enum DMA_ENGINE, CAPS.DMA_ENGINE):
+    // 1 full (gmc_dma), 2 compact (gmc_dmc, for the iCE40 boards), 0 none
+    // (the master stays idle, CAPS.DMA = 0). The DMA_FIFO_DEPTH ..
+    // DMA_WR_OUTSTANDING parameters below size the full engine only.
+    parameter integer DMA_ENGINE = 1,
     // DMA data FIFO in 8-byte words (block RAM), a power of two >= 2 * DMA_MAX_BURST.
     parameter integer DMA_FIFO_DEPTH = 512,
     // DMA data burst length in beats, a power of two 2..256.
@@ -250,7 +253,7 @@ module gmc_top #(
     gmc_regs #(
         .VRAM_BYTES(VRAM_BYTES), .TLB_ENTRIES(TLB_ENTRIES), .APERTURE_BASE(APERTURE_BASE),
         .APERTURE_PAGES(APERTURE_PAGES), .CPU_WINDOW_BYTES(CPU_WINDOW_BYTES),
-        .PROT_RANGES(PROT_RANGES), .DMA_ENABLE(DMA_ENABLE), .COUNTER_WIDTH(COUNTER_WIDTH),
+        .PROT_RANGES(PROT_RANGES), .DMA_ENGINE(DMA_ENGINE), .COUNTER_WIDTH(COUNTER_WIDTH),
         .PT_BASE_RESET(PT_BASE_RESET), .SEG_COUNT(SEG_COUNT),
         .SEG1_BASE(SEG1_BASE), .SEG1_SIZE(SEG1_SIZE), .SEG1_FLAGS(SEG1_FLAGS),
         .SEG1_CPU_OFFSET(SEG1_CPU_OFFSET), .SEG1_BANKS(SEG1_BANKS),
@@ -420,7 +423,7 @@ module gmc_top #(
     // ------------------------------------------------------------------ DMA
 
     generate
-        if (DMA_ENABLE != 0) begin : g_dma
+        if (DMA_ENGINE == 1) begin : g_dma
             gmc_dma #(
                 .VRAM_BYTES(VRAM_BYTES), .APERTURE_BASE(APERTURE_BASE), .APERTURE_PAGES(APERTURE_PAGES),
                 .PROT_RANGES(PROT_RANGES), .ID_WIDTH(M_ID_WIDTH), .FIFO_DEPTH(DMA_FIFO_DEPTH),
@@ -429,6 +432,48 @@ module gmc_top #(
                 .WR_OUTSTANDING(DMA_WR_OUTSTANDING),
                 .VRAM_AW(VRAM_AW)
             ) u_dma (
+                .clk(clk), .rst(rst), .reg_write(reg_wr_en), .clk_on(dma_clk_on), .clk_run(dma_clk_run),
+                .enable(dma_enable), .ring_base(dma_ring_base), .ring_log2(dma_ring_log2),
+                .tail(dma_tail), .watchdog(dma_watchdog), .pt_base(pt_base), .dummy_page(dummy_page),
+                .prot_base(prot_base), .prot_limit(prot_limit), .cmd_skip(dma_cmd_skip),
+                .cmd_reset(dma_cmd_reset),
+                .st_state(dma_state), .st_indirect(dma_indirect), .st_rd_out(dma_rd_out),
+                .st_wr_out(dma_wr_out), .st_head(dma_head), .st_fence(dma_fence),
+                .st_fault_code(dma_fault_code), .st_fault_pkt(dma_fault_pkt),
+                .st_fault_addr(dma_fault_addr), .st_read_result(dma_read_result),
+                .ev_packets(dma_ev_packets), .ev_fault(dma_ev_fault), .ev_fence_irq(dma_ev_fence_irq),
+                .cnt_rd_vram(dma_rd_vram), .cnt_rd_sys(dma_rd_sys), .cnt_rd_ap(dma_rd_ap),
+                .cnt_wr_vram(dma_wr_vram), .cnt_wr_sys(dma_wr_sys), .cnt_wr_ap(dma_wr_ap),
+                .g_req_valid(dg_valid), .g_req_ready(ga_ready[2:1]), .g_req_addr(dg_addr),
+                .g_req_write(dg_write), .g_resp_valid(ga_resp[2:1]), .g_resp_fault(g_resp_fault),
+                .g_resp_code(g_resp_code), .g_resp_addr(g_resp_addr), .g_resp_system(g_resp_system),
+                .inv_all(dma_inv_all), .inv_page_valid(dma_inv_page_valid), .inv_page(dma_inv_page),
+                .vr_req(d_rd_req), .vr_addr(d_rd_addr), .vr_gnt(d_rd_gnt), .vr_valid(d_rd_valid),
+                .vr_data(vram_rd_data),
+                .vw_req(d_wr_req), .vw_addr(d_wr_addr), .vw_data(d_wr_data), .vw_strb(d_wr_strb),
+                .vw_gnt(d_wr_gnt),
+                .m_axi_awid(m_axi_awid), .m_axi_awaddr(m_axi_awaddr), .m_axi_awlen(m_axi_awlen),
+                .m_axi_awsize(m_axi_awsize), .m_axi_awburst(m_axi_awburst), .m_axi_awlock(m_axi_awlock),
+                .m_axi_awcache(m_axi_awcache), .m_axi_awprot(m_axi_awprot),
+                .m_axi_awvalid(m_axi_awvalid), .m_axi_awready(m_axi_awready),
+                .m_axi_wdata(m_axi_wdata), .m_axi_wstrb(m_axi_wstrb), .m_axi_wlast(m_axi_wlast),
+                .m_axi_wvalid(m_axi_wvalid), .m_axi_wready(m_axi_wready),
+                .m_axi_bid(m_axi_bid), .m_axi_bresp(m_axi_bresp), .m_axi_bvalid(m_axi_bvalid),
+                .m_axi_bready(m_axi_bready),
+                .m_axi_arid(m_axi_arid), .m_axi_araddr(m_axi_araddr), .m_axi_arlen(m_axi_arlen),
+                .m_axi_arsize(m_axi_arsize), .m_axi_arburst(m_axi_arburst), .m_axi_arlock(m_axi_arlock),
+                .m_axi_arcache(m_axi_arcache), .m_axi_arprot(m_axi_arprot),
+                .m_axi_arvalid(m_axi_arvalid), .m_axi_arready(m_axi_arready),
+                .m_axi_rid(m_axi_rid), .m_axi_rdata(m_axi_rdata), .m_axi_rresp(m_axi_rresp),
+                .m_axi_rlast(m_axi_rlast), .m_axi_rvalid(m_axi_rvalid), .m_axi_rready(m_axi_rready)
+            );
+        end else if (DMA_ENGINE == 2) begin : g_dmc
+            // The compact engine: the same ports and contract, one packet,
+            // one word and one bus transaction at a time (docs/dma.md).
+            gmc_dmc #(
+                .VRAM_BYTES(VRAM_BYTES), .APERTURE_BASE(APERTURE_BASE), .APERTURE_PAGES(APERTURE_PAGES),
+                .PROT_RANGES(PROT_RANGES), .ID_WIDTH(M_ID_WIDTH), .VRAM_AW(VRAM_AW)
+            ) u_dmc (
                 .clk(clk), .rst(rst), .reg_write(reg_wr_en), .clk_on(dma_clk_on), .clk_run(dma_clk_run),
                 .enable(dma_enable), .ring_base(dma_ring_base), .ring_log2(dma_ring_log2),
                 .tail(dma_tail), .watchdog(dma_watchdog), .pt_base(pt_base), .dummy_page(dummy_page),

@@ -19,6 +19,8 @@ Printed keys, per device prefix P:
                           when there are several)
   P_constraint_mhz        the frequency nextpnr was asked for
   P_timing_met            achieved >= constraint
+  P_dma_engine            the DMA engine the image carries (none, full,
+                          compact), from dma_engine next to the report
   P_crit_from, P_crit_to  first and last cell of the reported critical path
   P_crit_ns               its delay in ns
 Python 3 standard library only.
@@ -48,6 +50,11 @@ def summarise(path, out):
     def avail(name):
         return util.get(name, {}).get("available")
 
+    eng = os.path.join(os.path.dirname(os.path.abspath(path)), "dma_engine")
+    if os.path.exists(eng):
+        with open(eng, encoding="utf-8") as f:
+            code = int(f.read().strip() or "0")
+        out[p + "_dma_engine"] = {0: "none", 1: "full", 2: "compact"}.get(code, str(code))
     lc, lc_avail = used("ICESTORM_LC"), avail("ICESTORM_LC")
     out[p + "_lc"] = lc
     out[p + "_lc_avail"] = lc_avail

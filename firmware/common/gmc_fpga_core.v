@@ -25,9 +25,9 @@ module gmc_fpga_core #(
     parameter [7:0]   SEG2_BANKS = 8'd3,
     // AXI ID width of the aperture and DMA ports.
     parameter integer ID_WIDTH = 4,
-    // The DMA paging engine (about 9.5k LUT4s) fits neither iCE40; the
-    // boards build without it and CAPS.DMA reads 0.
-    parameter integer DMA_ENABLE = 0
+    // Which DMA paging engine gmc_top builds (enum DMA_ENGINE): 0 none,
+    // 1 full (about 9.5k LUT4s, fits neither iCE40), 2 compact.
+    parameter integer DMA_ENGINE = 0
 ) (
     input  wire clk,
     input  wire rst,
@@ -153,7 +153,7 @@ module gmc_fpga_core #(
         .APERTURE_PAGES(APERTURE_PAGES), .CPU_WINDOW_BYTES(CPU_WINDOW_BYTES),
         .PROT_RANGES(PROT_RANGES), .COUNTER_WIDTH(COUNTER_WIDTH),
         .PT_RESERVE_BYTES(PT_RESERVE_BYTES), .SEG2_BANKS(SEG2_BANKS),
-        .S_ID_WIDTH(ID_WIDTH), .M_ID_WIDTH(ID_WIDTH), .DMA_ENABLE(DMA_ENABLE)
+        .S_ID_WIDTH(ID_WIDTH), .M_ID_WIDTH(ID_WIDTH), .DMA_ENGINE(DMA_ENGINE)
     ) u_gmc (
         .clk(clk), .rst(rst),
         .s_axil_awaddr(reg_awaddr), .s_axil_awprot(reg_awprot), .s_axil_awvalid(reg_awvalid),

@@ -60,6 +60,9 @@
 #include "gmc_vobj.h"
 
 #define DEFAULT_TDR_CYCLES 4000000u
+/* The compact engine (CAPS.DMA_ENGINE = COMPACT) moves one word and one bus
+ * transaction at a time: its default TDR timeout is this many times longer. */
+#define COMPACT_TDR_FACTOR 32u
 /* Nominal device clock for timeouts given in microseconds: 100 MHz. */
 #define CYCLES_PER_US 100u
 
@@ -952,7 +955,9 @@ static int wait_all(gmc_device *dev)
 
 int gmc_resid_init(gmc_device *dev, uint32_t pbuf_bytes, uint64_t tdr_cycles)
 {
-    dev->tdr_cycles = tdr_cycles != 0u ? tdr_cycles : DEFAULT_TDR_CYCLES;
+    const uint32_t engine = (dev->adapter.caps & GMC_CAPS_DMA_ENGINE_MASK) >> GMC_CAPS_DMA_ENGINE_LSB;
+    dev->tdr_cycles = tdr_cycles != 0u ? tdr_cycles
+                      : DEFAULT_TDR_CYCLES * (engine == GMC_DMA_ENGINE_COMPACT ? COMPACT_TDR_FACTOR : 1u);
     for (unsigned i = 0; i < GMC_MAX_SEGMENTS; i++)
         dev->hot_budget[i] = UINT64_MAX; /* until a hot allocation must be evicted */
     if (!(dev->adapter.caps & GMC_CAPS_DMA_MASK))

@@ -86,6 +86,17 @@ uint64_t t_rand(uint64_t *state)
     return x * 0x2545F4914F6CDD1Dull;
 }
 
+unsigned t_dma_slowdown(gmc_sim *s)
+{
+    uint32_t caps = t_rd(s, GMC_REG_CAPS);
+    return ((caps & GMC_CAPS_DMA_ENGINE_MASK) >> GMC_CAPS_DMA_ENGINE_LSB) == GMC_DMA_ENGINE_COMPACT ? 32u : 1u;
+}
+
+unsigned t_dma_fill_cycles_per_word(gmc_sim *s)
+{
+    return t_dma_slowdown(s) == 1u ? 1u : 11u;
+}
+
 void t_fill_random(void *buf, size_t len, uint64_t *state)
 {
     uint8_t *p = buf;

@@ -48,5 +48,14 @@ uint64_t t_vram_hash(gmc_sim *s, uint64_t addr, uint64_t len);
 /* Deterministic pseudo-random numbers (xorshift64*). */
 uint64_t t_rand(uint64_t *state);
 void t_fill_random(void *buf, size_t len, uint64_t *state);
+/* How many times a DMA test's cycle budget the model's engine may need:
+ * 1 for the full engine, 32 for the compact one (CAPS.DMA_ENGINE =
+ * COMPACT: one word and one bus transaction at a time, docs/dma.md). Only
+ * budgets and cycle bounds scale; every expected value stays the same. */
+unsigned t_dma_slowdown(gmc_sim *s);
+/* Cycles a FILL takes per 8-byte VRAM word: 1 on the full engine, 11 on
+ * the compact one (a cycle to start the word, 8 to gather its bytes, one to
+ * see it complete, one to write it). */
+unsigned t_dma_fill_cycles_per_word(gmc_sim *s);
 
 #endif

@@ -8,12 +8,26 @@
  * completes with correct data. The model is checked for AXI protocol
  * violations when the device closes.
  */
+#include <stdio.h>
+
 #include "vidmm_test.h"
+
+/* A device whose TDR timeout is `cycles` on the full engine, scaled by
+ * t_dma_slowdown for the compact one (a cycle budget, not a result). */
+static gmc_device *open_tdr(uint64_t cycles)
+{
+    gmc_device *probe = t_open("sim");
+    const unsigned k = t_dma_slowdown(gmc_device_sim(probe));
+    t_close(probe);
+    char str[64];
+    snprintf(str, sizeof str, "sim:tdr=%llu", (unsigned long long)(cycles * k));
+    return t_open(str);
+}
 
 static void test_hang_recovery(void **state)
 {
     (void)state;
-    gmc_device *dev = t_open("sim:tdr=300000");
+    gmc_device *dev = open_tdr(300000);
     gmc_client *c = t_client(dev);
     const uint64_t SZ = 256 * KiB;
     /* a: content in its system copy (evicted), paged in when the hang hits */

@@ -26,7 +26,7 @@ static int param_reset(uint32_t off, uint32_t *v)
         uint32_t off, val;
     } tab[] = {
         {GMC_REG_CAPS, GMC_CAPS_GART_MASK | GMC_CAPS_DMA_MASK | GMC_CAPS_PROTECTION_MASK | GMC_CAPS_SIM_STRAPS_MASK |
-                           (4u << GMC_CAPS_PROT_RANGES_LSB) | (64u << GMC_CAPS_COUNTER_BITS_LSB)},
+                           (GMC_DMA_ENGINE_FULL << GMC_CAPS_DMA_ENGINE_LSB) | (4u << GMC_CAPS_PROT_RANGES_LSB) | (64u << GMC_CAPS_COUNTER_BITS_LSB)},
         {GMC_REG_VRAM_SIZE, T_VRAM_BYTES},
         {GMC_REG_TLB_ENTRIES, T_TLB_ENTRIES},
         {GMC_REG_SEG_COUNT, 3},

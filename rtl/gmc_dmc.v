@@ -1,0 +1,827 @@
+// gmc: the compact DMA paging engine: the same contract as gmc_dma, one packet, one word, one bus transaction at a time.
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+// docs/dma.md is the specification; this engine implements it with a
+// single state machine for the iCE40 boards (gmc_top DMA_ENGINE = 2,
+// CAPS.DMA_ENGINE = COMPACT). Its ports are gmc_dma's, so gmc_top wires
+// either the same way. What it keeps small:
+//   - one packet: fetched as one 4-beat burst into four 64-bit registers,
+//     checked by gmc_dma_check (the full engine's checker, so the packet
+//     checks and their order are the same logic), then executed;
+//   - one destination word at a time: the bytes of the word are gathered
+//     one per cycle from a one-word source buffer (refilled with a
+//     single-beat read when the source moves to another word), then
+//     written (one VRAM word, or an AXI burst of one beat whose response
+//     is awaited before anything else moves);
+//   - one translation per side, cached: a source or destination page is
+//     translated (GART request or MDL entry read) when the byte stream
+//     enters it;
+//   - one bus transaction in flight.
+// The epoch (ID bits 3:2) and the watchdog work as in gmc_dma: after an
+// abort with transactions owed, responses of older epochs are accepted
+// and dropped. BUS and TIMEOUT faults name the address of the burst the
+// full engine (default DMA_MAX_BURST = 32, MDL entry bursts in aligned
+// 32-byte blocks) would have issued for the failing beat, so both
+// engines report the same DMA_FAULT_ADDR. The engine runs on a gated
+// clock (gmc_clk_gate) that stops while it is quiet.
+module gmc_dmc #(
+    parameter integer VRAM_BYTES = 8 * 1024 * 1024,
+    parameter [31:0]  APERTURE_BASE = 32'h8000_0000,
+    parameter integer APERTURE_PAGES = 4096,
+    parameter integer PROT_RANGES = 4,
+    // AXI ID width of the master, >= 4.
+    parameter integer ID_WIDTH = 4,
+    // VRAM word address width, derived.
+    parameter integer VRAM_AW = $clog2(VRAM_BYTES / 8)
+) (
+    input  wire                      clk,
+    input  wire                      rst,
+
+    input  wire                      reg_write,
+    input  wire                      clk_on,
+    output wire                      clk_run,
+
+    input  wire                      enable,
+    input  wire [47:12]              ring_base,
+    input  wire [4:0]                ring_log2,
+    input  wire [19:0]               tail,
+    input  wire [31:0]               watchdog,
+    input  wire [31:0]               pt_base,
+    input  wire [47:12]              dummy_page,
+    input  wire [32*PROT_RANGES-1:0] prot_base,
+    input  wire [32*PROT_RANGES-1:0] prot_limit,
+    input  wire                      cmd_skip,
+    input  wire                      cmd_reset,
+
+    output wire [1:0]                st_state,
+    output wire                      st_indirect,
+    output wire [7:0]                st_rd_out,
+    output wire [7:0]                st_wr_out,
+    output wire [19:0]               st_head,
+    output wire [63:0]               st_fence,
+    output wire [8:0]                st_fault_code,
+    output wire [47:0]               st_fault_pkt,
+    output wire [47:0]               st_fault_addr,
+    output wire [63:0]               st_read_result,
+    output reg  [1:0]                ev_packets,
+    output reg                       ev_fault,
+    output reg                       ev_fence_irq,
+    output reg  [3:0]                cnt_rd_vram,
+    output reg  [3:0]                cnt_rd_sys,
+    output reg  [3:0]                cnt_rd_ap,
+    output reg  [3:0]                cnt_wr_vram,
+    output reg  [3:0]                cnt_wr_sys,
+    output reg  [3:0]                cnt_wr_ap,
+
+    output wire [1:0]                g_req_valid,
+    input  wire [1:0]                g_req_ready,
+    output wire [63:0]               g_req_addr,
+    output wire [1:0]                g_req_write,
+    input  wire [1:0]                g_resp_valid,
+    input  wire                      g_resp_fault,
+    input  wire [3:0]                g_resp_code,
+    input  wire [47:0]               g_resp_addr,
+    input  wire                      g_resp_system,
+    output reg                       inv_all,
+    output reg                       inv_page_valid,
+    output reg  [31:0]               inv_page,
+
+    output wire                      vr_req,
+    output wire [VRAM_AW-1:0]        vr_addr,
+    input  wire                      vr_gnt,
+    input  wire                      vr_valid,
+    input  wire [63:0]               vr_data,
+    output wire                      vw_req,
+    output wire [VRAM_AW-1:0]        vw_addr,
+    output wire [63:0]               vw_data,
+    output wire [7:0]                vw_strb,
+    input  wire                      vw_gnt,
+
+    output wire [ID_WIDTH-1:0]       m_axi_awid,
+    output wire [47:0]               m_axi_awaddr,
+    output wire [7:0]                m_axi_awlen,
+    output wire [2:0]                m_axi_awsize,
+    output wire [1:0]                m_axi_awburst,
+    output wire                      m_axi_awlock,
+    output wire [3:0]                m_axi_awcache,
+    output wire [2:0]                m_axi_awprot,
+    output wire                      m_axi_awvalid,
+    input  wire                      m_axi_awready,
+    output wire [63:0]               m_axi_wdata,
+    output wire [7:0]                m_axi_wstrb,
+    output wire                      m_axi_wlast,
+    output wire                      m_axi_wvalid,
+    input  wire                      m_axi_wready,
+    input  wire [ID_WIDTH-1:0]       m_axi_bid,
+    input  wire [1:0]                m_axi_bresp,
+    input  wire                      m_axi_bvalid,
+    output wire                      m_axi_bready,
+    output wire [ID_WIDTH-1:0]       m_axi_arid,
+    output wire [47:0]               m_axi_araddr,
+    output wire [7:0]                m_axi_arlen,
+    output wire [2:0]                m_axi_arsize,
+    output wire [1:0]                m_axi_arburst,
+    output wire                      m_axi_arlock,
+    output wire [3:0]                m_axi_arcache,
+    output wire [2:0]                m_axi_arprot,
+    output wire                      m_axi_arvalid,
+    input  wire                      m_axi_arready,
+    input  wire [ID_WIDTH-1:0]       m_axi_rid,
+    input  wire [63:0]               m_axi_rdata,
+    input  wire [1:0]                m_axi_rresp,
+    input  wire                      m_axi_rlast,
+    input  wire                      m_axi_rvalid,
+    output wire                      m_axi_rready
+);
+
+    `include "gmc_regs.vh"
+
+    // ------------------------------------------------------------ clock
+
+    // The engine's clock stops while it is quiet (docs/dma.md, Clock
+    // gating): idle or faulted with nothing it could start, nothing owed
+    // by the bus, no request waiting for a ready, no pulse pending. Its
+    // inputs change only through register writes and commands, which wake
+    // it for the edge after them; its reset is stretched by a cycle so the
+    // gate's enable flop has sampled it before the first gated edge.
+    reg  rst_d;
+    wire erst = rst || rst_d;
+    wire quiet;
+    wire gclk;
+    always @(posedge clk) rst_d <= rst;
+    gmc_clk_gate u_gate (
+        .clk(clk), .en(erst || clk_on || reg_write || cmd_skip || cmd_reset || !quiet),
+        .gclk(gclk), .on(clk_run)
+    );
+
+    // ------------------------------------------------------------ state
+
+    localparam [4:0] S_IDLE = 5'd0,                 S_FR = 5'd2,   S_CHK = 5'd3,
+                     S_BLK = 5'd4,   S_XL = 5'd5,   S_XLW = 5'd6,  S_XLR = 5'd7,
+                     S_GATH = 5'd8,  S_SRD = 5'd9,  S_SRDW = 5'd10, S_VRW = 5'd11,
+                     S_WR = 5'd12,   S_WB = 5'd13,  S_MAP = 5'd14, S_MAPR = 5'd15,
+                     S_MAPW = 5'd16, S_FEN = 5'd17, S_FENB = 5'd18, S_DONE = 5'd19;
+    // Kinds of a side: where byte k of it lives.
+    localparam [2:0] K_VRAM = 3'd0, K_AP = 3'd1, K_MDL = 3'd2, K_BUS = 3'd3,
+                     K_IMM = 3'd4,  // WRITE_PHYSICAL's W3 (source)
+                     K_PAT = 3'd5,  // FILL / POISON pattern (source)
+                     K_RES = 3'd6;  // DMA_READ_RESULT (destination)
+
+    reg [4:0]  st;
+    reg [63:0] w0, w1, w2, w3;
+    reg [1:0]  beat;
+    reg        fetch_err;
+    reg [47:0] pkt_addr;
+    reg        in_ib;
+    reg [47:0] ib_next;
+    reg [26:0] ib_left;          // indirect packets not fetched yet
+    reg [19:0] head;
+    reg        faulted;
+    reg [7:0]  f_code;
+    reg        f_ind;
+    reg [47:0] f_pkt, f_addr;
+    reg [63:0] fence, rresult;
+
+    // The data movement of one packet.
+    reg [2:0]  skind, dkind;
+    reg [47:0] sstart, dstart;   // linear address of byte 0 (MDL: 4096 * PAGE + OFFSET)
+    reg [47:0] smdl, dmdl;       // MDL base addresses
+    reg [31:0] len, k;
+    reg [31:0] pat;
+    reg        stv, dtv;         // translation caches: valid, page, bus page
+    reg [35:0] stpage, dtpage;
+    reg [47:12] stbase, dtbase;
+    reg        swv;              // source word buffer
+    reg [47:3] swaddr;
+    reg [63:0] swdata;
+    reg [63:0] wdata;
+    reg [7:0]  wstrb;
+    reg [3:0]  j, n;
+    reg        xs;               // side being translated: 0 source, 1 destination
+    reg [4:0]  xret;             // state to return to after a translation
+    reg [31:0] mi;               // MAP/UNMAP page counter
+
+    // AXI request registers (held until ready) and the epoch bookkeeping.
+    reg        ar_v, aw_v, w_v;
+    reg [47:0] ar_a, aw_a;
+    reg [1:0]  ar_s;
+    reg [7:0]  ar_l;
+    reg [1:0]  ar_e, aw_e;
+    reg [63:0] w_d;
+    reg [7:0]  w_s;
+    reg [1:0]  ep;
+    reg [1:0]  owe_rd0, owe_rd1, owe_rd2, owe_rd3, owe_wr0, owe_wr1, owe_wr2, owe_wr3;
+    reg [31:0] wd_cnt;
+    reg [47:0] xact_addr;        // burst address of the transaction owed (TIMEOUT)
+    reg        g_v;
+    reg [31:0] g_a;
+
+    // ------------------------------------------------------- packet check
+
+    wire [3:0]  chk_code;
+    wire [47:0] chk_addr;
+    wire        s_vram, d_vram;
+    gmc_dma_check #(
+        .VRAM_BYTES(VRAM_BYTES), .APERTURE_BASE(APERTURE_BASE), .APERTURE_PAGES(APERTURE_PAGES),
+        .PROT_RANGES(PROT_RANGES)
+    ) u_check (
+        .en(st == S_CHK), .w0(w0), .w1(w1), .w2(w2), .w3(w3), .in_ib(in_ib),
+        .prot_base(prot_base), .prot_limit(prot_limit),
+        .chk_code(chk_code), .chk_addr(chk_addr), .s_vram(s_vram), .d_vram(d_vram)
+    );
+
+    wire [7:0]  op    = w0[7:0];
+    wire [7:0]  flags = w0[15:8];
+    wire [31:0] plen  = w0[63:32];
+
+    // ------------------------------------------------------- addresses
+
+    // Byte k of each side (destination: the first byte of the block).
+    wire [47:0] dlin = (dkind == K_RES) ? {16'd0, k} : dstart + {16'd0, k};
+    wire [31:0] kj   = k + {28'd0, j};
+    wire [47:0] slin = sstart + {16'd0, kj};
+    wire [47:0] dphys = (dkind == K_AP || dkind == K_MDL) ? {dtbase, dlin[11:0]} : dlin;
+    wire [47:0] sphys = (skind == K_AP || skind == K_MDL) ? {stbase, slin[11:0]} : slin;
+    // Bytes of the destination block: to the end of its word or of the range.
+    wire [31:0] left = len - k;
+    wire [3:0]  to_end = 4'd8 - {1'b0, dlin[2:0]};
+    wire [3:0]  nblk = (left < {28'd0, to_end}) ? left[3:0] : to_end;
+
+    // The burst the full engine issues for a data beat: inside the 256-byte
+    // block, from the first word of the side's range in this page.
+    /* verilator lint_off UNUSEDSIGNAL */
+    function [47:0] burst_of;
+        input [47:0] phys;
+        input [47:0] lin;
+        input [47:0] start;
+        input [47:12] tbase;
+        input         xlated;
+        reg   [11:0]  seg;
+        reg   [11:0]  blk;
+        begin
+            seg = (lin[47:12] == start[47:12]) ? {start[11:3], 3'd0} : 12'd0;
+            blk = {phys[11:8], 8'd0};
+            burst_of = {xlated ? tbase : phys[47:12], (seg > blk) ? seg : blk};
+        end
+    endfunction
+    /* verilator lint_on UNUSEDSIGNAL */
+    wire [47:0] s_burst = burst_of(sphys, slin, sstart, stbase, skind == K_AP || skind == K_MDL);
+    wire [47:0] d_burst = burst_of(dphys, dlin, dstart, dtbase, dkind == K_AP || dkind == K_MDL);
+
+    // MDL entry of the page being translated, and the first entry the side
+    // uses (entry bursts lie in aligned 32-byte blocks from that entry).
+    wire [47:0] x_lin   = xs ? dlin : slin;
+    wire [47:0] x_mdl   = xs ? dmdl : smdl;
+    wire [47:0] x_start = xs ? dstart : sstart;
+    wire [47:0] x_ent   = x_mdl + {12'd0, x_lin[44:12], 3'd0};
+    wire [47:0] x_first = x_mdl + {12'd0, x_start[44:12], 3'd0};
+    wire [47:0] x_eburst = (x_ent[47:5] == x_first[47:5]) ? x_first : {x_ent[47:5], 5'd0};
+    wire [2:0]  x_kind  = xs ? dkind : skind;
+    // MAP_APERTURE's entry i.
+    wire [47:0] m_ent   = w1[47:0] + {26'd0, w3[18:0], 3'd0} + {13'd0, mi, 3'd0};
+    wire [47:0] m_first = w1[47:0] + {26'd0, w3[18:0], 3'd0};
+    wire [47:0] m_eburst = (m_ent[47:5] == m_first[47:5]) ? m_first : {m_ent[47:5], 5'd0};
+    wire [31:0] m_page  = ((w2[31:0] - APERTURE_BASE) >> 12) + mi;
+
+    wire [47:0] ring_addr = {ring_base, 12'd0} + {28'd0, head};
+    wire [19:0] ring_mask = ~(20'hFFFFF << ring_log2);
+    wire [19:0] head_next = (head + 20'd32) & ring_mask;
+
+    // ------------------------------------------------------ bus bookkeeping
+
+    wire ar_hs = ar_v && m_axi_arready;
+    wire aw_hs = aw_v && m_axi_awready;
+    wire w_hs  = w_v && m_axi_wready;
+    wire [1:0] r_e = m_axi_rid[3:2];
+    wire [1:0] b_e = m_axi_bid[3:2];
+    wire r_cur = m_axi_rvalid && r_e == ep;   // a beat of the current epoch
+    wire b_cur = m_axi_bvalid && b_e == ep;
+    wire r_err = m_axi_rresp[1];
+    wire b_err = m_axi_bresp[1];
+
+    function [1:0] owe_of;
+        input [1:0] e;
+        input [7:0] v;
+        begin
+            owe_of = v[2*e +: 2];
+        end
+    endfunction
+    wire [7:0] owe_rd = {owe_rd3, owe_rd2, owe_rd1, owe_rd0};
+    wire [7:0] owe_wr = {owe_wr3, owe_wr2, owe_wr1, owe_wr0};
+    wire owes_cur = owe_of(ep, owe_rd) != 2'd0 || owe_of(ep, owe_wr) != 2'd0
+                    || (ar_v && ar_e == ep) || (aw_v && aw_e == ep) || w_v;
+    wire owes_any = (owe_rd | owe_wr) != 8'd0 || ar_v || aw_v || w_v;
+    wire any_hs = ar_hs || aw_hs || w_hs || m_axi_rvalid || m_axi_bvalid;
+    wire wd_fire = watchdog != 32'd0 && owes_cur && !any_hs && wd_cnt + 32'd1 >= watchdog;
+
+    // The next epoch after an abort: the first after ep that owes nothing,
+    // else simply ep + 1.
+    function [1:0] next_epoch;
+        input [1:0] e;
+        input [7:0] ord;
+        input [7:0] owr;
+        input       arp;
+        input [1:0] are;
+        input       awp;
+        input [1:0] awe;
+        reg   [1:0] c;
+        reg         found;
+        integer     i;
+        begin
+            next_epoch = e + 2'd1;
+            found = 1'b0;
+            for (i = 1; i < 4; i = i + 1) begin
+                c = e + i[1:0];
+                if (!found && owe_of(c, ord) == 2'd0 && owe_of(c, owr) == 2'd0
+                    && !(arp && are == c) && !(awp && awe == c)) begin
+                    next_epoch = c;
+                    found = 1'b1;
+                end
+            end
+        end
+    endfunction
+
+    // ------------------------------------------------------------ outputs
+
+    assign m_axi_arid = {{(ID_WIDTH-4){1'b0}}, ar_e, ar_s};
+    assign m_axi_araddr = ar_a;
+    assign m_axi_arlen = ar_l;
+    assign m_axi_arsize = 3'd3;
+    assign m_axi_arburst = 2'd1;
+    assign m_axi_arlock = 1'b0;
+    assign m_axi_arcache = 4'b0011;
+    assign m_axi_arprot = 3'b000;
+    assign m_axi_arvalid = ar_v;
+    assign m_axi_rready = 1'b1;
+    assign m_axi_awid = {{(ID_WIDTH-4){1'b0}}, aw_e, 2'd3};
+    assign m_axi_awaddr = aw_a;
+    assign m_axi_awlen = 8'd0;
+    assign m_axi_awsize = 3'd3;
+    assign m_axi_awburst = 2'd1;
+    assign m_axi_awlock = 1'b0;
+    assign m_axi_awcache = 4'b0011;
+    assign m_axi_awprot = 3'b000;
+    assign m_axi_awvalid = aw_v;
+    assign m_axi_wdata = w_d;
+    assign m_axi_wstrb = w_s;
+    assign m_axi_wlast = 1'b1;
+    assign m_axi_wvalid = w_v;
+    assign m_axi_bready = 1'b1;
+
+    assign g_req_valid = {g_v && xs, g_v && !xs};
+    assign g_req_addr = {g_a, g_a};
+    assign g_req_write = 2'b10;
+
+    // VRAM: the source word read, and the destination / PTE write.
+    wire [47:0] pte_word = {16'd0, 3'd0, pt_base[31:3]} + {16'd0, m_page};
+    assign vr_req = (st == S_SRD) && skind == K_VRAM;
+    assign vr_addr = sphys[VRAM_AW+2:3];
+    assign vw_req = (st == S_WR && dkind == K_VRAM) || st == S_MAPW;
+    assign vw_addr = (st == S_MAPW) ? pte_word[VRAM_AW-1:0] : dphys[VRAM_AW+2:3];
+    assign vw_data = (st == S_MAPW) ? w_d : wdata;
+    assign vw_strb = (st == S_MAPW) ? 8'hFF : wstrb;
+
+    assign st_state = faulted ? 2'd2
+                    : (st != S_IDLE || in_ib || (enable && head != tail)) ? 2'd1 : 2'd0;
+    assign st_indirect = in_ib;
+    assign st_rd_out = {6'd0, owe_rd0} + {6'd0, owe_rd1} + {6'd0, owe_rd2} + {6'd0, owe_rd3};
+    assign st_wr_out = {6'd0, owe_wr0} + {6'd0, owe_wr1} + {6'd0, owe_wr2} + {6'd0, owe_wr3};
+    assign st_head = head;
+    assign st_fence = fence;
+    assign st_fault_code = {f_ind, f_code};
+    assign st_fault_pkt = f_pkt;
+    assign st_fault_addr = f_addr;
+    assign st_read_result = rresult;
+
+    wire pulses = ev_packets != 2'd0 || ev_fault || ev_fence_irq || inv_all || inv_page_valid
+                  || {cnt_rd_vram, cnt_rd_sys, cnt_rd_ap, cnt_wr_vram, cnt_wr_sys, cnt_wr_ap} != 24'd0;
+    wire can_fetch = !faulted && enable && (in_ib || head != tail);
+    assign quiet = (st == S_IDLE) && !can_fetch && !owes_any && wd_cnt == 32'd0 && !pulses
+                   && !m_axi_rvalid && !m_axi_bvalid;
+
+    // Count n bytes moved for a source and a destination kind.
+    task count;
+        input [2:0] sk;
+        input [2:0] dk;
+        input [3:0] nb;
+        begin
+            if (sk == K_VRAM) cnt_rd_vram <= nb;
+            if (sk == K_AP) cnt_rd_ap <= nb;
+            if (sk == K_MDL || sk == K_BUS) cnt_rd_sys <= nb;
+            if (dk == K_VRAM) cnt_wr_vram <= nb;
+            if (dk == K_AP) cnt_wr_ap <= nb;
+            if (dk == K_MDL || dk == K_BUS) cnt_wr_sys <= nb;
+        end
+    endtask
+
+    // Stop on a fault: record it; a new epoch when the bus owes anything.
+    task fault;
+        input [3:0]  code;
+        input [47:0] addr;
+        begin
+            faulted <= 1'b1;
+            f_code <= {4'd0, code};
+            f_ind <= in_ib;
+            f_pkt <= pkt_addr;
+            f_addr <= addr;
+            ev_fault <= 1'b1;
+            st <= S_IDLE;
+            if (owes_cur) ep <= next_epoch(ep, owe_rd, owe_wr, ar_v, ar_e, aw_v, aw_e);
+            if (w_v) w_s <= 8'd0;
+            g_v <= 1'b0;
+        end
+    endtask
+
+    // Issue a read (held until ARREADY) of len+1 beats on a stream.
+    task rd;
+        input [47:0] a;
+        input [1:0]  s;
+        input [7:0]  l;
+        input [47:0] burst;
+        begin
+            ar_v <= 1'b1;
+            ar_a <= a;
+            ar_s <= s;
+            ar_l <= l;
+            ar_e <= ep;
+            xact_addr <= burst;
+        end
+    endtask
+
+    // Issue a one-beat write (the address rounded down to its word).
+    /* verilator lint_off UNUSEDSIGNAL */
+    task wr;
+        input [47:0] a;
+        input [63:0] d;
+        input [7:0]  s;
+        input [47:0] burst;
+        begin
+            aw_v <= 1'b1;
+            aw_a <= {a[47:3], 3'd0};
+            aw_e <= ep;
+            w_v <= 1'b1;
+            w_d <= d;
+            w_s <= s;
+            xact_addr <= burst;
+        end
+    endtask
+    /* verilator lint_on UNUSEDSIGNAL */
+
+    // Start moving len bytes from one side to another.
+    task xfer;
+        input [2:0]  sk;
+        input [47:0] ss;
+        input [2:0]  dk;
+        input [47:0] ds;
+        input [31:0] l;
+        begin
+            skind <= sk;
+            sstart <= ss;
+            dkind <= dk;
+            dstart <= ds;
+            len <= l;
+            k <= 32'd0;
+            stv <= 1'b0;
+            dtv <= 1'b0;
+            swv <= 1'b0;
+            wdata <= 64'd0;
+            wstrb <= 8'd0;
+            st <= S_BLK;
+        end
+    endtask
+
+    // One byte of the source for the byte j of the block.
+    wire [2:0]  pat_sh = dlin[2:0] + j[2:0];
+    wire [7:0]  imm_b  = w3[8*kj[2:0] +: 8];
+    wire [7:0]  pat_b  = pat[8*pat_sh[1:0] +: 8];
+    wire [7:0]  mem_b  = swdata[8*slin[2:0] +: 8];
+    wire [7:0]  s_byte = (skind == K_IMM) ? imm_b : (skind == K_PAT) ? pat_b : mem_b;
+    wire [2:0]  d_pos  = dlin[2:0] + j[2:0];
+    wire        s_mem  = skind == K_VRAM || skind == K_AP || skind == K_MDL || skind == K_BUS;
+    wire        s_xl   = (skind == K_AP || skind == K_MDL) && !(stv && stpage == slin[47:12]);
+    wire        d_xl   = (dkind == K_AP || dkind == K_MDL) && !(dtv && dtpage == dlin[47:12]);
+
+    integer b;
+
+    always @(posedge gclk) begin
+        // One-cycle pulses.
+        ev_packets <= 2'd0;
+        ev_fault <= 1'b0;
+        ev_fence_irq <= 1'b0;
+        inv_all <= 1'b0;
+        inv_page_valid <= 1'b0;
+        {cnt_rd_vram, cnt_rd_sys, cnt_rd_ap, cnt_wr_vram, cnt_wr_sys, cnt_wr_ap} <= 24'd0;
+
+        // Requests leave at their handshake; the bus then owes a response.
+        if (ar_hs) ar_v <= 1'b0;
+        if (aw_hs) aw_v <= 1'b0;
+        if (w_hs) w_v <= 1'b0;
+        for (b = 0; b < 4; b = b + 1) begin
+            if (ar_hs && ar_e == b[1:0] && !(m_axi_rvalid && m_axi_rlast && r_e == b[1:0]))
+                case (b) 0: owe_rd0 <= owe_rd0 + 2'd1; 1: owe_rd1 <= owe_rd1 + 2'd1;
+                         2: owe_rd2 <= owe_rd2 + 2'd1; default: owe_rd3 <= owe_rd3 + 2'd1; endcase
+            if (!(ar_hs && ar_e == b[1:0]) && m_axi_rvalid && m_axi_rlast && r_e == b[1:0])
+                case (b) 0: owe_rd0 <= owe_rd0 - 2'd1; 1: owe_rd1 <= owe_rd1 - 2'd1;
+                         2: owe_rd2 <= owe_rd2 - 2'd1; default: owe_rd3 <= owe_rd3 - 2'd1; endcase
+            if (aw_hs && aw_e == b[1:0] && !(m_axi_bvalid && b_e == b[1:0]))
+                case (b) 0: owe_wr0 <= owe_wr0 + 2'd1; 1: owe_wr1 <= owe_wr1 + 2'd1;
+                         2: owe_wr2 <= owe_wr2 + 2'd1; default: owe_wr3 <= owe_wr3 + 2'd1; endcase
+            if (!(aw_hs && aw_e == b[1:0]) && m_axi_bvalid && b_e == b[1:0])
+                case (b) 0: owe_wr0 <= owe_wr0 - 2'd1; 1: owe_wr1 <= owe_wr1 - 2'd1;
+                         2: owe_wr2 <= owe_wr2 - 2'd1; default: owe_wr3 <= owe_wr3 - 2'd1; endcase
+        end
+
+        // Watchdog: cycles with transactions of this epoch owed and no
+        // handshake on any channel.
+        if (!owes_cur || any_hs) wd_cnt <= 32'd0;
+        else wd_cnt <= wd_cnt + 32'd1;
+
+        if (g_v && g_req_ready[xs]) g_v <= 1'b0;
+
+        case (st)
+            S_IDLE: begin
+                if (can_fetch && !ar_v) begin
+                    pkt_addr <= in_ib ? ib_next : ring_addr;
+                    rd(in_ib ? ib_next : ring_addr, 2'd0, 8'd3, in_ib ? ib_next : ring_addr);
+                    if (in_ib) begin
+                        ib_next <= ib_next + 48'd32;
+                        ib_left <= ib_left - 27'd1;
+                    end
+                    beat <= 2'd0;
+                    fetch_err <= 1'b0;
+                    st <= S_FR;
+                end
+            end
+            S_FR: if (r_cur) begin
+                case (beat)
+                    2'd0: w0 <= m_axi_rdata;
+                    2'd1: w1 <= m_axi_rdata;
+                    2'd2: w2 <= m_axi_rdata;
+                    default: w3 <= m_axi_rdata;
+                endcase
+                beat <= beat + 2'd1;
+                if (r_err) fetch_err <= 1'b1;
+                if (m_axi_rlast) begin
+                    if (fetch_err || r_err) fault(GMC_DMA_FAULT_BUS, pkt_addr);
+                    else st <= S_CHK;
+                end
+            end
+            S_CHK: begin
+                if (chk_code != GMC_DMA_FAULT_NONE) fault(chk_code, chk_addr);
+                else begin
+                    st <= S_DONE;
+                    mi <= 32'd0;
+                    case (op[3:0])
+                        GMC_DMA_OP_TRANSFER:
+                            xfer(flags[0] ? K_MDL : (s_vram ? K_VRAM : K_AP),
+                                 flags[0] ? {16'd0, w3[19:0], w3[31:20]} : w1[47:0],
+                                 flags[1] ? K_MDL : (d_vram ? K_VRAM : K_AP),
+                                 flags[1] ? {16'd0, w3[51:32], w3[63:52]} : w2[47:0], plen);
+                        GMC_DMA_OP_FILL: begin
+                            pat <= w3[31:0];
+                            xfer(K_PAT, 48'd0, K_VRAM, w2[47:0], plen);
+                        end
+                        GMC_DMA_OP_DISCARD: if (flags[3]) begin
+                            pat <= 32'hDEADBEEF;
+                            xfer(K_PAT, 48'd0, K_VRAM, w2[47:0], plen);
+                        end
+                        GMC_DMA_OP_READ_PHYSICAL:
+                            xfer(!flags[2] ? K_BUS : (s_vram ? K_VRAM : K_AP), w1[47:0], K_RES, 48'd0, plen);
+                        GMC_DMA_OP_WRITE_PHYSICAL:
+                            xfer(K_IMM, 48'd0, !flags[2] ? K_BUS : (d_vram ? K_VRAM : K_AP), w2[47:0], plen);
+                        GMC_DMA_OP_MAP_APERTURE, GMC_DMA_OP_UNMAP_APERTURE: st <= S_MAP;
+                        GMC_DMA_OP_FLUSH_TLB: inv_all <= 1'b1;
+                        GMC_DMA_OP_FENCE: if (flags[4]) st <= S_FEN;
+                        GMC_DMA_OP_INDIRECT: begin
+                            in_ib <= 1'b1;
+                            ib_next <= w1[47:0];
+                            ib_left <= plen[31:5];
+                            st <= S_IDLE;
+                        end
+                        default: ;
+                    endcase
+                    smdl <= w1[47:0];
+                    dmdl <= w2[47:0];
+                end
+            end
+
+            // ---- data: one destination block (word) at a time
+            S_BLK: begin
+                n <= nblk;
+                j <= 4'd0;
+                if (d_xl) begin
+                    xs <= 1'b1;
+                    xret <= S_BLK;
+                    st <= S_XL;
+                end else st <= S_GATH;
+            end
+            S_GATH: begin
+                if (j == n) st <= S_WR;
+                else if (s_mem && s_xl) begin
+                    xs <= 1'b0;
+                    xret <= S_GATH;
+                    st <= S_XL;
+                end else if (s_mem && !(swv && swaddr == sphys[47:3])) begin
+                    st <= S_SRD;
+                end else begin
+                    wdata[8*d_pos +: 8] <= s_byte;
+                    wstrb[d_pos] <= 1'b1;
+                    j <= j + 4'd1;
+                end
+            end
+            S_SRD: begin
+                if (skind == K_VRAM) begin
+                    if (vr_gnt) st <= S_VRW;
+                end else if (!ar_v) begin
+                    rd({sphys[47:3], 3'd0}, 2'd3, 8'd0, s_burst);
+                    st <= S_SRDW;
+                end
+            end
+            S_VRW: if (vr_valid) begin
+                swdata <= vr_data;
+                swaddr <= sphys[47:3];
+                swv <= 1'b1;
+                st <= S_GATH;
+            end
+            S_SRDW: if (r_cur) begin
+                if (r_err) fault(GMC_DMA_FAULT_BUS, s_burst);
+                else begin
+                    swdata <= m_axi_rdata;
+                    swaddr <= sphys[47:3];
+                    swv <= 1'b1;
+                    st <= S_GATH;
+                end
+            end
+            S_WR: begin
+                if (dkind == K_VRAM) begin
+                    if (vw_gnt) begin
+                        count(skind, dkind, n);
+                        k <= k + {28'd0, n};
+                        wdata <= 64'd0;
+                        wstrb <= 8'd0;
+                        st <= (left == {28'd0, n}) ? S_DONE : S_BLK;
+                    end
+                end else if (dkind == K_RES) begin
+                    count(skind, dkind, n);
+                    rresult <= wdata;
+                    st <= S_DONE;
+                end else if (!aw_v && !w_v) begin
+                    wr(dphys, wdata, wstrb, d_burst);
+                    st <= S_WB;
+                end
+            end
+            S_WB: if (b_cur) begin
+                if (b_err) fault(GMC_DMA_FAULT_BUS, xact_addr);
+                else begin
+                    count(skind, dkind, n);
+                    k <= k + {28'd0, n};
+                    wdata <= 64'd0;
+                    wstrb <= 8'd0;
+                    st <= (left == {28'd0, n}) ? S_DONE : S_BLK;
+                end
+            end
+
+            // ---- translation of the page holding x_lin for side xs
+            S_XL: begin
+                if (x_kind == K_AP) begin
+                    g_v <= 1'b1;
+                    g_a <= {x_lin[31:12], 12'd0};
+                    st <= S_XLW;
+                end else if (!ar_v) begin
+                    rd(x_ent, xs ? 2'd2 : 2'd1, 8'd0, x_eburst);
+                    st <= S_XLR;
+                end
+            end
+            S_XLW: if (g_resp_valid[xs]) begin
+                if (g_resp_fault || !g_resp_system)
+                    fault((g_resp_code == GMC_XLATE_CODE_INVALID || !g_resp_system)
+                          ? GMC_DMA_FAULT_PTE_INVALID : GMC_DMA_FAULT_PTE_PERM,
+                          {16'd0, x_lin[31:12], 12'd0});
+                else begin
+                    if (xs) begin dtv <= 1'b1; dtpage <= dlin[47:12]; dtbase <= g_resp_addr[47:12]; end
+                    else begin stv <= 1'b1; stpage <= slin[47:12]; stbase <= g_resp_addr[47:12]; swv <= 1'b0; end
+                    st <= xret;
+                end
+            end
+            S_XLR: if (r_cur) begin
+                if (r_err) fault(GMC_DMA_FAULT_BUS, x_eburst);
+                else begin
+                    if (xs) begin dtv <= 1'b1; dtpage <= dlin[47:12]; dtbase <= m_axi_rdata[47:12]; end
+                    else begin stv <= 1'b1; stpage <= slin[47:12]; stbase <= m_axi_rdata[47:12]; swv <= 1'b0; end
+                    st <= xret;
+                end
+            end
+
+            // ---- MAP / UNMAP: one PTE at a time
+            S_MAP: begin
+                if (mi == plen) st <= S_DONE;
+                else if (op[3:0] == GMC_DMA_OP_UNMAP_APERTURE) begin
+                    w_d <= {16'd0, dummy_page, 12'd0} | GMC_PTE_VALID_MASK | GMC_PTE_SYSTEM_MASK
+                           | GMC_PTE_READABLE_MASK | GMC_PTE_WRITEABLE_MASK;
+                    st <= S_MAPW;
+                end else if (!ar_v) begin
+                    rd(m_ent, 2'd2, 8'd0, m_eburst);
+                    st <= S_MAPR;
+                end
+            end
+            S_MAPR: if (r_cur) begin
+                if (r_err) fault(GMC_DMA_FAULT_BUS, m_eburst);
+                else begin
+                    w_d <= {16'd0, m_axi_rdata[47:12], 12'd0} | GMC_PTE_VALID_MASK | GMC_PTE_SYSTEM_MASK
+                           | (w3[GMC_PKT_MAP_W3_SNOOPED_LSB] ? GMC_PTE_SNOOPED_MASK : 64'd0)
+                           | (w3[GMC_PKT_MAP_W3_READABLE_LSB] ? GMC_PTE_READABLE_MASK : 64'd0)
+                           | (w3[GMC_PKT_MAP_W3_WRITEABLE_LSB] ? GMC_PTE_WRITEABLE_MASK : 64'd0);
+                    st <= S_MAPW;
+                end
+            end
+            S_MAPW: if (vw_gnt) begin
+                inv_page_valid <= 1'b1;
+                inv_page <= m_page;
+                mi <= mi + 32'd1;
+                st <= S_MAP;
+            end
+
+            // ---- FENCE with WRITE_MEM
+            S_FEN: if (!aw_v && !w_v) begin
+                wr(w2[47:0], w3, 8'hFF, w2[47:0]);
+                st <= S_FENB;
+            end
+            S_FENB: if (b_cur) begin
+                if (b_err) fault(GMC_DMA_FAULT_BUS, w2[47:0]);
+                else st <= S_DONE;
+            end
+
+            // ---- completion
+            S_DONE: begin
+                if (op[3:0] == GMC_DMA_OP_FENCE) begin
+                    fence <= w3;
+                    ev_fence_irq <= flags[5];
+                end
+                if (in_ib && ib_left == 27'd0) begin
+                    in_ib <= 1'b0;
+                    head <= head_next;
+                    ev_packets <= 2'd2;
+                end else begin
+                    if (!in_ib) head <= head_next;
+                    ev_packets <= 2'd1;
+                end
+                st <= S_IDLE;
+            end
+            default: st <= S_IDLE;
+        endcase
+
+        if (wd_fire && st != S_IDLE) fault(GMC_DMA_FAULT_TIMEOUT, xact_addr);
+
+        // Commands.
+        if (cmd_reset) begin
+            faulted <= 1'b0;
+            f_code <= 8'd0; f_ind <= 1'b0; f_pkt <= 48'd0; f_addr <= 48'd0;
+            in_ib <= 1'b0;
+            head <= tail;
+            st <= S_IDLE;
+            g_v <= 1'b0;
+            if (owes_cur) ep <= next_epoch(ep, owe_rd, owe_wr, ar_v, ar_e, aw_v, aw_e);
+            if (w_v) w_s <= 8'd0;
+        end else if (cmd_skip && faulted) begin
+            faulted <= 1'b0;
+            f_code <= 8'd0; f_ind <= 1'b0; f_pkt <= 48'd0; f_addr <= 48'd0;
+            if (in_ib && ib_left == 27'd0) begin
+                in_ib <= 1'b0;
+                head <= head_next;
+                ev_packets <= 2'd1;
+            end else if (!in_ib) head <= head_next;
+        end
+
+        if (erst) begin
+            st <= S_IDLE;
+            faulted <= 1'b0;
+            f_code <= 8'd0; f_ind <= 1'b0; f_pkt <= 48'd0; f_addr <= 48'd0;
+            in_ib <= 1'b0;
+            head <= 20'd0;
+            fence <= 64'd0;
+            rresult <= 64'd0;
+            ar_v <= 1'b0; aw_v <= 1'b0; w_v <= 1'b0;
+            ep <= 2'd0;
+            {owe_rd0, owe_rd1, owe_rd2, owe_rd3, owe_wr0, owe_wr1, owe_wr2, owe_wr3} <= 16'd0;
+            wd_cnt <= 32'd0;
+            g_v <= 1'b0;
+            ev_packets <= 2'd0;
+            ev_fault <= 1'b0;
+            ev_fence_irq <= 1'b0;
+            inv_all <= 1'b0;
+            inv_page_valid <= 1'b0;
+            {cnt_rd_vram, cnt_rd_sys, cnt_rd_ap, cnt_wr_vram, cnt_wr_sys, cnt_wr_ap} <= 24'd0;
+        end
+    end
+
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire unused = &{1'b0, w0[31:16], pt_base[2:0], flags[7:6], x_lin[47:45], x_lin[11:0], x_start[47:45],
+                    x_start[11:0], pat_sh[2], m_axi_rid, m_axi_bid, m_axi_rresp[0], m_axi_bresp[0], g_resp_addr[11:0],
+                    x_ent[2:0], pte_word, op[7:4], dphys[2:0], sphys[2:0]};
+    /* verilator lint_on UNUSEDSIGNAL */
+
+endmodule
+
+`resetall
