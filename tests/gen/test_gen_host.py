@@ -164,7 +164,7 @@ def test_bad_specs(d):
         ("GMC_OK not zero", status, 'name = "GMC_OK"\ncode = 0', 'name = "GMC_OK"\ncode = 1', "GMC_OK"),
         ("TOML syntax error", status, 'name = "GMC_OK"', 'name = "GMC_OK', ""),
         ("simulator status mapped to an unknown host status", os.path.join(d, "spec", "sim_status.toml"),
-         'host = "GMC_E_IN_USE"', 'host = "GMC_E_OVERLAP"', "not in spec/status.toml"),
+         'host = "GMC_E_IN_USE"', 'host = "GMC_E_NO_SUCH_STATUS"', "not in spec/status.toml"),
         ("duplicate simulator status code", os.path.join(d, "spec", "sim_status.toml"),
          "code = -9", "code = -8", "used twice"),
         ("positive simulator status code", os.path.join(d, "spec", "sim_status.toml"),
