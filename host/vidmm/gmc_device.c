@@ -277,53 +277,6 @@ int gmc_device_stats(const gmc_device *dev, struct gmc_device_stats *out)
     return GMC_OK;
 }
 
-int gmc_device_hw_counters(gmc_device *dev, struct gmc_hw_counters *out)
-{
-    if (out != NULL)
-        memset(out, 0, sizeof(*out));
-    if (dev == NULL)
-        return GMC_E_NULL_POINTER;
-    if (dev->power != GMC_POWER_D0)
-        return GMC_E_POWER_STATE;
-    /* Reading a counter's LO half latches its HI half: one 64-bit value. */
-    static const struct {
-        uint32_t lo;
-        size_t at;
-    } map[] = {
-        { GMC_REG_CNT_DMA_RD_VRAM_LO, offsetof(struct gmc_hw_counters, dma_rd_vram) },
-        { GMC_REG_CNT_DMA_WR_VRAM_LO, offsetof(struct gmc_hw_counters, dma_wr_vram) },
-        { GMC_REG_CNT_DMA_RD_SYS_LO, offsetof(struct gmc_hw_counters, dma_rd_sys) },
-        { GMC_REG_CNT_DMA_WR_SYS_LO, offsetof(struct gmc_hw_counters, dma_wr_sys) },
-        { GMC_REG_CNT_DMA_RD_APERTURE_LO, offsetof(struct gmc_hw_counters, dma_rd_aperture) },
-        { GMC_REG_CNT_DMA_WR_APERTURE_LO, offsetof(struct gmc_hw_counters, dma_wr_aperture) },
-        { GMC_REG_CNT_DMA_PACKETS_LO, offsetof(struct gmc_hw_counters, dma_packets) },
-        { GMC_REG_CNT_DMA_FAULTS_LO, offsetof(struct gmc_hw_counters, dma_faults) },
-        { GMC_REG_CNT_DMA_BUSY_LO, offsetof(struct gmc_hw_counters, dma_busy_cycles) },
-        { GMC_REG_CNT_TLB_HIT_LO, offsetof(struct gmc_hw_counters, tlb_hits) },
-        { GMC_REG_CNT_TLB_MISS_LO, offsetof(struct gmc_hw_counters, tlb_misses) },
-        { GMC_REG_CNT_DUMMY_HIT_LO, offsetof(struct gmc_hw_counters, dummy_hits) },
-        { GMC_REG_CNT_APERTURE_RD_LO, offsetof(struct gmc_hw_counters, aperture_rd_bytes) },
-        { GMC_REG_CNT_APERTURE_WR_LO, offsetof(struct gmc_hw_counters, aperture_wr_bytes) },
-    };
-    struct gmc_hw_counters hw;
-    memset(&hw, 0, sizeof(hw));
-    for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
-        uint64_t v = 0;
-        int rc = gmc_kmd_read64(&dev->kmd, map[i].lo, &v);
-        if (rc != GMC_OK)
-            return rc;
-        uint64_t base;
-        memcpy(&base, (const uint8_t *)&dev->hw_base + map[i].at, sizeof(base));
-        v += base; /* since the device was opened, across controller resets */
-        memcpy((uint8_t *)&hw + map[i].at, &v, sizeof(v));
-    }
-    hw.valid = 1;
-    dev->stats.hw = hw;
-    if (out != NULL)
-        *out = hw;
-    return GMC_OK;
-}
-
 int gmc_client_stats(const gmc_client *c, struct gmc_client_stats *out)
 {
     if (out == NULL)
