@@ -277,6 +277,7 @@ VOPT_cmp  := $(OPT_rel)
 VMAKE_cmp := $(VMAKE_rel)
 VFLAGS_cmp := -GDMA_ENGINE=2
 $(eval $(call VARIANT_RULES,cmp))
+$(foreach l,$(HOST_LAYERS),$(eval $(call LAYER_RULES,cmp,$(l))))
 CMP_TESTS := $(patsubst %,$(BUILD)/cmp/tests/%,rtl/test_dma_xfer rtl/test_dma_ring rtl/test_dma_fault rtl/test_dma_gate \
              rtl/test_dma_random host/test_paging host/test_resid host/test_power host/test_tdr)
 
@@ -455,9 +456,9 @@ $(BUILD)/rel/bin/bench-evict: bench/bench_evict.c $(BUILD)/rel/lib/libgmc.a $(BU
 	$(CC) $(CFLAGS_C) $(call layer_flags,bench/bench_evict.c) -O2 $< -o $@ $(BUILD)/rel/lib/libgmc.a $(BUILD)/rel/lib/libgmc_sim.a $(SIM_LIBS)
 
 # The same DMA bench on the compact engine's model (dma_compact_* figures).
-$(BUILD)/cmp/bin/bench-dma: bench/bench_dma.c tests/common/gmc_dma_pkt.c host/src/gmc_pkt.c $(BUILD)/cmp/lib/libgmc_sim.a
+$(BUILD)/cmp/bin/bench-dma: bench/bench_dma.c hw/gmc_dma_pkt.c hw/gmc_pkt.c $(BUILD)/cmp/lib/libgmc_sim.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_C) -O2 $< tests/common/gmc_dma_pkt.c host/src/gmc_pkt.c -o $@ $(BUILD)/cmp/lib/libgmc_sim.a $(SIM_LIBS)
+	$(CC) $(CFLAGS_C) $(INC_bench) -O2 $< hw/gmc_dma_pkt.c hw/gmc_pkt.c -o $@ $(BUILD)/cmp/lib/libgmc_sim.a $(SIM_LIBS)
 
 # The compact engine synthesised alone (yosys synth_ice40) at the HX8K
 # board's parameters: dma_compact_lut4.
