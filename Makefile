@@ -60,9 +60,14 @@ SHIM_SRC  := sim/gmc_sim.cpp sim/gmc_axi_check.cpp
 # Verilator's run-time library, compiled with the model's flags.
 VLT_RUNTIME := verilated verilated_dpi verilated_fst_c verilated_threads
 HOST_SRC  := $(sort $(wildcard host/src/*.c))
+# Backends in their own folder (the pci backend links libpciaccess).
+BACKEND_SRC := $(sort $(wildcard host/backend/*.c))
+HOST_LIBS := -lpciaccess
 COMMON_SRC:= $(sort $(wildcard tests/common/*.c))
 RTL_TESTS := $(sort $(wildcard tests/rtl/test_*.c))
 HOST_TESTS:= $(sort $(wildcard tests/host/test_*.c))
+# pci backend tests on a fake sysfs tree (tests/pci/fake_pci.c; need root + unshare -m, else skipped)
+PCI_TESTS := $(sort $(wildcard tests/pci/test_*.c))
 
 .PHONY: all run tour test bench lint gen check-gen clean deps-test deps-bench install
 .DELETE_ON_ERROR:
@@ -188,11 +193,16 @@ $(BUILD)/$(1)/obj/host/%.o: host/src/%.c
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS_C) $(OPT_$(1)) -fPIC -c $$< -o $$@
 
+$(BUILD)/$(1)/obj/backend/%.o: host/backend/%.c
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS_C) $(OPT_$(1)) -fPIC -c $$< -o $$@
+
 $(BUILD)/$(1)/obj/common/%.o: tests/common/%.c
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS_C) $(OPT_$(1)) -c $$< -o $$@
 
-$(BUILD)/$(1)/lib/libgmc.a: $(patsubst host/src/%.c,$(BUILD)/$(1)/obj/host/%.o,$(HOST_SRC))
+$(BUILD)/$(1)/lib/libgmc.a: $(patsubst host/src/%.c,$(BUILD)/$(1)/obj/host/%.o,$(HOST_SRC)) \
+                           $(patsubst host/backend/%.c,$(BUILD)/$(1)/obj/backend/%.o,$(BACKEND_SRC))
 	@mkdir -p $$(@D)
 	@rm -f $$@
 	$$(AR) rcs $$@ $$^
@@ -201,9 +211,15 @@ $(BUILD)/$(1)/tests/%: tests/%.c $(patsubst tests/common/%.c,$(BUILD)/$(1)/obj/c
                        $(BUILD)/$(1)/lib/libgmc.a $(BUILD)/$(1)/lib/libgmc_sim.a
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS_C) $(OPT_$(1)) $$< $$(filter %.o,$$^) -o $$@ \
-	  $(BUILD)/$(1)/lib/libgmc.a $(BUILD)/$(1)/lib/libgmc_sim.a -lcmocka $$(SIM_LIBS) -lm
+	  $(BUILD)/$(1)/lib/libgmc.a $(BUILD)/$(1)/lib/libgmc_sim.a -lcmocka $$(SIM_LIBS) $$(HOST_LIBS) -lm
 
-TEST_BINS_$(1) := $(patsubst tests/%.c,$(BUILD)/$(1)/tests/%,$(RTL_TESTS) $(HOST_TESTS))
+$(BUILD)/$(1)/tests/pci/%: tests/pci/%.c tests/pci/fake_pci.c tests/pci/fake_pci.h \
+                           $(BUILD)/$(1)/lib/libgmc.a $(BUILD)/$(1)/lib/libgmc_sim.a
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS_C) -Itests/pci $(OPT_$(1)) $$< tests/pci/fake_pci.c -o $$@ \
+	  $(BUILD)/$(1)/lib/libgmc.a $(BUILD)/$(1)/lib/libgmc_sim.a -lcmocka $$(SIM_LIBS) $$(HOST_LIBS) -lm
+
+TEST_BINS_$(1) := $(patsubst tests/%.c,$(BUILD)/$(1)/tests/%,$(RTL_TESTS) $(HOST_TESTS) $(PCI_TESTS))
 endef
 $(foreach v,$(VARIANTS),$(eval $(call VARIANT_RULES,$(v))))
 
@@ -236,13 +252,13 @@ $(BUILD)/$(1)/obj/cli/%.o: cli/%.c
 $(BUILD)/$(1)/bin/gmc: $(patsubst cli/%.c,$(BUILD)/$(1)/obj/cli/%.o,$(CLI_SRC)) \
                        $(BUILD)/$(1)/lib/libgmc.a $(BUILD)/$(1)/lib/libgmc_sim.a
 	@mkdir -p $$(@D)
-	$$(CC) $(OPT_$(1)) $$(filter %.o,$$^) -o $$@ $(BUILD)/$(1)/lib/libgmc.a $(BUILD)/$(1)/lib/libgmc_sim.a $$(SIM_LIBS)
+	$$(CC) $(OPT_$(1)) $$(filter %.o,$$^) -o $$@ $(BUILD)/$(1)/lib/libgmc.a $(BUILD)/$(1)/lib/libgmc_sim.a $$(SIM_LIBS) $$(HOST_LIBS)
 
 $(BUILD)/$(1)/tests/cli/%: tests/cli/%.c $(patsubst cli/%.c,$(BUILD)/$(1)/obj/cli/%.o,$(CLI_LIB_SRC)) \
                            $(BUILD)/$(1)/lib/libgmc.a $(BUILD)/$(1)/lib/libgmc_sim.a
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS_C) -Icli $(OPT_$(1)) $$< $$(filter %.o,$$^) -o $$@ \
-	  $(BUILD)/$(1)/lib/libgmc.a $(BUILD)/$(1)/lib/libgmc_sim.a -lcmocka $$(SIM_LIBS)
+	  $(BUILD)/$(1)/lib/libgmc.a $(BUILD)/$(1)/lib/libgmc_sim.a -lcmocka $$(SIM_LIBS) $$(HOST_LIBS)
 
 CLI_TEST_BINS_$(1) := $(patsubst tests/%.c,$(BUILD)/$(1)/tests/%,$(CLI_TESTS))
 endef
@@ -303,7 +319,7 @@ $(BUILD)/bench/tb_bench.vvp: bench/tb_bench.v $(RTL) $(RTL_INC)
 
 $(BUILD)/rel/bin/bench-api: bench/bench_api.c $(BUILD)/rel/lib/libgmc.a $(BUILD)/rel/lib/libgmc_sim.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_C) -O2 $< -o $@ $(BUILD)/rel/lib/libgmc.a $(BUILD)/rel/lib/libgmc_sim.a $(SIM_LIBS)
+	$(CC) $(CFLAGS_C) -O2 $< -o $@ $(BUILD)/rel/lib/libgmc.a $(BUILD)/rel/lib/libgmc_sim.a $(SIM_LIBS) $(HOST_LIBS)
 
 $(BUILD)/rel/bin/bench-dma: bench/bench_dma.c tests/common/gmc_dma_pkt.c host/src/gmc_pkt.c $(BUILD)/rel/lib/libgmc_sim.a
 	@mkdir -p $(@D)
@@ -311,7 +327,7 @@ $(BUILD)/rel/bin/bench-dma: bench/bench_dma.c tests/common/gmc_dma_pkt.c host/sr
 
 $(BUILD)/rel/bin/bench-evict: bench/bench_evict.c $(BUILD)/rel/lib/libgmc.a $(BUILD)/rel/lib/libgmc_sim.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_C) -O2 $< -o $@ $(BUILD)/rel/lib/libgmc.a $(BUILD)/rel/lib/libgmc_sim.a $(SIM_LIBS)
+	$(CC) $(CFLAGS_C) -O2 $< -o $@ $(BUILD)/rel/lib/libgmc.a $(BUILD)/rel/lib/libgmc_sim.a $(SIM_LIBS) $(HOST_LIBS)
 
 BENCH_DEPS := $(BUILD)/rel/bin/bench-sim $(BUILD)/rel/bin/bench-alloc $(BUILD)/rel/bin/bench-api \
               $(BUILD)/rel/bin/bench-dma $(BUILD)/rel/bin/bench-evict $(BUILD)/bench/tb_bench.vvp

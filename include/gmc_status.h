@@ -64,6 +64,20 @@ enum gmc_status {
     GMC_E_PINNED = -49,
     GMC_E_POWER_STATE = -50,
     GMC_E_DEVICE_RESET = -51,
+    GMC_E_PCI_INIT = -150,
+    GMC_E_PCI_NO_DEVICE = -151,
+    GMC_E_PCI_WRONG_ID = -152,
+    GMC_E_PCI_ID_REGISTER = -153,
+    GMC_E_PCI_PERMISSION = -154,
+    GMC_E_PCI_BAR_MISSING = -155,
+    GMC_E_PCI_BAR_IO = -156,
+    GMC_E_PCI_BAR_SMALL = -157,
+    GMC_E_PCI_BUSY = -158,
+    GMC_E_PCI_GONE = -159,
+    GMC_E_PCI_NO_VFIO = -160,
+    GMC_E_PCI_MAP = -161,
+    GMC_E_PCI_ENABLE = -162,
+    GMC_E_PCI_VFIO = -163,
     GMC_E_RULE_ALLOC_SIZE_INVALID = -1101,
     GMC_E_RULE_ALIGNMENT_NOT_POWER_OF_TWO = -1102,
     GMC_E_RULE_PITCHALIGNEDSIZE_TOO_SMALL = -1103,
@@ -161,7 +175,7 @@ enum gmc_status {
     GMC_E_RULE_SYSMEM_UNUSED = -1409,
 };
 
-#define GMC_STATUS_COUNT 147u
+#define GMC_STATUS_COUNT 161u
 
 struct gmc_status_info {
     int code;
