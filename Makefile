@@ -223,6 +223,25 @@ TEST_BINS_$(1) := $(patsubst tests/%.c,$(BUILD)/$(1)/tests/%,$(RTL_TESTS) $(HOST
 endef
 $(foreach v,$(VARIANTS),$(eval $(call VARIANT_RULES,$(v))))
 
+# The pci backend against the real RTL (tests/pci/test_pci_rtl.sh): the
+# trap harness (an LD_PRELOAD library over libgmc_sim.so), the fake-tree
+# runner and the workload, release build only (the harness single-steps
+# the program under test, which AddressSanitizer's own handlers forbid).
+PCI_RTL_BINS := $(BUILD)/rel/tests/pci/pci_trap.so $(BUILD)/rel/tests/pci/fakepci-run $(BUILD)/rel/tests/pci/pci-workload
+
+$(BUILD)/rel/tests/pci/pci_trap.so: tests/pci/pci_trap.c $(BUILD)/rel/lib/libgmc_sim.so
+	@mkdir -p $(@D)
+	$(CC) -std=c11 $(WARN) -g -O2 -fPIC -shared -Isim $< -o $@ -L$(BUILD)/rel/lib -lgmc_sim \
+	  -Wl,-rpath,$(abspath $(BUILD)/rel/lib) -ldl
+
+$(BUILD)/rel/tests/pci/fakepci-run: tests/pci/fakepci_run.c tests/pci/fake_pci.c tests/pci/fake_pci.h include/gmc_regs.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_C) -Itests/pci -O2 $< tests/pci/fake_pci.c -o $@
+
+$(BUILD)/rel/tests/pci/pci-workload: tests/pci/pci_workload.c $(BUILD)/rel/lib/libgmc.a $(BUILD)/rel/lib/libgmc_sim.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_C) -O2 $< -o $@ $(BUILD)/rel/lib/libgmc.a $(BUILD)/rel/lib/libgmc_sim.a $(SIM_LIBS) $(HOST_LIBS)
+
 # Shared test objects are kept between runs (make would delete them as
 # intermediates, after the test summary).
 .SECONDARY: $(foreach v,$(VARIANTS),$(patsubst tests/common/%.c,$(BUILD)/$(v)/obj/common/%.o,$(COMMON_SRC)))
@@ -292,13 +311,13 @@ $(BUILD)/xcheck/ok: spec/gmc.toml tools/gen_spec.py include/gmc_regs.h rtl/gmc_r
 
 # Script tests print their own "name: N passed, M failed" line.
 # The bridge testbench is a vvp script (#! /usr/bin/vvp).
-SCRIPT_TESTS = $(GEN_TESTS) tests/install/test_install.sh tests/formal/test_formal.sh $(BUILD)/fw/tb/tb_fw_bridge.vvp
+SCRIPT_TESTS = $(GEN_TESTS) tests/install/test_install.sh tests/pci/test_pci_rtl.sh tests/formal/test_formal.sh $(BUILD)/fw/tb/tb_fw_bridge.vvp
 # The CLI script tests run $(BUILD)/rel/bin/gmc and $(BUILD)/asan/bin/gmc.
 SCRIPT_TESTS += $(CLI_SCRIPT_TESTS)
 
 test: deps-test check-gen lint $(BUILD)/xcheck/ok $(TEST_BINS_rel) $(TEST_BINS_asan) $(SIM_TEST_BINS_rel) $(SIM_TEST_BINS_asan) \
       $(CLI_TEST_BINS_rel) $(CLI_TEST_BINS_asan) $(BUILD)/rel/bin/gmc $(BUILD)/asan/bin/gmc \
-      $(BUILD)/rel/lib/libgmc_sim.so $(BUILD)/fw/tb/tb_fw_bridge.vvp
+      $(BUILD)/rel/lib/libgmc_sim.so $(BUILD)/fw/tb/tb_fw_bridge.vvp $(PCI_RTL_BINS)
 	@BUILD=$(BUILD) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  tools/run_tests.sh $(SCRIPT_TESTS) $(TEST_BINS_rel) $(TEST_BINS_asan) $(SIM_TEST_BINS_rel) $(SIM_TEST_BINS_asan) \
 	  $(CLI_TEST_BINS_rel) $(CLI_TEST_BINS_asan)
