@@ -64,6 +64,7 @@
 #include <linux/vfio.h>
 #include <pciaccess.h>
 
+#include "gmc.h"
 #include "gmc_backend.h"
 #include "gmc_devstr.h"
 #include "gmc_regs.h"
@@ -670,6 +671,37 @@ static int pci_reset(void *ctx)
     }
     soft_reset(c);
     return check_gone(c);
+}
+
+int gmc_pci_list(char (*out)[GMC_PCI_DEVSTR_LEN], unsigned max, unsigned *n)
+{
+    if (n == NULL || (out == NULL && max != 0u))
+        return GMC_E_NULL_POINTER;
+    *n = 0;
+    int rc = system_get();
+    if (rc != GMC_OK)
+        return rc;
+    struct pci_id_match m = {
+        .vendor_id = GMC_PCI_VENDOR_ID,
+        .device_id = GMC_PCI_DEVICE_ID,
+        .subvendor_id = PCI_MATCH_ANY,
+        .subdevice_id = PCI_MATCH_ANY,
+    };
+    struct pci_device_iterator *it = pci_id_match_iterator_create(&m);
+    if (it == NULL) {
+        system_put();
+        return GMC_E_NO_MEMORY;
+    }
+    struct pci_device *d;
+    while ((d = pci_device_next(it)) != NULL) {
+        if (*n < max)
+            snprintf(out[*n], GMC_PCI_DEVSTR_LEN, "pci:%04x:%02x:%02x.%u", d->domain & 0xFFFFu, d->bus, d->dev,
+                     d->func);
+        (*n)++;
+    }
+    pci_iterator_destroy(it);
+    system_put();
+    return GMC_OK;
 }
 
 const struct gmc_backend_ops gmc_backend_pci = {

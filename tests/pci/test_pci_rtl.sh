@@ -10,7 +10,7 @@ build=${BUILD:-build}
 bin=$build/rel/tests/pci
 gmc=$build/rel/bin/gmc
 dev=0000:01:00.0
-ncases=5
+ncases=7
 pass=0; fail=0
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -24,6 +24,9 @@ if [ "$rc" -eq 77 ]; then
 fi
 check test "$rc" -eq 0
 
+# gmc list: the simulator and the one gmc device, not the other device
+"$bin/fakepci-run" "$gmc" list >"$out/list.txt" 2>&1
+check test "$(cut -c1-24 "$out/list.txt" | sed 's/ *$//' | tr '\n' ' ')" = "sim pci:$dev "
 # 1. gmc info: the same report, but for the first line (device string, backend)
 "$gmc" info --device sim >"$out/sim.txt" 2>&1
 "$bin/fakepci-run" env GMC_TRAP_DEV=/sys/bus/pci/devices/$dev LD_PRELOAD="$bin/pci_trap.so" \
@@ -41,7 +44,7 @@ check diff <(tail -n +2 "$out/sim.txt") <(tail -n +2 "$out/pci2.txt")
 check test "$wsim" -eq 0 -a "$wpci" -eq 0
 check diff "$out/wsim.txt" "$out/wpci.txt"
 if [ "$fail" -ne 0 ]; then
-  for f in sim.txt pci.txt pci2.txt pci.err wsim.txt wsim.err wpci.txt wpci.err; do
+  for f in list.txt sim.txt pci.txt pci2.txt pci.err wsim.txt wsim.err wpci.txt wpci.err; do
     echo "---- $f"; cat "$out/$f"
   done
 fi
