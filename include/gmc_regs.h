@@ -17,7 +17,7 @@
 #define GMC_PCI_DEVICE_ID 0x6D63u
 #define GMC_PCI_BAR_REGS 0u
 #define GMC_PCI_BAR_APERTURE 1u
-#define GMC_PCI_CLOCK_HZ 100000000ull
+#define GMC_PCI_CLOCK_HZ 125000000ull
 #define GMC_REG_SPAN 0x480u
 
 /* layout SEGFLAGS (32 bits): DXGK_SEGMENTFLAGS bit layout, bit for bit (WDDM 2.0 definition). */

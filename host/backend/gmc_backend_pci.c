@@ -38,11 +38,13 @@
  * handle then answers GMC_E_PCI_GONE to everything and close only unmaps
  * and unlocks.
  *
- * Interrupts are polled (IRQ_STATUS & IRQ_MASK); `cycles` is wall time at
- * the board clock (GMC_PCI_CLOCK_HZ). Reset is a function-level reset
- * through sysfs when the device advertises FLR, else the controller's own
- * reset: the engine's RESET command and every read-write register back to
- * its reset value.
+ * Interrupts: with VFIO, the device's MSI (else INTx) signals an eventfd
+ * that wait() sleeps on; without, wait() polls IRQ_STATUS & IRQ_MASK every
+ * 10 us. `cycles` is wall time at the board clock (GMC_PCI_CLOCK_HZ).
+ * Reset: VFIO_DEVICE_RESET when VFIO offers one, else a function-level
+ * reset through sysfs when the device advertises FLR, else the
+ * controller's own reset: the engine's RESET command and every read-write
+ * register back to its reset value.
  *
  * libpciaccess keeps process-wide state: the handles of one process share
  * it, and this backend is not thread-safe (one thread opens and closes).
@@ -56,6 +58,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/file.h>
 #include <sys/ioctl.h>
 #include <time.h>
@@ -104,6 +108,8 @@ struct pci_ctx {
     struct timespec t0;
     /* VFIO (all -1 when the device is not bound to vfio-pci) */
     int container, group, device;
+    int irq_fd;           /* eventfd the device's MSI or INTx signals, or -1 */
+    unsigned irq_index;   /* VFIO_PCI_MSI_IRQ_INDEX or VFIO_PCI_INTX_IRQ_INDEX */
     struct dma_map maps[MAX_DMA_MAPS];
     unsigned nmaps;
 };
@@ -246,6 +252,15 @@ static void reg_wr(struct pci_ctx *c, uint32_t off, uint32_t v)
 
 static void vfio_close(struct pci_ctx *c)
 {
+    if (c->irq_fd >= 0) {
+        struct vfio_irq_set off = {
+            .argsz = sizeof(off), .flags = VFIO_IRQ_SET_DATA_NONE | VFIO_IRQ_SET_ACTION_TRIGGER,
+            .index = c->irq_index, .start = 0, .count = 0,
+        };
+        (void)ioctl(c->device, VFIO_DEVICE_SET_IRQS, &off);
+        close(c->irq_fd);
+        c->irq_fd = -1;
+    }
     if (c->device >= 0)
         close(c->device);
     if (c->group >= 0)
@@ -253,6 +268,54 @@ static void vfio_close(struct pci_ctx *c)
     if (c->container >= 0)
         close(c->container);
     c->device = c->group = c->container = -1;
+}
+
+/* The interrupt as an eventfd: MSI when the device has it, else INTx.
+ * Without one, wait() polls IRQ_STATUS as it does without VFIO. */
+static void vfio_irq(struct pci_ctx *c)
+{
+    static const unsigned order[2] = { VFIO_PCI_MSI_IRQ_INDEX, VFIO_PCI_INTX_IRQ_INDEX };
+    for (unsigned i = 0; i < 2u; i++) {
+        struct vfio_irq_info info = { .argsz = sizeof(info), .index = order[i] };
+        if (ioctl(c->device, VFIO_DEVICE_GET_IRQ_INFO, &info) != 0 || info.count == 0u ||
+            !(info.flags & VFIO_IRQ_INFO_EVENTFD))
+            continue;
+        int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+        if (fd < 0)
+            return;
+        struct {
+            struct vfio_irq_set set;
+            int32_t fd;
+        } req = { .set = { .argsz = sizeof(req), .flags = VFIO_IRQ_SET_DATA_EVENTFD | VFIO_IRQ_SET_ACTION_TRIGGER,
+                           .index = order[i], .start = 0, .count = 1 },
+                  .fd = fd };
+        if (ioctl(c->device, VFIO_DEVICE_SET_IRQS, &req) != 0) {
+            close(fd);
+            continue;
+        }
+        c->irq_fd = fd;
+        c->irq_index = order[i];
+        return;
+    }
+}
+
+/* Sleep on the interrupt eventfd for up to ns; INTx is masked by VFIO
+ * after each interrupt and unmasked here once it has been read. */
+static void vfio_irq_sleep(struct pci_ctx *c, uint64_t ns)
+{
+    struct pollfd p = { .fd = c->irq_fd, .events = POLLIN };
+    int ms = (int)(ns / 1000000u) + 1;
+    if (poll(&p, 1, ms) == 1) {
+        uint64_t n;
+        (void)!read(c->irq_fd, &n, sizeof(n));
+        if (c->irq_index == VFIO_PCI_INTX_IRQ_INDEX) {
+            struct vfio_irq_set un = {
+                .argsz = sizeof(un), .flags = VFIO_IRQ_SET_DATA_NONE | VFIO_IRQ_SET_ACTION_UNMASK,
+                .index = VFIO_PCI_INTX_IRQ_INDEX, .start = 0, .count = 1,
+            };
+            (void)ioctl(c->device, VFIO_DEVICE_SET_IRQS, &un);
+        }
+    }
 }
 
 /* Join the device's IOMMU group to a type1 container when the device is
@@ -297,6 +360,7 @@ static int vfio_open(struct pci_ctx *c)
     c->device = ioctl(c->group, VFIO_GROUP_GET_DEVICE_FD, c->addr);
     if (c->device < 0)
         goto fail;
+    vfio_irq(c);
     return GMC_OK;
 fail:
     vfio_close(c);
@@ -383,7 +447,7 @@ static int pci_open(const struct gmc_devspec *spec, void **ctx)
         system_put();
         return GMC_E_NO_MEMORY;
     }
-    c->lock_fd = c->container = c->group = c->device = -1;
+    c->lock_fd = c->container = c->group = c->device = c->irq_fd = -1;
     rc = setup(c, spec);
     if (rc != GMC_OK) {
         pci_close(c);
@@ -556,7 +620,7 @@ static uint64_t pci_cycles(void *ctx)
     int64_t ns = (int64_t)(now.tv_sec - c->t0.tv_sec) * 1000000000 + (now.tv_nsec - c->t0.tv_nsec);
     if (ns < 0)
         ns = 0;
-    return (uint64_t)ns / (1000000000u / GMC_PCI_CLOCK_HZ);
+    return (uint64_t)((double)ns * ((double)GMC_PCI_CLOCK_HZ / 1e9));
 }
 
 /* Poll slice while waiting for the interrupt: 10 us. */
@@ -570,7 +634,7 @@ static int pci_wait(void *ctx, uint64_t cycles, int until_irq, uint64_t *ran)
     *ran = 0;
     if (c->gone)
         return GMC_E_PCI_GONE;
-    const uint64_t ns_per_cycle = 1000000000u / GMC_PCI_CLOCK_HZ;
+    const double ns_per_cycle = 1e9 / (double)GMC_PCI_CLOCK_HZ;
     uint64_t start = pci_cycles(c);
     for (;;) {
         if (until_irq) {
@@ -583,7 +647,11 @@ static int pci_wait(void *ctx, uint64_t cycles, int until_irq, uint64_t *ran)
         uint64_t done = pci_cycles(c) - start;
         if (done >= cycles)
             break;
-        uint64_t left_ns = (cycles - done) * ns_per_cycle;
+        uint64_t left_ns = (uint64_t)((double)(cycles - done) * ns_per_cycle) + 1u;
+        if (until_irq && c->irq_fd >= 0) {
+            vfio_irq_sleep(c, left_ns); /* woken by the interrupt */
+            continue;
+        }
         if (until_irq && left_ns > WAIT_SLICE_NS)
             left_ns = WAIT_SLICE_NS;
         struct timespec ts = { (time_t)(left_ns / 1000000000u), (long)(left_ns % 1000000000u) };
@@ -663,6 +731,14 @@ static int pci_reset(void *ctx)
     struct pci_ctx *c = ctx;
     if (c->gone)
         return GMC_E_PCI_GONE;
+    if (c->device >= 0) {
+        struct vfio_device_info info = { .argsz = sizeof(info) };
+        if (ioctl(c->device, VFIO_DEVICE_GET_INFO, &info) == 0 && (info.flags & VFIO_DEVICE_FLAGS_RESET)) {
+            if (ioctl(c->device, VFIO_DEVICE_RESET) != 0)
+                return GMC_E_PCI_VFIO;
+            return check_gone(c);
+        }
+    }
     if (has_flr(c->dev)) {
         int rc = flr(c);
         if (rc != GMC_OK)
