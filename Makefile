@@ -41,7 +41,8 @@ VMAKE_asan := OPT_FAST=-O1 OPT_GLOBAL=-O1 OPT_SLOW=-O1
 
 WARN     := -Wall -Wextra -Werror
 CFLAGS_C := -std=c11 $(WARN) -g -Iinclude -Isim -Ihost/src -Itests/common -MMD -MP -D_POSIX_C_SOURCE=200809L
-VLT_ROOT := $(shell $(VERILATOR) --getenv VERILATOR_ROOT 2>/dev/null)
+# Asked of Verilator when a recipe uses it, after tools/deps.sh has run.
+VLT_ROOT = $(shell $(VERILATOR) --getenv VERILATOR_ROOT 2>/dev/null)
 
 RTL      := $(sort $(wildcard rtl/*.v))
 RTL_INC  := rtl/gmc_regs.vh
@@ -73,6 +74,24 @@ PCI_TESTS := $(sort $(wildcard tests/pci/test_*.c))
 .DELETE_ON_ERROR:
 
 all: $(BUILD)/rel/lib/libgmc_sim.a $(BUILD)/rel/lib/libgmc_sim.so $(BUILD)/rel/bin/gmc-sim-tour $(BUILD)/rel/bin/gmc
+
+# ----------------------------------------------------------- dependencies
+# Every goal but clean first makes sure the Debian packages it needs are
+# installed (tools/deps.sh; through sudo when not root, or it stops with the
+# exact command to run). The check is a makefile that make includes: make
+# builds it, then reads the Makefile again, before it expands any rule, so
+# no rule can ask for a tool (verilator, g++, yosys, ...) before the step
+# that installs it. Variables that ask a tool (VLT_ROOT, PGO_GCC) are also
+# expanded only when a recipe uses them. tests/build/test_fresh_make.sh
+# tests this on a PATH where the tools appear only once deps.sh has run.
+DEPS_BENCH_GOALS := bench firmware firmware-% flash test-fw test-fw-gate
+ifneq ($(filter-out clean,$(or $(MAKECMDGOALS),all)),)
+DEPS_SET := $(if $(filter $(DEPS_BENCH_GOALS),$(MAKECMDGOALS)),bench,test)
+include $(BUILD)/deps/$(DEPS_SET).mk
+endif
+$(BUILD)/deps/%.mk: tools/deps.sh
+	@tools/deps.sh $*
+	@mkdir -p $(@D) && echo "# tools/deps.sh $*: every package installed" > $@
 
 deps-test:
 	@tools/deps.sh test
@@ -115,8 +134,8 @@ lint: deps-test
 # compiled again with -fprofile-use on the profile that run wrote. PGO=0
 # skips that; so does a compiler other than GCC.
 PGO ?= 1
-PGO_GCC := $(shell $(CXX) -v 2>&1 | grep -q '^gcc version' && echo 1)
-PGO_rel := $(and $(filter 1,$(PGO)),$(PGO_GCC))
+PGO_GCC = $(shell $(CXX) -v 2>&1 | grep -q '^gcc version' && echo 1)
+PGO_rel = $(and $(filter 1,$(PGO)),$(PGO_GCC))
 VMODEL  := V$(TOP)__ALL.a $(VLT_RUNTIME:%=%.o)
 # The model's hot code (OPT_FAST) and Verilator's run-time library
 # (OPT_GLOBAL) get the profile flags; constructors and set-up (OPT_SLOW)
@@ -311,7 +330,7 @@ $(BUILD)/xcheck/ok: spec/gmc.toml tools/gen_spec.py include/gmc_regs.h rtl/gmc_r
 
 # Script tests print their own "name: N passed, M failed" line.
 # The bridge testbench is a vvp script (#! /usr/bin/vvp).
-SCRIPT_TESTS = $(GEN_TESTS) tests/install/test_install.sh tests/pci/test_pci_rtl.sh tests/formal/test_formal.sh $(BUILD)/fw/tb/tb_fw_bridge.vvp
+SCRIPT_TESTS = $(GEN_TESTS) tests/build/test_fresh_make.sh tests/install/test_install.sh tests/pci/test_pci_rtl.sh tests/formal/test_formal.sh $(BUILD)/fw/tb/tb_fw_bridge.vvp
 # The CLI script tests run $(BUILD)/rel/bin/gmc and $(BUILD)/asan/bin/gmc.
 SCRIPT_TESTS += $(CLI_SCRIPT_TESTS)
 

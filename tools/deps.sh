@@ -5,7 +5,7 @@
 # When that is impossible, print the exact command to run and fail.
 set -u
 set_name=${1:-all}
-base="make gcc g++ python3 pkg-config zlib1g-dev verilator iverilog libcmocka-dev yosys z3"
+base="make gcc g++ python3 pkg-config zlib1g-dev verilator iverilog libcmocka-dev yosys z3 librsvg2-bin"
 base="$base libpciaccess-dev"   # the pci backend (host/backend/gmc_backend_pci.c)
 case "$set_name" in
   test|run|lint) pkgs="$base" ;;
