@@ -50,6 +50,7 @@ struct region {
 };
 
 static struct region regions[MAX_REGIONS];
+static unsigned long long traps; /* accesses forwarded (GMC_TRAP_STATS=1 prints them at exit) */
 static gmc_sim *sim;
 static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
 static int (*real_munmap)(void *, size_t);
@@ -142,6 +143,7 @@ static void on_segv(int sig, siginfo_t *si, void *uctx)
             memset(buf, 0xFF, sizeof(buf));
         memcpy(a, buf, size);
     }
+    traps++;
     pend.active = 1;
     pend.write = write;
     pend.bar = r->bar;
@@ -215,6 +217,12 @@ static void start(void)
     sigaction(SIGSEGV, &sa, NULL);
     sa.sa_sigaction = on_trap;
     sigaction(SIGTRAP, &sa, NULL);
+}
+
+__attribute__((destructor)) static void stats(void)
+{
+    if (getenv("GMC_TRAP_STATS") != NULL)
+        fprintf(stderr, "pci_trap: %llu BAR accesses forwarded to the model\n", traps);
 }
 
 void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
