@@ -64,6 +64,7 @@ enum gmc_status {
     GMC_E_PINNED = -49,
     GMC_E_POWER_STATE = -50,
     GMC_E_DEVICE_RESET = -51,
+    GMC_E_OVERLAP = -60,
     GMC_E_PCI_INIT = -150,
     GMC_E_PCI_NO_DEVICE = -151,
     GMC_E_PCI_WRONG_ID = -152,
@@ -175,7 +176,7 @@ enum gmc_status {
     GMC_E_RULE_SYSMEM_UNUSED = -1409,
 };
 
-#define GMC_STATUS_COUNT 161u
+#define GMC_STATUS_COUNT 162u
 
 struct gmc_status_info {
     int code;

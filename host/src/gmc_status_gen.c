@@ -56,6 +56,7 @@ const struct gmc_status_info gmc_status_table[GMC_STATUS_COUNT] = {
     { GMC_E_PINNED, "GMC_E_PINNED", "allocation is pinned and cannot be evicted or moved" },
     { GMC_E_POWER_STATE, "GMC_E_POWER_STATE", "operation not allowed in the device's power state" },
     { GMC_E_DEVICE_RESET, "GMC_E_DEVICE_RESET", "the engine was reset after a paging fence timed out (TDR); see the recovery report" },
+    { GMC_E_OVERLAP, "GMC_E_OVERLAP", "a GPU copy's source and destination ranges share bytes (the engine copies forward in bursts: the result would depend on timing)" },
     { GMC_E_PCI_INIT, "GMC_E_PCI_INIT", "libpciaccess could not initialise (is sysfs mounted at /sys?)" },
     { GMC_E_PCI_NO_DEVICE, "GMC_E_PCI_NO_DEVICE", "no gmc PCI device found (none with the gmc IDs, or none at that address)" },
     { GMC_E_PCI_WRONG_ID, "GMC_E_PCI_WRONG_ID", "the PCI device's vendor/device IDs are not gmc's (a board flashed with other IDs needs id=VVVV:DDDD)" },
