@@ -92,6 +92,8 @@ HOST_OBJ   = $(patsubst %.c,$(BUILD)/$(1)/obj/%.o,$(HOST_SRC))
 COMMON_SRC:= $(sort $(wildcard tests/common/*.c))
 RTL_TESTS := $(sort $(wildcard tests/rtl/test_*.c))
 HOST_TESTS:= $(sort $(wildcard tests/host/test_*.c))
+# pci backend tests on a fake sysfs tree (tests/pci/fake_pci.c; need root + unshare -m, else skipped)
+PCI_TESTS := $(sort $(wildcard tests/pci/test_*.c))
 
 .PHONY: all run tour test bench lint gen check-gen clean deps-test deps-bench install
 .DELETE_ON_ERROR:
@@ -219,7 +221,9 @@ $(BUILD)/%/lib/libgmc_sim.so: $(BUILD)/%/obj/gmc_sim.o $(BUILD)/%/obj/gmc_axi_ch
 	$(CXX) -shared $(OPT_$*) -o $@ $< $(BUILD)/$*/obj/gmc_axi_check.o -Wl,--whole-archive $(BUILD)/$*/vobj/V$(TOP)__ALL.a \
 	  $(BUILD)/$*/vobj/libverilated.a -Wl,--no-whole-archive -lz -pthread
 
-SIM_LIBS = -lz -pthread -lstdc++ -lm
+# libgmc's pci backend links libpciaccess (docs/pci.md).
+HOST_LIBS := -lpciaccess
+SIM_LIBS = -lz -pthread -lstdc++ -lm $(HOST_LIBS)
 
 # Tests of the sim shim's C++ parts on their own (tests/sim/*.cpp).
 SIM_TESTS := $(sort $(wildcard tests/sim/test_*.cpp))
@@ -265,7 +269,13 @@ $(BUILD)/$(1)/tests/%: tests/%.c $(patsubst tests/common/%.c,$(BUILD)/$(1)/obj/c
 	$$(CC) $$(CFLAGS_C) $$(INC_tests) $(OPT_$(1)) $$< $$(filter %.o,$$^) -o $$@ \
 	  $(BUILD)/$(1)/lib/libgmc.a $(BUILD)/$(1)/lib/libgmc_sim.a -lcmocka $$(SIM_LIBS) -lm
 
-TEST_BINS_$(1) := $(patsubst tests/%.c,$(BUILD)/$(1)/tests/%,$(RTL_TESTS) $(HOST_TESTS))
+$(BUILD)/$(1)/tests/pci/%: tests/pci/%.c tests/pci/fake_pci.c tests/pci/fake_pci.h \
+                           $(BUILD)/$(1)/lib/libgmc.a $(BUILD)/$(1)/lib/libgmc_sim.a
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS_C) $$(INC_tests) -Itests/pci $(OPT_$(1)) $$< tests/pci/fake_pci.c -o $$@ \
+	  $(BUILD)/$(1)/lib/libgmc.a $(BUILD)/$(1)/lib/libgmc_sim.a -lcmocka $$(SIM_LIBS) -lm
+
+TEST_BINS_$(1) := $(patsubst tests/%.c,$(BUILD)/$(1)/tests/%,$(RTL_TESTS) $(HOST_TESTS) $(PCI_TESTS))
 endef
 $(foreach v,$(VARIANTS),$(eval $(call VARIANT_RULES,$(v))))
 
@@ -280,6 +290,25 @@ $(eval $(call VARIANT_RULES,cmp))
 $(foreach l,$(HOST_LAYERS),$(eval $(call LAYER_RULES,cmp,$(l))))
 CMP_TESTS := $(patsubst %,$(BUILD)/cmp/tests/%,rtl/test_dma_xfer rtl/test_dma_ring rtl/test_dma_fault rtl/test_dma_gate \
              rtl/test_dma_random host/test_paging host/test_resid host/test_power host/test_tdr)
+
+# The pci backend against the real RTL (tests/pci/test_pci_rtl.sh): the
+# trap harness (an LD_PRELOAD library over libgmc_sim.so), the fake-tree
+# runner and the workload, release build only (the harness single-steps
+# the program under test, which AddressSanitizer's own handlers forbid).
+PCI_RTL_BINS := $(BUILD)/rel/tests/pci/pci_trap.so $(BUILD)/rel/tests/pci/fakepci-run $(BUILD)/rel/tests/pci/pci-workload
+
+$(BUILD)/rel/tests/pci/pci_trap.so: tests/pci/pci_trap.c $(BUILD)/rel/lib/libgmc_sim.so
+	@mkdir -p $(@D)
+	$(CC) -std=c11 $(WARN) -g -O2 -fPIC -shared -Iinclude -Isim $< -o $@ -L$(BUILD)/rel/lib -lgmc_sim \
+	  -Wl,-rpath,$(abspath $(BUILD)/rel/lib) -ldl
+
+$(BUILD)/rel/tests/pci/fakepci-run: tests/pci/fakepci_run.c tests/pci/fake_pci.c tests/pci/fake_pci.h include/gmc_regs.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_C) $(INC_tests) -Itests/pci -O2 $< tests/pci/fake_pci.c -o $@
+
+$(BUILD)/rel/tests/pci/pci-workload: tests/pci/pci_workload.c $(BUILD)/rel/lib/libgmc.a $(BUILD)/rel/lib/libgmc_sim.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_C) $(INC_tests) -O2 $< -o $@ $(BUILD)/rel/lib/libgmc.a $(BUILD)/rel/lib/libgmc_sim.a $(SIM_LIBS)
 
 # Shared test objects are kept between runs (make would delete them as
 # intermediates, after the test summary).
@@ -405,7 +434,7 @@ $(BUILD)/xcheck/ok: spec/gmc.toml tools/gen_spec.py include/gmc_regs.h rtl/gmc_r
 
 # Script tests print their own "name: N passed, M failed" line.
 # The bridge testbench is a vvp script (#! /usr/bin/vvp).
-SCRIPT_TESTS = $(GEN_TESTS) tests/lint/test_check_layers.py tests/build/test_fresh_make.sh tests/install/test_install.sh tests/formal/test_formal.sh $(BUILD)/fw/tb/tb_fw_bridge.vvp
+SCRIPT_TESTS = $(GEN_TESTS) tests/lint/test_check_layers.py tests/build/test_fresh_make.sh tests/install/test_install.sh tests/pci/test_pci_rtl.sh tests/formal/test_formal.sh $(BUILD)/fw/tb/tb_fw_bridge.vvp
 # The CLI script tests run $(BUILD)/rel/bin/gmc and $(BUILD)/asan/bin/gmc.
 SCRIPT_TESTS += $(CLI_SCRIPT_TESTS)
 # The eviction benchmark's offline optimum (bench/evict_opt.py, Debian's python3-scipy).
@@ -413,7 +442,7 @@ SCRIPT_TESTS += tests/bench/test_evict_opt.py
 
 test: deps-test check-gen lint $(BUILD)/xcheck/ok $(TEST_BINS_rel) $(TEST_BINS_asan) $(SIM_TEST_BINS_rel) $(SIM_TEST_BINS_asan) \
       $(CLI_TEST_BINS_rel) $(CLI_TEST_BINS_asan) $(BUILD)/rel/bin/gmc $(BUILD)/asan/bin/gmc \
-      $(BUILD)/rel/lib/libgmc_sim.so $(BUILD)/fw/tb/tb_fw_bridge.vvp \
+      $(BUILD)/rel/lib/libgmc_sim.so $(BUILD)/fw/tb/tb_fw_bridge.vvp $(PCI_RTL_BINS) \
       $(FUZZ_REPLAY_BINS_rel) $(FUZZ_REPLAY_BINS_asan) $(CMP_TESTS)
 	@BUILD=$(BUILD) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  tools/run_tests.sh $(SCRIPT_TESTS) $(TEST_BINS_rel) $(TEST_BINS_asan) $(SIM_TEST_BINS_rel) $(SIM_TEST_BINS_asan) \

@@ -2,6 +2,7 @@
  * main.c - the gmc command (docs/cli.md).
  *
  *   gmc info   [--device STR]
+ *   gmc list
  *   gmc run    WORKLOAD [--device STR] [--report DIR] [--trace FILE.fst [--trace-window A:B]]
  *              [--seed N] [--keep-going] [--progress auto|tty|plain|none]
  *   gmc replay TRACE [--device STR] [--seed N] [--log FILE] [--keep-going]
@@ -36,6 +37,7 @@ static const char *const usage_main =
     "commands:\n"
     "  info     the adapter as the hardware reports it: ID, version, capabilities,\n"
     "           segments, page and TLB size\n"
+    "  list     the devices gmc can open here: the simulator and PCI gmc boards\n"
     "  run      run a workload trace, print a summary, optionally write a report\n"
     "  replay   run a trace without progress and print the digest of its decisions\n"
     "  check    parse a trace and say what it expands to; nothing runs\n"
@@ -53,6 +55,13 @@ static const char *const usage_info =
     "  --device STR   device string (default \"sim\"): sim[:latency=N,timeout=N,\n"
     "                 trace=FILE,segs=N,segK=BASE/SIZE/FLAGS[/CPU_OFFSET[/BANKS]]],\n"
     "                 pci:DOMAIN:BUS:DEV.FN, uart:/PATH@BAUD (docs/host.md)\n";
+
+static const char *const usage_list =
+    "usage: gmc list\n"
+    "\n"
+    "Print one device string per line, with what it is: the simulated\n"
+    "controller, then every PCI device with the gmc vendor/device IDs\n"
+    "(docs/pci.md). Nothing is opened.\n";
 
 static const char *const usage_run =
     "usage: gmc run WORKLOAD [OPTIONS]\n"
@@ -253,6 +262,35 @@ static int cmd_info(int argc, char **argv)
                i, si.desc.base, si.desc.size, sz, si.desc.banks, si.desc.cpu_offset, fl[0] ? fl : "-");
     }
     gmc_device_close(d);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ list */
+
+/* PCI gmc boards (libpciaccess); kept apart so other device kinds add their own. */
+static void list_pci(void)
+{
+    char devs[64][GMC_PCI_DEVSTR_LEN];
+    unsigned n = 0;
+    int st = gmc_pci_list(devs, 64, &n);
+    if (st != GMC_OK) {
+        printf("# pci: cannot enumerate: %s (%s)\n", gmc_strerror(st), gmc_status_name(st));
+        return;
+    }
+    for (unsigned i = 0; i < n && i < 64u; i++)
+        printf("%-24s PCI gmc board (vendor %04x, device %04x)\n", devs[i], GMC_PCI_VENDOR_ID, GMC_PCI_DEVICE_ID);
+    if (n == 0)
+        printf("# pci: no gmc PCI device (vendor %04x, device %04x)\n", GMC_PCI_VENDOR_ID, GMC_PCI_DEVICE_ID);
+}
+
+static int cmd_list(int argc, char **argv)
+{
+    struct cli c = { .cmd = "list" };
+    int rc = parse_args(argc, argv, &c, " ", 0, usage_list);
+    if (rc)
+        return rc;
+    printf("%-24s the simulated controller (Verilated gmc_top)\n", "sim");
+    list_pci();
     return 0;
 }
 
@@ -468,6 +506,8 @@ int main(int argc, char **argv)
     }
     if (!strcmp(cmd, "info"))
         return cmd_info(argc, argv);
+    if (!strcmp(cmd, "list"))
+        return cmd_list(argc, argv);
     if (!strcmp(cmd, "run"))
         return cmd_run(argc, argv, 0);
     if (!strcmp(cmd, "replay"))

@@ -80,17 +80,33 @@ struct gmc_open_report {
  *                              segs=N     strap N (0..4) segment descriptors
  *                              segK=BASE/SIZE/FLAGS[/CPU_OFFSET[/BANKS]]
  *                                         strap descriptor K (1..4)
- *   pci:DOMAIN:BUS:DEV.FN      hex, e.g. pci:0000:01:00.0 (DEV <= 1f, FN <= 7)
+ *   pci[:DOMAIN:BUS:DEV.FN][,id=VVVV:DDDD]   (or pci:id=VVVV:DDDD)
+ *                              hex, e.g. pci:0000:01:00.0 (DEV <= 1f, FN <= 7);
+ *                              "pci" alone: the first gmc device; id=: accept
+ *                              a board flashed with other vendor/device IDs
  *   uart:/PATH@BAUD            e.g. uart:/dev/ttyUSB1@3000000
  * Numbers are decimal or 0x-prefixed hex.
  */
 int gmc_device_string_check(const char *str, size_t *err_pos);
 
 /*
+ * The PCI gmc devices of this machine (the spec's vendor/device IDs,
+ * GMC_PCI_VENDOR_ID/GMC_PCI_DEVICE_ID), as device strings
+ * "pci:DDDD:BB:DD.F" in out[0 .. max-1], in address order. *n gets the
+ * number found (which may exceed max). GMC_E_PCI_INIT when libpciaccess
+ * cannot start; nothing is opened.
+ */
+#define GMC_PCI_DEVSTR_LEN 24u
+int gmc_pci_list(char (*out)[GMC_PCI_DEVSTR_LEN], unsigned max, unsigned *n);
+
+/*
  * Open a device: parse the string, start the backend, start the driver
  * (check ID and VERSION, read the segment descriptors from the registers)
  * and validate the descriptors against the DXGK_SEGMENTFLAGS rules. A
- * well-formed pci or uart string answers GMC_E_BACKEND_UNAVAILABLE. A wrong
+ * well-formed uart string answers GMC_E_BACKEND_UNAVAILABLE; the pci
+ * backend's failures have their own GMC_E_PCI_* statuses (docs/pci.md). A
+ * pci device without VFIO opens for register and aperture work; paging
+ * calls then answer GMC_E_PCI_NO_VFIO. A wrong
  * ID or major version answers GMC_E_VERSION; a breaking descriptor answers
  * its rule's GMC_E_RULE_SEG_* status. On failure *out is NULL.
  */

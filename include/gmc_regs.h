@@ -12,6 +12,14 @@
 #define GMC_MAX_SEGMENTS 4u
 #define GMC_MAX_PROT_RANGES 4u
 
+/* PCI identity and BARs (docs/pci.md). REG_SPAN: bytes of BAR0 the register map uses. */
+#define GMC_PCI_VENDOR_ID 0x10EEu
+#define GMC_PCI_DEVICE_ID 0x6D63u
+#define GMC_PCI_BAR_REGS 0u
+#define GMC_PCI_BAR_APERTURE 1u
+#define GMC_PCI_CLOCK_HZ 125000000ull
+#define GMC_REG_SPAN 0x480u
+
 /* layout SEGFLAGS (32 bits): DXGK_SEGMENTFLAGS bit layout, bit for bit (WDDM 2.0 definition). */
 #define GMC_SEGFLAGS_APERTURE_LSB 0u
 #define GMC_SEGFLAGS_APERTURE_WIDTH 1u

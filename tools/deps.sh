@@ -6,6 +6,7 @@
 set -u
 set_name=${1:-all}
 base="make gcc g++ python3 pkg-config zlib1g-dev verilator iverilog libcmocka-dev yosys z3 librsvg2-bin"
+base="$base libpciaccess-dev"   # the pci backend (host/backend/gmc_backend_pci.c)
 case "$set_name" in
   test|run|lint) pkgs="$base" ;;
   fuzz) pkgs="$base clang-14 libclang-rt-14-dev" ;;   # make fuzz (libFuzzer); make test needs neither

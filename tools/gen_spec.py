@@ -178,6 +178,11 @@ def vh(spec):
 
 # ------------------------------------------------------------------------ C
 
+def reg_span(spec):
+    """Bytes from offset 0 to the end of the highest register."""
+    return max(r["offset"] + (r.get("count", 1) - 1) * r.get("stride", 4) + 4 for r in spec["register"])
+
+
 def c_header(spec):
     d = spec["device"]
     out = [f"/* {BANNER} */", "#ifndef GMC_REGS_H", "#define GMC_REGS_H", "",
@@ -190,6 +195,15 @@ def c_header(spec):
     p(f"#define GMC_PAGE_SIZE (1u << GMC_PAGE_SHIFT)")
     p(f"#define GMC_MAX_SEGMENTS {d['max_segments']}u")
     p(f"#define GMC_MAX_PROT_RANGES {d['max_protected_ranges']}u")
+    p("")
+    pci = spec["pci"]
+    p("/* PCI identity and BARs (docs/pci.md). REG_SPAN: bytes of BAR0 the register map uses. */")
+    p(f"#define GMC_PCI_VENDOR_ID 0x{pci['vendor_id']:04X}u")
+    p(f"#define GMC_PCI_DEVICE_ID 0x{pci['device_id']:04X}u")
+    p(f"#define GMC_PCI_BAR_REGS {pci['bar_regs']}u")
+    p(f"#define GMC_PCI_BAR_APERTURE {pci['bar_aperture']}u")
+    p(f"#define GMC_PCI_CLOCK_HZ {pci['clock_hz']}ull")
+    p(f"#define GMC_REG_SPAN 0x{reg_span(spec):X}u")
     p("")
     for lay in spec["layout"]:
         suf = "ull" if lay["width"] > 32 else "u"
@@ -271,6 +285,9 @@ def markdown(spec):
            "AXI4-Lite port (BAR0). A write to a read-only register answers SLVERR "
            "and changes nothing; an offset with no register answers DECERR. "
            "`X_LO`/`X_HI` pairs are one 64-bit value: reading `X_LO` snapshots `X_HI`.",
+           "", f"PCI: vendor `0x{spec['pci']['vendor_id']:04X}`, device `0x{spec['pci']['device_id']:04X}`; "
+           f"registers on BAR{spec['pci']['bar_regs']} (at least 0x{reg_span(spec):X} bytes), "
+           f"CPU aperture on BAR{spec['pci']['bar_aperture']} (docs/pci.md).",
            "", "| offset | name | access | reset | description |", "|---|---|---|---|---|"]
     p = out.append
     for r in spec["register"]:

@@ -1,6 +1,7 @@
 /*
  * gmc_backend.c - backend selection, and the one table that serves every
- * backend this build does not have (pci and uart, not available yet).
+ * backend this build does not have (uart, not available yet; the pci
+ * backend is host/backend/gmc_backend_pci.c).
  *
  * Their device strings are parsed and validated in full (gmc_devstr.c),
  * so a typo is reported as one; a well-formed string then answers
@@ -138,6 +139,7 @@ const struct gmc_backend_ops *gmc_backend_for(const struct gmc_devspec *spec)
     case GMC_DEV_SIM:
         return &gmc_backend_sim;
     case GMC_DEV_PCI:
+        return &gmc_backend_pci;
     case GMC_DEV_UART:
         return &gmc_backend_unavailable;
     }

@@ -58,6 +58,8 @@ struct gmc_backend_ops {
 };
 
 extern const struct gmc_backend_ops gmc_backend_sim;
+/* A PCIe board through libpciaccess (gmc_backend_pci.c, docs/pci.md). */
+extern const struct gmc_backend_ops gmc_backend_pci;
 /* The table of a backend this build does not have (pci, uart): open
  * answers GMC_E_BACKEND_UNAVAILABLE, and so does every other operation. */
 extern const struct gmc_backend_ops gmc_backend_unavailable;

@@ -289,18 +289,55 @@ static int hex_field(struct tok *t, unsigned maxd, char delim, uint64_t max, uin
     return 0;
 }
 
-static int parse_pci(struct tok a, struct gmc_devspec *spec, struct perr *e)
+/* id=VVVV:DDDD: the vendor and device IDs of a board flashed with other IDs. */
+static int parse_pci_option(struct tok opt, struct gmc_devspec *spec, struct perr *e)
+{
+    uint64_t ven, dev;
+    struct tok t = opt;
+    if (opt.n < 3 || memcmp(opt.p, "id=", 3) != 0 || spec->pci_vendor != 0)
+        return fail(e, GMC_E_DEVSTR_OPTION, opt.pos);
+    t.p += 3;
+    t.n -= 3;
+    t.pos += 3;
+    if (hex_field(&t, 4, ':', 0xFFFE, &ven) != 0 || hex_field(&t, 4, '\0', 0xFFFE, &dev) != 0 ||
+        ven == 0 || dev == 0)
+        return fail(e, GMC_E_DEVSTR_PCI, opt.pos + 3u);
+    spec->pci_vendor = (uint16_t)ven;
+    spec->pci_device = (uint16_t)dev;
+    return GMC_OK;
+}
+
+/* "pci" | "pci:" ADDRESS [",id=V:D"] | "pci:id=V:D" */
+static int parse_pci(struct tok a, int has_args, struct gmc_devspec *spec, struct perr *e)
 {
     uint64_t dom, bus, dev, fn;
-    struct tok t = a;
     spec->kind = GMC_DEV_PCI;
-    if (hex_field(&t, 4, ':', 0xFFFF, &dom) != 0 || hex_field(&t, 2, ':', 0xFF, &bus) != 0 ||
-        hex_field(&t, 2, '.', 0x1F, &dev) != 0 || hex_field(&t, 1, '\0', 0x7, &fn) != 0)
-        return fail(e, GMC_E_DEVSTR_PCI, t.pos);
-    spec->domain = (uint16_t)dom;
-    spec->bus = (uint8_t)bus;
-    spec->dev = (uint8_t)dev;
-    spec->fn = (uint8_t)fn;
+    if (!has_args) {
+        spec->pci_any = 1;
+        return GMC_OK;
+    }
+    int more;
+    struct tok rest;
+    struct tok t = split(a, ',', &rest, &more);
+    if (t.n >= 3 && memcmp(t.p, "id=", 3) == 0) {
+        spec->pci_any = 1;
+        more = 1;
+        rest = a;
+    } else {
+        if (hex_field(&t, 4, ':', 0xFFFF, &dom) != 0 || hex_field(&t, 2, ':', 0xFF, &bus) != 0 ||
+            hex_field(&t, 2, '.', 0x1F, &dev) != 0 || hex_field(&t, 1, '\0', 0x7, &fn) != 0)
+            return fail(e, GMC_E_DEVSTR_PCI, t.pos);
+        spec->domain = (uint16_t)dom;
+        spec->bus = (uint8_t)bus;
+        spec->dev = (uint8_t)dev;
+        spec->fn = (uint8_t)fn;
+    }
+    while (more) {
+        struct tok opt = split(rest, ',', &rest, &more);
+        int rc = parse_pci_option(opt, spec, e);
+        if (rc != GMC_OK)
+            return rc;
+    }
     return GMC_OK;
 }
 
@@ -356,7 +393,7 @@ int gmc_devstr_parse(const char *str, struct gmc_devspec *spec, size_t *err_pos)
     if (tok_is(name, "sim"))
         rc = parse_sim(args, has_args, spec, &e);
     else if (tok_is(name, "pci"))
-        rc = parse_pci(args, spec, &e);
+        rc = parse_pci(args, has_args, spec, &e);
     else if (tok_is(name, "uart"))
         rc = parse_uart(args, spec, &e);
     else

@@ -2,7 +2,8 @@
  * gmc_devstr.h - device strings (private to the host library).
  *
  * A device string chooses a backend and its options at run time:
- * "sim", "sim:latency=50,seg1=0/0x200000/0x84", "pci:0000:01:00.0",
+ * "sim", "sim:latency=50,seg1=0/0x200000/0x84", "pci", "pci:0000:01:00.0",
+ * "pci:0000:01:00.0,id=10ee:7024",
  * "uart:/dev/ttyUSB1@3000000". gmc_devstr_parse() turns one into a struct
  * gmc_devspec or says exactly what is wrong and where; the grammar is in
  * include/gmc.h (gmc_device_string_check) and docs/host.md.
@@ -36,9 +37,13 @@ struct gmc_devspec {
     /* paging (every backend with a DMA engine; 0 = the library default) */
     uint32_t pbuf_bytes;  /* pbuf=N: fixed paging buffer size, bytes */
     uint64_t tdr_cycles;  /* tdr=N: paging fence timeout before an engine reset */
-    /* pci */
+    /* pci: pci_any = "pci" without an address (the first gmc device);
+     * pci_vendor/pci_device: the IDs to accept (id=VVVV:DDDD; 0 = the
+     * spec's GMC_PCI_VENDOR_ID / GMC_PCI_DEVICE_ID) */
     uint16_t domain;
     uint8_t bus, dev, fn;
+    uint8_t pci_any;
+    uint16_t pci_vendor, pci_device;
     /* uart */
     char tty[GMC_DEVSTR_PATH_MAX];
     uint32_t baud;

@@ -169,7 +169,7 @@ int gmc_lock(gmc_client *c, gmc_handle h, uint32_t flags, struct gmc_lock_map *o
     if (a->locker != NULL)
         return GMC_E_ALREADY_LOCKED;
     if (dev->pg == NULL)
-        return GMC_E_UNSUPPORTED;
+        return dev->no_paging_status;
     if (dev->power != GMC_POWER_D0)
         return GMC_E_POWER_STATE;
     int sys_map = sys_mapped(dev, a);

@@ -958,6 +958,7 @@ int gmc_resid_init(gmc_device *dev, uint32_t pbuf_bytes, uint64_t tdr_cycles)
     const uint32_t engine = (dev->adapter.caps & GMC_CAPS_DMA_ENGINE_MASK) >> GMC_CAPS_DMA_ENGINE_LSB;
     dev->tdr_cycles = tdr_cycles != 0u ? tdr_cycles
                       : DEFAULT_TDR_CYCLES * (engine == GMC_DMA_ENGINE_COMPACT ? COMPACT_TDR_FACTOR : 1u);
+    dev->no_paging_status = GMC_E_UNSUPPORTED;
     for (unsigned i = 0; i < GMC_MAX_SEGMENTS; i++)
         dev->hot_budget[i] = UINT64_MAX; /* until a hot allocation must be evicted */
     if (!(dev->adapter.caps & GMC_CAPS_DMA_MASK))
@@ -967,8 +968,11 @@ int gmc_resid_init(gmc_device *dev, uint32_t pbuf_bytes, uint64_t tdr_cycles)
     if (pbuf_bytes != 0u)
         cfg.buffer_bytes = pbuf_bytes;
     int rc = gmc_paging_init(&dev->kmd, &dev->adapter, &cfg, &dev->pg);
-    if (rc == GMC_E_UNSUPPORTED) {
-        dev->pg = NULL; /* e.g. a backend that cannot wait: no paging */
+    if (rc == GMC_E_UNSUPPORTED || rc == GMC_E_PCI_NO_VFIO) {
+        /* e.g. a backend that cannot wait, or a PCI device without VFIO:
+         * no paging; paging calls answer why (GMC_E_PCI_NO_VFIO names the fix) */
+        dev->pg = NULL;
+        dev->no_paging_status = rc;
         return GMC_OK;
     }
     if (rc != GMC_OK)
@@ -1084,7 +1088,7 @@ void gmc_resid_destroy(gmc_device *dev, struct gmc_valloc *a)
 static int need_paging(const gmc_device *dev)
 {
     if (dev->pg == NULL)
-        return GMC_E_UNSUPPORTED;
+        return dev->no_paging_status;
     if (dev->power != GMC_POWER_D0)
         return GMC_E_POWER_STATE;
     return GMC_OK;
@@ -1414,7 +1418,7 @@ int gmc_fence_wait(gmc_device *dev, uint64_t fence, uint64_t timeout_us)
     if (dev == NULL)
         return GMC_E_NULL_POINTER;
     if (dev->pg == NULL)
-        return GMC_E_UNSUPPORTED;
+        return dev->no_paging_status;
     if (fence > gmc_paging_last_issued(dev->pg))
         return GMC_E_INVALID_ARG;
     uint64_t keep = dev->tdr_cycles;

@@ -108,6 +108,7 @@ struct gmc_device {
     uint64_t alloc_serial;
     /* residency and paging (gmc_resid.c) */
     struct gmc_paging *pg;          /* NULL without a DMA engine */
+    int no_paging_status;           /* what paging calls answer when pg is NULL */
     uint64_t tdr_cycles;            /* paging fence timeout */
     struct gmc_valloc *allocs;      /* every allocation */
     uint64_t tick;                  /* LRU clock */

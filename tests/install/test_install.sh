@@ -31,7 +31,7 @@ check test "$("$out/static" 2>&1)" = "$expect"
 # 0-byte allocation breaks rule ALLOC_SIZE_VALID (spec/rules.toml).
 cp tests/install/consumer_gmc.c "$out/"
 (cd "$out" && cc -std=c11 -Wall -Werror consumer_gmc.c $(pkg-config --cflags gmc) \
-   "$stage/opt/gmc/lib/libgmc.a" "$stage/opt/gmc/lib/libgmc_sim.a" $(pkg-config --libs-only-l --static gmc_sim | sed 's/-lgmc_sim//') \
+   "$stage/opt/gmc/lib/libgmc.a" "$stage/opt/gmc/lib/libgmc_sim.a" $(pkg-config --libs-only-l --static gmc | sed -E 's/-lgmc(_sim)?( |$)/ /g') \
    -o gmc_static) >>"$out/install.log" 2>&1
 check test -x "$out/gmc_static"
 check test "$("$out/gmc_static" 2>&1)" = "create: GMC_OK
