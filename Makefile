@@ -238,6 +238,36 @@ $(BUILD)/rel/bin/gmc-sim-tour: examples/sim_tour.c $(BUILD)/rel/lib/libgmc_sim.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_C) -O2 $< -o $@ $(BUILD)/rel/lib/libgmc_sim.a $(SIM_LIBS)
 
+# ------------------------------------------------------- board simulation
+
+# gmc-board-sim (docs/board-sim.md): each board top of firmware/, UART
+# bridge included, Verilated with DMA_ENABLE=1 (simulation only), behind a
+# pseudo-terminal. Release build only: it is a server the tests start.
+BOARD_SIM_TOPS := icebreaker hx8k
+BOARD_FW_COMMON := $(sort $(wildcard firmware/common/*.v))
+BOARD_VFLAGS := --cc -Irtl -GDMA_ENABLE=1 -O3 --x-assign fast --x-initial fast -Wall -Wno-fatal --no-timing -fno-case
+
+define BOARD_SIM_RULES
+$$(BUILD)/board/$(1)/vobj/Vgmc_board_$(1)__ALL.a: firmware/$(1)/gmc_board_$(1).v $$(BOARD_FW_COMMON) $$(RTL) $$(RTL_INC) | deps-test
+	@rm -rf $$(BUILD)/board/$(1); mkdir -p $$(BUILD)/board/$(1)
+	$$(VERILATOR) $$(BOARD_VFLAGS) --top-module gmc_board_$(1) -Mdir $$(@D) -CFLAGS "-O2 -std=c++17" \
+	  $$(RTL) $$(BOARD_FW_COMMON) $$< >$$(BUILD)/board/$(1)/verilator.log 2>&1 || { cat $$(BUILD)/board/$(1)/verilator.log; exit 1; }
+	$$(MAKE) -s -j 2 -C $$(@D) -f Vgmc_board_$(1).mk OPT_FAST=-O2 OPT_GLOBAL=-O2 OPT_SLOW=-O1 \
+	  Vgmc_board_$(1)__ALL.a verilated.o verilated_threads.o >>$$(BUILD)/board/$(1)/verilator.log 2>&1 \
+	  || { cat $$(BUILD)/board/$(1)/verilator.log; exit 1; }
+endef
+$(foreach b,$(BOARD_SIM_TOPS),$(eval $(call BOARD_SIM_RULES,$(b))))
+
+BOARD_SIM_LIBS := $(foreach b,$(BOARD_SIM_TOPS),$(BUILD)/board/$(b)/vobj/Vgmc_board_$(b)__ALL.a)
+$(BUILD)/rel/bin/gmc-board-sim: sim/board/gmc_board_sim.cpp $(BOARD_SIM_LIBS)
+	@mkdir -p $(@D)
+	$(CXX) -std=c++17 $(WARN) -Wno-unused-parameter -O2 -g $(foreach b,$(BOARD_SIM_TOPS),-I$(BUILD)/board/$(b)/vobj) \
+	  -I$(VLT_ROOT)/include -I$(VLT_ROOT)/include/vltstd $< $(BOARD_SIM_LIBS) \
+	  $(BUILD)/board/icebreaker/vobj/verilated.o $(BUILD)/board/icebreaker/vobj/verilated_threads.o -o $@ -pthread
+
+board-sim: $(BUILD)/rel/bin/gmc-board-sim
+.PHONY: board-sim
+
 # ------------------------------------------------------------ gmc command
 
 # The gmc command (docs/cli.md): cli/*.c over libgmc. Its parser and report

@@ -19,7 +19,11 @@ module gmc_board_hx8k #(
     // Power-on reset length, 2^POR_LOG2 cycles.
     parameter integer POR_LOG2 = 12,
     // Activity LED stretch, 2^ACT_LOG2 cycles.
-    parameter integer ACT_LOG2 = 20
+    parameter integer ACT_LOG2 = 20,
+    // The DMA paging engine does not fit the device: the bitstream leaves it
+    // out (0). The board simulation (sim/board/) sets 1 so that paging runs
+    // end to end over the link (docs/board-sim.md).
+    parameter integer DMA_ENABLE = 0
 ) (
     input  wire       clk_12m,
     input  wire       uart_rx,
@@ -41,7 +45,7 @@ module gmc_board_hx8k #(
         .CLKS_PER_BIT(CLKS_PER_BIT), .TIMEOUT_LOG2(TIMEOUT_LOG2),
         .VRAM_BYTES(16384), .VRAM_SINGLE_PORT(0), .TLB_ENTRIES(4), .APERTURE_PAGES(256),
         .CPU_WINDOW_BYTES(8192), .PROT_RANGES(4), .COUNTER_WIDTH(32), .PT_RESERVE_BYTES(4096),
-        .SEG2_BANKS(8'd1)
+        .SEG2_BANKS(8'd1), .DMA_ENABLE(DMA_ENABLE)
     ) u_core (
         .clk(clk_12m), .rst(rst),
         .rxd(uart_rx), .txd(uart_tx),
