@@ -61,6 +61,8 @@ SHIM_SRC  := sim/gmc_sim.cpp sim/gmc_axi_check.cpp
 # Verilator's run-time library, compiled with the model's flags.
 VLT_RUNTIME := verilated verilated_dpi verilated_fst_c verilated_threads
 HOST_SRC  := $(sort $(wildcard host/src/*.c))
+# Backends (host/backend/, docs/uart-bridge.md): built into libgmc too.
+HOST_BACKEND_SRC := $(sort $(wildcard host/backend/*.c))
 COMMON_SRC:= $(sort $(wildcard tests/common/*.c))
 RTL_TESTS := $(sort $(wildcard tests/rtl/test_*.c))
 HOST_TESTS:= $(sort $(wildcard tests/host/test_*.c))
@@ -211,7 +213,12 @@ $(BUILD)/$(1)/obj/common/%.o: tests/common/%.c
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS_C) $(OPT_$(1)) -c $$< -o $$@
 
-$(BUILD)/$(1)/lib/libgmc.a: $(patsubst host/src/%.c,$(BUILD)/$(1)/obj/host/%.o,$(HOST_SRC))
+$(BUILD)/$(1)/obj/host/backend/%.o: host/backend/%.c
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS_C) -Ihost/backend $(OPT_$(1)) -fPIC -c $$< -o $$@
+
+$(BUILD)/$(1)/lib/libgmc.a: $(patsubst host/src/%.c,$(BUILD)/$(1)/obj/host/%.o,$(HOST_SRC)) \
+                            $(patsubst host/backend/%.c,$(BUILD)/$(1)/obj/host/backend/%.o,$(HOST_BACKEND_SRC))
 	@mkdir -p $$(@D)
 	@rm -f $$@
 	$$(AR) rcs $$@ $$^
