@@ -497,14 +497,6 @@ static int pump(struct uart *u, int ms)
     rc = parse(u);
     if (rc != GMC_OK)
         return rc;
-    /* A read burst whose last beats may have been lost: ask the bridge
-     * where it stands by sending the last beat again (taken if that is
-     * what it waits for; otherwise ERR SEQ/STATE says). */
-    if (u->rd.active && u->rd.all_sent && now_ms() - u->rd.last_ms >= RD_PROBE_MS) {
-        u->rd.last_ms = now_ms();
-        u->st.rd_probes++;
-        rc = send_rd_beat(u, u->rd.len);
-    }
     return rc;
 }
 

@@ -281,9 +281,15 @@ static int parse_pci(struct tok a, struct gmc_devspec *spec, struct perr *e)
 
 /* ------------------------------------------------------------------ uart */
 
+/* A paging fence over the 3 Mbaud link waits for the link, not the engine:
+ * 8 KiB paged in is 14 KiB of frames (48 ms at 12 MHz) plus the host's
+ * round trips. 60 M board cycles (5 s) before a TDR. */
+#define UART_TDR_CYCLES 60000000u
+
 static int parse_uart(struct tok a, struct gmc_devspec *spec, struct perr *e)
 {
     spec->kind = GMC_DEV_UART;
+    spec->tdr_cycles = UART_TDR_CYCLES;
     const char *at = NULL;
     for (size_t i = 0; i < a.n; i++) {
         if (a.p[i] == '@')
