@@ -296,6 +296,11 @@ static void summary(const struct timeline *tl, const struct trace *t)
     printf("  paged out         %s (GPU memory -> system)\n", out);
     printf("  filled            %s (first page-in fills)\n", fill);
     printf("  faults            %" PRIu64 ", resets %" PRIu64 "\n", s->faults, s->resets);
+    if (tl->has_link)
+        printf("  serial link       %" PRIu32 " baud, %" PRIu64 " bytes out, %" PRIu64 " in, %" PRIu64
+               " retries, %" PRIu64 " resyncs, %" PRIu64 " damaged frames\n",
+               tl->link.baud, tl->link.bytes_tx, tl->link.bytes_rx, tl->link.retries, tl->link.resyncs,
+               tl->link.bad_frames);
     printf("  fences            %" PRIu64 " issued, %" PRIu64 " completed\n", s->fences_issued, s->fences_completed);
     printf("  locks             %" PRIu64 " (%" PRIu64 " waited, %" PRIu64 " renamed)\n", s->locks, s->lock_waits,
            s->renames);

@@ -39,6 +39,7 @@
 #include <asm/ioctls.h>
 #include <asm/termbits.h>
 
+#include "gmc.h"
 #include "gmc_backend.h"
 #include "gmc_backend_uart.h"
 #include "gmc_bridge.h"
@@ -58,8 +59,6 @@ int ioctl(int fd, unsigned long request, ...);
 #define PROBE_MS 150
 /* Attempts per command before the board counts as not answering. */
 #define MAX_TRIES 12
-/* Read DMA bursts: silence (ms) after the last beat before a probe. */
-#define RD_PROBE_MS 10
 
 enum { RESP_OKAY = 0, RESP_SLVERR = 2, RESP_DECERR = 3 };
 
@@ -104,7 +103,7 @@ struct uart {
     uint32_t cyc_raw;
     uint64_t cyc;
     uint64_t t0_ms;
-    struct gmc_uart_stats st;
+    struct gmc_link_stats st;
 };
 
 static uint64_t now_ms(void)
@@ -921,10 +920,11 @@ static int uart_open(const struct gmc_devspec *spec, void **ctx)
     return GMC_OK;
 }
 
-void gmc_backend_uart_stats(void *ctx, struct gmc_uart_stats *out)
+static int uart_link_stats(void *ctx, struct gmc_link_stats *out)
 {
     const struct uart *u = ctx;
     *out = u->st;
+    return GMC_OK;
 }
 
 const struct gmc_backend_ops gmc_backend_uart = {
@@ -942,4 +942,5 @@ const struct gmc_backend_ops gmc_backend_uart = {
     .cycles = uart_cycles,
     .power = uart_power,
     .reset = uart_reset,
+    .link_stats = uart_link_stats,
 };

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gmc.h"
 #include "gmc_devstr.h"
 
 struct gmc_backend_ops {
@@ -51,6 +52,8 @@ struct gmc_backend_ops {
     /* Reset the controller (a TDR's adapter reset): registers to their
      * reset values, bus transactions in flight dropped, VRAM kept. */
     int (*reset)(void *ctx);
+    /* Optional (NULL: no serial link): the link's counters. */
+    int (*link_stats)(void *ctx, struct gmc_link_stats *out);
 };
 
 extern const struct gmc_backend_ops gmc_backend_sim;

@@ -175,6 +175,7 @@ struct Opts {
     std::string board = "icebreaker";
     double rate = 0.0;
     uint64_t seed = 1;
+    bool fault_down = true, fault_up = true;
     std::string path_file, stats_file;
     uint64_t max_cycles = 0;
 };
@@ -182,12 +183,13 @@ struct Opts {
 int usage(const char *argv0)
 {
     std::fprintf(stderr,
-                 "usage: %s [--board icebreaker|hx8k] [--faults RATE] [--seed N]\n"
+                 "usage: %s [--board icebreaker|hx8k] [--faults RATE] [--fault-dir down|up|both] [--seed N]\n"
                  "          [--path-file FILE] [--stats FILE] [--max-cycles N]\n"
                  "Runs the board top (DMA engine on) behind a pseudo-terminal and prints\n"
                  "its path; serves the UART bridge until SIGINT/SIGTERM.\n"
                  "--faults RATE: probability per byte, each direction, of a fault\n"
-                 "(a flipped bit, a dropped or duplicated byte, or an idle gap).\n",
+                 "(a flipped bit, a dropped or duplicated byte, or an idle gap); --fault-dir\n"
+                 "limits them to host->board (down) or board->host (up).\n",
                  argv0);
     return 2;
 }
@@ -212,6 +214,12 @@ bool parse(int argc, char **argv, Opts *o)
             o->rate = std::strtod(v, &end);
             if (*end != '\0' || o->rate < 0.0 || o->rate > 0.5)
                 return false;
+        } else if (a == "--fault-dir" && val(&v)) {
+            std::string d = v;
+            if (d != "down" && d != "up" && d != "both")
+                return false;
+            o->fault_down = d != "up";
+            o->fault_up = d != "down";
         } else if (a == "--seed" && val(&v)) {
             o->seed = std::strtoull(v, &end, 0);
             if (*end != '\0')
@@ -267,7 +275,8 @@ int serve(const Opts &o, int master)
     auto ctx = std::make_unique<VerilatedContext>();
     auto top = std::make_unique<Top>(ctx.get());
     Faults down, up;
-    down.rate = up.rate = o.rate;
+    down.rate = o.fault_down ? o.rate : 0.0;
+    up.rate = o.fault_up ? o.rate : 0.0;
     down.rng.s = 0x9E3779B97F4A7C15ull ^ (o.seed * 0xBF58476D1CE4E5B9ull) ^ 1;
     up.rng.s = 0x9E3779B97F4A7C15ull ^ (o.seed * 0x94D049BB133111EBull) ^ 2;
     if (down.rng.s == 0)
