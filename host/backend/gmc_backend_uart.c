@@ -77,8 +77,10 @@ struct uart {
     int irq;
     int dead;          /* a gmc status once the port failed for good */
     uint8_t nonce;
+    uint8_t seq;       /* SEQ of the last command sent (protocol 2) */
     /* the command awaiting its reply */
     uint8_t want_op;   /* reply opcode, 0 = none */
+    uint8_t want_seq;  /* its SEQ (PING: the nonce) */
     int got;           /* 1 reply, 2 ERR for it (not executed), 3 BUSY */
     uint8_t reply[GMC_BRIDGE_MAX_LEN];
     /* DMA read burst */
@@ -86,8 +88,7 @@ struct uart {
         int active;
         uint64_t addr;
         unsigned len, size, burst, next;
-        int all_sent;
-        uint64_t last_ms;
+        uint8_t tag;
     } rd;
     /* DMA write burst */
     struct {
@@ -298,6 +299,7 @@ static int send_rd_beat(struct uart *u, unsigned i)
     uint8_t pl[GMC_BRIDGE_LEN_DMA_RD_DATA];
     memset(pl, 0, sizeof pl);
     pl[0] = (uint8_t)i;
+    pl[10] = u->rd.tag;
     uint64_t b = beat_addr(u->rd.addr, i, u->rd.size, u->rd.burst, u->rd.len);
     if (!burst_mapped(u, u->rd.addr, u->rd.len, u->rd.size, u->rd.burst)) {
         pl[1] = RESP_DECERR;
@@ -323,10 +325,6 @@ static int rd_stream(struct uart *u)
         if (rc != GMC_OK)
             return rc;
         u->rd.next++;
-    }
-    if (u->rd.active) {
-        u->rd.all_sent = 1;
-        u->rd.last_ms = now_ms();
     }
     return GMC_OK;
 }
@@ -356,8 +354,17 @@ static int wr_finish(struct uart *u)
 
 /* ------------------------------------------------------------ frames */
 
-static int handle(struct uart *u, uint8_t op, const uint8_t *p)
+static int handle(struct uart *u, uint8_t op, const uint8_t *p, unsigned len)
 {
+    /* A PING reply of another protocol version (its length differs):
+     * byte 0 is still the nonce and byte 1 the version. */
+    if (op == GMC_BRIDGE_OP_PING_REPLY && len != GMC_BRIDGE_LEN_PING_REPLY) {
+        if (u->want_op == op && p[0] == u->want_seq) {
+            u->st.bridge_version = p[1];
+            u->got = 4;
+        }
+        return GMC_OK;
+    }
     switch (op) {
     case GMC_BRIDGE_OP_IRQ:
         u->irq = p[0] & 1u;
@@ -369,8 +376,8 @@ static int handle(struct uart *u, uint8_t op, const uint8_t *p)
         u->rd.len = p[7];
         u->rd.size = p[8];
         u->rd.burst = p[9] & 3u;
+        u->rd.tag = p[10];
         u->rd.next = 0;
-        u->rd.all_sent = 0;
         u->st.dma_rd_bursts++;
         return rd_stream(u);
     case GMC_BRIDGE_OP_DMA_WR_REQ:
@@ -407,7 +414,12 @@ static int handle(struct uart *u, uint8_t op, const uint8_t *p)
     case GMC_BRIDGE_OP_ERR:
         u->irq = p[3] & GMC_BRIDGE_STATUS_IRQ;
         u->st.err_frames++;
+        /* p[2] (the next beat the bridge expects) and p[4] (its read TAG)
+         * are current when the ERR is sent: rewinding to p[2] of burst p[4]
+         * is always right, and beats of an older burst are refused (STATE). */
         if (p[1] == GMC_BRIDGE_OP_DMA_RD_DATA && u->rd.active) {
+            if (p[4] != u->rd.tag)
+                return GMC_OK;
             if (p[0] == GMC_BRIDGE_ERR_STATE) {
                 u->rd.active = 0; /* the burst is complete */
                 return GMC_OK;
@@ -419,13 +431,14 @@ static int handle(struct uart *u, uint8_t op, const uint8_t *p)
             }
             return GMC_OK;
         }
-        if (u->want_op != 0 && p[1] == (u->want_op & 0x7Fu)) {
+        if (u->want_op != 0 && p[1] == (u->want_op & 0x7Fu) && p[0] != GMC_BRIDGE_ERR_STATE) {
             u->got = p[0] == GMC_BRIDGE_ERR_BUSY ? 3 : 2;
             return GMC_OK;
         }
         /* A damaged frame of ours: its command (if any) was not executed,
          * or a DMA read beat was lost (byte 2 says where to go on). */
-        if (u->rd.active && p[0] <= GMC_BRIDGE_ERR_FRAMING && p[2] <= u->rd.len && p[2] < u->rd.next) {
+        if (u->rd.active && p[4] == u->rd.tag && p[0] <= GMC_BRIDGE_ERR_FRAMING && p[2] <= u->rd.len &&
+            p[2] < u->rd.next) {
             u->st.retries++;
             u->rd.next = p[2];
             int rc = rd_stream(u);
@@ -436,14 +449,19 @@ static int handle(struct uart *u, uint8_t op, const uint8_t *p)
             p[1] != GMC_BRIDGE_OP_DMA_WR_RESP)
             u->got = 2;
         return GMC_OK;
-    default:
-        if (u->want_op != 0 && op == u->want_op) {
-            memcpy(u->reply, p, (size_t)up_len(op));
+    default: {
+        /* A reply: the last byte is the command's SEQ (PING: byte 0, the
+         * nonce). Any other is a late copy of an earlier answer. */
+        const int n = up_len(op);
+        const uint8_t tag = op == GMC_BRIDGE_OP_PING_REPLY ? p[0] : p[n - 1];
+        if (u->want_op != 0 && op == u->want_op && tag == u->want_seq) {
+            memcpy(u->reply, p, (size_t)n);
             u->got = 1;
         } else {
             u->st.stale++;
         }
         return GMC_OK;
+    }
     }
 }
 
@@ -463,6 +481,8 @@ static int parse(struct uart *u)
         if (left < 3)
             break;
         int len = up_len(f[1]);
+        if (f[1] == GMC_BRIDGE_OP_PING_REPLY && f[2] >= 2u && f[2] <= GMC_BRIDGE_MAX_LEN)
+            len = f[2]; /* any version's PING reply, to name the version */
         if (len < 0 || f[2] != (uint8_t)len) {
             u->st.bad_frames++;
             i++;
@@ -480,7 +500,7 @@ static int parse(struct uart *u)
         }
         u->st.frames_rx++;
         i += (size_t)len + 4u;
-        rc = handle(u, f[1], f + 3);
+        rc = handle(u, f[1], f + 3, (unsigned)len);
     }
     memmove(u->rx, u->rx + i, u->rn - i);
     u->rn -= i;
@@ -515,41 +535,43 @@ static int resync(struct uart *u)
         }
         uint8_t nonce = ++u->nonce;
         u->want_op = GMC_BRIDGE_OP_PING_REPLY;
+        u->want_seq = nonce;
         u->got = 0;
         int rc = send_frame(u, GMC_BRIDGE_OP_PING, &nonce, 1);
         if (rc != GMC_OK)
             return rc;
         until = now_ms() + REPLY_MS;
-        while (now_ms() < until) {
+        while (u->got == 0 && now_ms() < until) {
             rc = pump(u, 5);
             if (rc != GMC_OK)
                 return rc;
-            if (u->got == 1 && u->reply[0] == nonce) {
-                u->irq = u->reply[2] & GMC_BRIDGE_STATUS_IRQ;
-                u->want_op = 0;
-                return GMC_OK;
-            }
-            if (u->got != 0 && u->got != 1)
-                break;
-            u->got = 0;
+        }
+        if (u->got == 1) {
+            u->irq = u->reply[2] & GMC_BRIDGE_STATUS_IRQ;
+            u->want_op = 0;
+            return GMC_OK;
         }
     }
     u->want_op = 0;
     return GMC_E_UART_NO_ANSWER;
 }
 
-/* One command and its reply (payload into u->reply). */
-static int xact(struct uart *u, uint8_t op, const uint8_t *pl, unsigned len)
+/* One command and its reply (payload into u->reply). pl has room for the
+ * SEQ after its len bytes. Every attempt carries the same SEQ: a command
+ * whose reply was lost is answered again by the bridge, not executed again. */
+static int xact(struct uart *u, uint8_t op, uint8_t *pl, unsigned len)
 {
     if (u->dead)
         return u->dead;
     u->st.commands++;
+    pl[len] = ++u->seq;
     for (int t = 0; t < MAX_TRIES; t++) {
         if (t > 0)
             u->st.retries++;
         u->want_op = (uint8_t)(op | 0x80u);
+        u->want_seq = pl[len];
         u->got = 0;
-        int rc = send_frame(u, op, pl, len);
+        int rc = send_frame(u, op, pl, len + 1u);
         if (rc != GMC_OK)
             return rc;
         uint64_t until = now_ms() + REPLY_MS;
@@ -581,10 +603,10 @@ static int resp_status(uint8_t r)
 
 static int reg_rd(struct uart *u, uint32_t off, uint32_t *val)
 {
-    uint8_t pl[2];
+    uint8_t pl[3];
     put_le(pl, off, 2);
     *val = 0;
-    int rc = xact(u, GMC_BRIDGE_OP_REG_RD, pl, sizeof pl);
+    int rc = xact(u, GMC_BRIDGE_OP_REG_RD, pl, 2);
     if (rc != GMC_OK)
         return rc;
     rc = resp_status(u->reply[0]);
@@ -609,11 +631,11 @@ static int uart_write32(void *ctx, uint32_t off, uint32_t val)
     struct uart *u = ctx;
     if (off > 0xFFFFu)
         return GMC_E_INVALID_ARG;
-    uint8_t pl[7];
+    uint8_t pl[8];
     put_le(pl, off, 2);
     put_le(pl + 2, val, 4);
     pl[6] = 0x0F;
-    int rc = xact(u, GMC_BRIDGE_OP_REG_WR, pl, sizeof pl);
+    int rc = xact(u, GMC_BRIDGE_OP_REG_WR, pl, 7);
     return rc != GMC_OK ? rc : resp_status(u->reply[0]);
 }
 
@@ -631,9 +653,9 @@ static int uart_aperture_read(void *ctx, uint64_t off, void *buf, size_t len)
         uint64_t base = a & ~7ull;
         unsigned lo = (unsigned)(a - base);
         size_t n = 8u - lo < len - done ? 8u - lo : len - done;
-        uint8_t pl[4];
+        uint8_t pl[5];
         put_le(pl, base, 4);
-        int rc = xact(u, GMC_BRIDGE_OP_AP_RD, pl, sizeof pl);
+        int rc = xact(u, GMC_BRIDGE_OP_AP_RD, pl, 4);
         if (rc == GMC_OK)
             rc = resp_status(u->reply[0]);
         if (rc != GMC_OK) {
@@ -658,14 +680,14 @@ static int uart_aperture_write(void *ctx, uint64_t off, const void *buf, size_t 
         uint64_t base = a & ~7ull;
         unsigned lo = (unsigned)(a - base);
         size_t n = 8u - lo < len - done ? 8u - lo : len - done;
-        uint8_t pl[13];
+        uint8_t pl[14];
         memset(pl, 0, sizeof pl);
         put_le(pl, base, 4);
         for (size_t i = 0; i < n; i++) {
             pl[4] |= (uint8_t)(1u << (lo + i));
             pl[5 + lo + i] = in[done + i];
         }
-        int rc = xact(u, GMC_BRIDGE_OP_AP_WR, pl, sizeof pl);
+        int rc = xact(u, GMC_BRIDGE_OP_AP_WR, pl, 13);
         if (rc == GMC_OK)
             rc = resp_status(u->reply[0]);
         if (rc != GMC_OK)
@@ -831,6 +853,7 @@ static int probe(struct uart *u)
         uint8_t nonce = (uint8_t)(0x5Au + 17u * (unsigned)t + (unsigned)(now_ms() & 0x3Fu));
         u->nonce = nonce;
         u->want_op = GMC_BRIDGE_OP_PING_REPLY;
+        u->want_seq = nonce;
         u->got = 0;
         int rc = send_frame(u, GMC_BRIDGE_OP_PING, &nonce, 1);
         if (rc != GMC_OK)
@@ -840,16 +863,20 @@ static int probe(struct uart *u)
             rc = pump(u, 5);
             if (rc != GMC_OK)
                 return rc;
-            if (u->got == 1 && u->reply[0] == nonce)
+            if (u->got == 1 || u->got == 4)
                 break;
-            u->got = u->got == 1 ? 0 : u->got;
         }
         u->want_op = 0;
-        if (u->got == 1 && u->reply[0] == nonce) {
+        if (u->got == 4)
+            return GMC_E_UART_PROTOCOL;
+        if (u->got == 1) {
             u->st.bridge_version = u->reply[1];
             if (u->reply[1] != GMC_BRIDGE_VERSION)
                 return GMC_E_UART_PROTOCOL;
             u->irq = u->reply[2] & GMC_BRIDGE_STATUS_IRQ;
+            /* Start after the bridge's last SEQ: a command of an earlier
+             * session is never taken for a repeat. */
+            u->seq = u->reply[3];
             uint32_t id = 0, ver = 0;
             rc = reg_rd(u, GMC_REG_ID, &id);
             if (rc == GMC_OK)
