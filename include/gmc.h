@@ -482,6 +482,7 @@ struct gmc_link_stats {
     uint64_t dma_rd_bursts, dma_rd_beats, dma_wr_bursts, dma_wr_beats;
     uint64_t dma_refused;      /* bursts outside host memory: DECERR, nothing touched */
     uint64_t dma_broken;       /* write bursts with a lost beat: SLVERR, nothing touched */
+    uint64_t probes;           /* quiet DMA bursts probed (last read beat or write response again) */
 };
 /* GMC_OK, or GMC_E_UNSUPPORTED when the device has no serial link. */
 int gmc_device_link_stats(const gmc_device *dev, struct gmc_link_stats *out);

@@ -243,7 +243,8 @@ module gmc_uart_bridge #(
     wire [1:0]  f_rd_resp      = pkt_buf[32 +: 2];
     wire [63:0] f_rd_data      = pkt_buf[40 +: 64];
     wire [7:0]  f_rd_tag       = pkt_buf[104 +: 8];
-    wire [1:0]  f_wr_resp      = pkt_buf[104 +: 2];  // DMA_WR_RESP L=1
+    wire [1:0]  f_wr_resp      = pkt_buf[96 +: 2];   // DMA_WR_RESP L=2
+    wire [7:0]  f_wr_tag       = pkt_buf[104 +: 8];
 
     // ----------------------------------------------------------- state
 
@@ -265,6 +266,7 @@ module gmc_uart_bridge #(
     reg         err_valid_reg;
     reg  [3:0]  err_code_reg;
     reg  [7:0]  err_op_reg;
+    reg  [7:0]  err_tag_reg;       // last payload byte of the refused frame (its SEQ or TAG)
     reg         err_lost_reg, overrun_reg;
 
     // IRQ level last reported upstream.
@@ -286,6 +288,9 @@ module gmc_uart_bridge #(
 
     // DMA write engine.
     reg  [2:0]            wr_state_reg;
+    // Write burst TAG, as rd_tag_reg: a DMA_WR_RESP sent again (its first
+    // copy was damaged) is refused once its burst has been answered.
+    reg  [7:0]            wr_tag_reg;
     reg  [S_ID_WIDTH-1:0] wr_id_reg;
     reg  [7:0]            wr_len_reg;
     reg  [7:0]            wr_beat_reg;
@@ -344,7 +349,7 @@ module gmc_uart_bridge #(
                     h_rd_load = 1'b1;
                 end
             end else begin
-                if (wr_state_reg != W_RESP || wr_abort_reg) begin
+                if (wr_state_reg != W_RESP || wr_abort_reg || f_wr_tag != wr_tag_reg) begin
                     h_err = 1'b1;
                     h_code = E_STATE;
                 end else begin
@@ -472,6 +477,7 @@ module gmc_uart_bridge #(
                 err_valid_reg <= 1'b1;
                 err_code_reg <= h_code;
                 err_op_reg <= pkt_op;
+                err_tag_reg <= pkt_buf[104 +: 8];
             end else begin
                 err_lost_reg <= 1'b1;
             end
@@ -570,6 +576,7 @@ module gmc_uart_bridge #(
             end
             W_REQ: begin
                 if (wrreq_done) begin
+                    wr_tag_reg <= wr_tag_reg + 8'd1;
                     wr_id_reg <= s_axi_awid;
                     wr_len_reg <= s_axi_awlen;
                     wr_beat_reg <= 8'd0;
@@ -604,6 +611,7 @@ module gmc_uart_bridge #(
         if (rst) begin
             wr_state_reg <= W_IDLE;
             wr_abort_reg <= 1'b0;
+            wr_tag_reg <= 8'd0;
         end
     end
 
@@ -704,7 +712,9 @@ module gmc_uart_bridge #(
                     3'd1: tx_byte = err_op_reg;
                     3'd2: tx_byte = rd_next_reg[7:0];
                     3'd3: tx_byte = status;
-                    default: tx_byte = rd_tag_reg;
+                    3'd4: tx_byte = rd_tag_reg;
+                    3'd5: tx_byte = wr_tag_reg;
+                    default: tx_byte = err_tag_reg;
                 endcase
             end
             SRC_IRQ: tx_byte = {7'd0, irq_sent_reg};
@@ -715,8 +725,8 @@ module gmc_uart_bridge #(
                     4'd7: tx_byte = (tx_src_reg == SRC_RD_REQ) ? s_axi_arlen : s_axi_awlen;
                     4'd8: tx_byte = {5'd0, (tx_src_reg == SRC_RD_REQ) ? s_axi_arsize : s_axi_awsize};
                     4'd9: tx_byte = {6'd0, (tx_src_reg == SRC_RD_REQ) ? s_axi_arburst : s_axi_awburst};
-                    // DMA_RD_REQ byte 10: the TAG this burst will have.
-                    4'd10: tx_byte = rd_tag_reg + 8'd1;
+                    // Byte 10: the TAG this burst will have.
+                    4'd10: tx_byte = (tx_src_reg == SRC_RD_REQ) ? rd_tag_reg + 8'd1 : wr_tag_reg + 8'd1;
                     default: tx_byte = byte64((tx_src_reg == SRC_RD_REQ) ? {16'd0, s_axi_araddr}
                                                                          : {16'd0, s_axi_awaddr},
                                               tx_idx_m1[2:0]);

@@ -59,6 +59,14 @@ int ioctl(int fd, unsigned long request, ...);
 #define PROBE_MS 150
 /* Attempts per command before the board counts as not answering. */
 #define MAX_TRIES 12
+/* A DMA burst quiet for this long (ms) is probed (see pump()). */
+#define PROBE_QUIET_MS 20
+
+#ifdef GMC_UART_TRACE
+#define DBG(...) fprintf(stderr, "uart: " __VA_ARGS__)
+#else
+#define DBG(...) ((void)0)
+#endif
 
 enum { RESP_OKAY = 0, RESP_SLVERR = 2, RESP_DECERR = 3 };
 
@@ -89,6 +97,9 @@ struct uart {
         uint64_t addr;
         unsigned len, size, burst, next;
         uint8_t tag;
+        int done;          /* the bridge said the burst is over (ERR STATE) */
+        uint64_t last_ms;  /* last beat sent or ERR taken */
+        unsigned rewound;  /* beat of the last rewind */
     } rd;
     /* DMA write burst */
     struct {
@@ -97,6 +108,9 @@ struct uart {
         unsigned len, size, burst, next;
         int broken;
         uint8_t resp;
+        uint8_t tag;
+        int unconfirmed;   /* DMA_WR_RESP sent, not yet known to be taken */
+        uint64_t resp_ms;
         uint8_t data[256][8];
         uint8_t strb[256];
     } wr;
@@ -314,6 +328,7 @@ static int send_rd_beat(struct uart *u, unsigned i)
         }
     }
     u->st.dma_rd_beats++;
+    u->rd.last_ms = now_ms();
     return send_frame(u, GMC_BRIDGE_OP_DMA_RD_DATA, pl, sizeof pl);
 }
 
@@ -348,8 +363,13 @@ static int wr_finish(struct uart *u)
             }
         }
     }
+    DBG("WR_RESP tag %u resp %u broken %d\n", u->wr.tag, resp, u->wr.broken);
     u->wr.active = 0;
-    return send_frame(u, GMC_BRIDGE_OP_DMA_WR_RESP, &resp, 1);
+    u->wr.resp = resp;
+    u->wr.unconfirmed = 1;
+    u->wr.resp_ms = now_ms();
+    const uint8_t pl[2] = { resp, u->wr.tag };
+    return send_frame(u, GMC_BRIDGE_OP_DMA_WR_RESP, pl, 2);
 }
 
 /* ------------------------------------------------------------ frames */
@@ -371,6 +391,7 @@ static int handle(struct uart *u, uint8_t op, const uint8_t *p, unsigned len)
         u->st.irq_frames++;
         return GMC_OK;
     case GMC_BRIDGE_OP_DMA_RD_REQ:
+        DBG("RD_REQ tag %u len %u addr %llx\n", p[10], p[7], (unsigned long long)le(p + 1, 6));
         u->rd.active = 1;
         u->rd.addr = le(p + 1, 6);
         u->rd.len = p[7];
@@ -378,9 +399,13 @@ static int handle(struct uart *u, uint8_t op, const uint8_t *p, unsigned len)
         u->rd.burst = p[9] & 3u;
         u->rd.tag = p[10];
         u->rd.next = 0;
+        u->rd.done = 0;
+        u->rd.rewound = ~0u;
+        u->rd.last_ms = now_ms();
         u->st.dma_rd_bursts++;
         return rd_stream(u);
     case GMC_BRIDGE_OP_DMA_WR_REQ:
+        DBG("WR_REQ tag %u len %u\n", p[10], p[7]);
         if (u->wr.active) {
             /* The previous burst's last beats were lost: it was answered. */
             u->st.dma_broken++;
@@ -390,6 +415,8 @@ static int handle(struct uart *u, uint8_t op, const uint8_t *p, unsigned len)
         u->wr.len = p[7];
         u->wr.size = p[8];
         u->wr.burst = p[9] & 3u;
+        u->wr.tag = p[10];
+        u->wr.unconfirmed = 0;
         u->wr.next = 0;
         u->wr.broken = 0;
         u->wr.resp = burst_mapped(u, u->wr.addr, u->wr.len, u->wr.size, u->wr.burst) ? RESP_OKAY : RESP_DECERR;
@@ -414,40 +441,51 @@ static int handle(struct uart *u, uint8_t op, const uint8_t *p, unsigned len)
     case GMC_BRIDGE_OP_ERR:
         u->irq = p[3] & GMC_BRIDGE_STATUS_IRQ;
         u->st.err_frames++;
-        /* p[2] (the next beat the bridge expects) and p[4] (its read TAG)
-         * are current when the ERR is sent: rewinding to p[2] of burst p[4]
-         * is always right, and beats of an older burst are refused (STATE). */
-        if (p[1] == GMC_BRIDGE_OP_DMA_RD_DATA && u->rd.active) {
-            if (p[4] != u->rd.tag)
-                return GMC_OK;
-            if (p[0] == GMC_BRIDGE_ERR_STATE) {
-                u->rd.active = 0; /* the burst is complete */
-                return GMC_OK;
-            }
-            if (p[2] <= u->rd.len) {
-                u->st.retries++;
-                u->rd.next = p[2];
-                return rd_stream(u);
-            }
+        DBG("ERR code %u op %02x next %u status %02x rtag %u wtag %u | want %02x rd act %d done %d tag %u next %u len %u wr unconf %d tag %u\n",
+            p[0], p[1], p[2], p[3], p[4], p[5], u->want_op, u->rd.active, u->rd.done, u->rd.tag, u->rd.next, u->rd.len,
+            u->wr.unconfirmed, u->wr.tag);
+        /* p[2] (the next beat the bridge expects), p[4] and p[5] (its read
+         * and write TAGs) are current when the ERR is sent; p[6] is the
+         * last byte of the frame refused (its SEQ or TAG). */
+        if (p[1] == GMC_BRIDGE_OP_DMA_WR_RESP && p[0] == GMC_BRIDGE_ERR_STATE) {
+            /* Our response was refused: the bridge has it already (it is in
+             * W_RESP from the last data beat on, until it takes one). */
+            if (p[6] == u->wr.tag)
+                u->wr.unconfirmed = 0;
             return GMC_OK;
         }
-        if (u->want_op != 0 && p[1] == (u->want_op & 0x7Fu) && p[0] != GMC_BRIDGE_ERR_STATE) {
+        if (p[1] == GMC_BRIDGE_OP_DMA_RD_DATA && p[0] == GMC_BRIDGE_ERR_STATE) {
+            /* A beat of ours refused with no read burst in progress, or the
+             * bridge on another burst: ours is over. */
+            if (p[6] == u->rd.tag && (p[4] != u->rd.tag || !(p[3] & GMC_BRIDGE_STATUS_DMA_RD)))
+                u->rd.done = 1;
+            return GMC_OK;
+        }
+        if (u->want_op != 0 && p[1] == (u->want_op & 0x7Fu) && p[6] == u->want_seq &&
+            p[0] != GMC_BRIDGE_ERR_STATE) {
             u->got = p[0] == GMC_BRIDGE_ERR_BUSY ? 3 : 2;
             return GMC_OK;
         }
-        /* A damaged frame of ours: its command (if any) was not executed,
-         * or a DMA read beat was lost (byte 2 says where to go on). */
-        if (u->rd.active && p[4] == u->rd.tag && p[0] <= GMC_BRIDGE_ERR_FRAMING && p[2] <= u->rd.len &&
-            p[2] < u->rd.next) {
-            u->st.retries++;
-            u->rd.next = p[2];
-            int rc = rd_stream(u);
-            if (rc != GMC_OK)
-                return rc;
-        }
         if (u->want_op != 0 && p[0] <= GMC_BRIDGE_ERR_FRAMING && p[1] != GMC_BRIDGE_OP_DMA_RD_DATA &&
             p[1] != GMC_BRIDGE_OP_DMA_WR_RESP)
-            u->got = 2;
+            u->got = 2; /* a damaged frame: perhaps our command, not executed */
+        /* A read beat lost or out of order: go on from p[2]. A SEQ error
+         * for the beat already resent is a stale one still in flight (the
+         * resend has not arrived yet): ignored for a few ms. */
+        if (u->rd.active && !u->rd.done && p[4] == u->rd.tag && p[2] <= u->rd.len &&
+            (p[1] == GMC_BRIDGE_OP_DMA_RD_DATA || p[0] <= GMC_BRIDGE_ERR_FRAMING)) {
+            const uint64_t t = now_ms();
+            if (p[0] <= GMC_BRIDGE_ERR_FRAMING || p[2] != u->rd.rewound || t - u->rd.last_ms >= 5u) {
+                u->st.retries++;
+                u->rd.rewound = p[2];
+                u->rd.next = p[2];
+                return rd_stream(u);
+            }
+        }
+        /* A damaged frame may have been our DMA_WR_RESP: send it again
+         * (refused with STATE if it had arrived). */
+        if (u->wr.unconfirmed && p[0] <= GMC_BRIDGE_ERR_FRAMING && (p[3] & GMC_BRIDGE_STATUS_DMA_WR))
+            u->wr.resp_ms = 0;
         return GMC_OK;
     default: {
         /* A reply: the last byte is the command's SEQ (PING: byte 0, the
@@ -516,6 +554,24 @@ static int pump(struct uart *u, int ms)
     rc = parse(u);
     if (rc != GMC_OK)
         return rc;
+    /* Whatever was lost without an ERR coming back (a dropped SYNC, an ERR
+     * damaged on the way up): after a quiet spell, send the read burst's
+     * last beat again (taken if that is what the bridge waits for, else ERR
+     * SEQ says where it stands, or STATE that the burst is over; the TAG
+     * keeps it out of any other burst), and the write response again. */
+    const uint64_t t = now_ms();
+    if (u->rd.active && !u->rd.done && t - u->rd.last_ms >= PROBE_QUIET_MS) {
+        u->st.probes++;
+        rc = send_rd_beat(u, u->rd.len);
+        if (rc != GMC_OK)
+            return rc;
+    }
+    if (u->wr.unconfirmed && t - u->wr.resp_ms >= PROBE_QUIET_MS) {
+        u->wr.resp_ms = t;
+        u->st.probes++;
+        const uint8_t pl[2] = { u->wr.resp, u->wr.tag };
+        rc = send_frame(u, GMC_BRIDGE_OP_DMA_WR_RESP, pl, 2);
+    }
     return rc;
 }
 
@@ -587,6 +643,7 @@ static int xact(struct uart *u, uint8_t op, uint8_t *pl, unsigned len)
         if (u->got == 2)
             continue; /* not executed: send it again */
         /* No answer, or BUSY: the framing or the command order was lost. */
+        DBG("xact op %02x seq %u: got %d, resync\n", op, pl[len], u->got);
         u->st.timeouts++;
         rc = resync(u);
         if (rc != GMC_OK)

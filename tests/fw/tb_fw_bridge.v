@@ -547,7 +547,7 @@ module tb_fw_bridge;
         tx_pl[2] = 8'h00;
         send_pkt_x(0, OP_REG_RD, 8'd3, 8'h5A);
         recv_reply(0);
-        check(rx_ok && rx_op == OP_ERR && rx_len == 8'd5 && rx_pl[0] == E_CRC && rx_pl[1] == OP_REG_RD,
+        check(rx_ok && rx_op == OP_ERR && rx_len == 8'd7 && rx_pl[0] == E_CRC && rx_pl[1] == OP_REG_RD,
               "bad checksum answers ERR(CRC) naming the opcode");
 
         reg_read(R_ID);
@@ -668,7 +668,7 @@ module tb_fw_bridge;
         recv_pkt(1);
         check(rx_ok && rx_op == OP_DMA_WR_REQ && rx_pl[0] == 8'd3
               && {rx_pl[6], rx_pl[5], rx_pl[4], rx_pl[3], rx_pl[2], rx_pl[1]} == 48'h0000_ABCD_0000
-              && rx_pl[7] == 8'd1, "DMA write burst forwarded as DMA_WR_REQ");
+              && rx_pl[7] == 8'd1 && rx_len == 8'd11 && rx_pl[10] == 8'd1, "DMA write burst forwarded as DMA_WR_REQ (TAG 1)");
         wait_aw_done;
         fork
             begin
@@ -695,14 +695,22 @@ module tb_fw_bridge;
             end
         join
         tx_pl[0] = 8'd0;
-        send_pkt(1, OP_DMA_WR_RESP, 8'd1);
+        tx_pl[1] = 8'd0;
+        send_pkt(1, OP_DMA_WR_RESP, 8'd2);
+        recv_reply(1);
+        check(rx_ok && rx_op == OP_ERR && rx_len == 8'd7 && rx_pl[0] == E_STATE && rx_pl[1] == OP_DMA_WR_RESP
+              && rx_pl[5] == 8'd1 && rx_pl[6] == 8'd0,
+              "DMA_WR_RESP with another burst's TAG answers ERR(STATE): bridge TAG in byte 5, refused TAG in byte 6");
+        tx_pl[1] = 8'd1;
+        send_pkt(1, OP_DMA_WR_RESP, 8'd2);
         repeat (20) @(posedge clk);
         check(b_count == 1 && b_resp_last == 2'd0 && b_id_last == 4'd3, "DMA_WR_RESP delivered on B (BID, OKAY)");
 
         tx_pl[0] = 8'd0;
-        send_pkt(1, OP_DMA_WR_RESP, 8'd1);
+        send_pkt(1, OP_DMA_WR_RESP, 8'd2);
         recv_reply(1);
-        check(rx_ok && rx_op == OP_ERR && rx_pl[0] == E_STATE, "DMA_WR_RESP with no write pending answers ERR(STATE)");
+        check(rx_ok && rx_op == OP_ERR && rx_pl[0] == E_STATE,
+              "DMA_WR_RESP sent again after its burst was answered: ERR(STATE), B not given twice");
 
         // A read the host never answers does not block commands; DMA_ABORT ends it.
         dma_arid = 4'd7;
