@@ -335,10 +335,12 @@ $(BUILD)/xcheck/ok: spec/gmc.toml tools/gen_spec.py include/gmc_regs.h rtl/gmc_r
 SCRIPT_TESTS = $(GEN_TESTS) tests/build/test_fresh_make.sh tests/install/test_install.sh tests/formal/test_formal.sh $(BUILD)/fw/tb/tb_fw_bridge.vvp
 # The CLI script tests run $(BUILD)/rel/bin/gmc and $(BUILD)/asan/bin/gmc.
 SCRIPT_TESTS += $(CLI_SCRIPT_TESTS)
+# The board path end to end: gmc over uart:<pty> against gmc-board-sim.
+SCRIPT_TESTS += tests/board/test_board_link.py
 
 test: deps-test check-gen lint $(BUILD)/xcheck/ok $(TEST_BINS_rel) $(TEST_BINS_asan) $(SIM_TEST_BINS_rel) $(SIM_TEST_BINS_asan) \
       $(CLI_TEST_BINS_rel) $(CLI_TEST_BINS_asan) $(BUILD)/rel/bin/gmc $(BUILD)/asan/bin/gmc \
-      $(BUILD)/rel/lib/libgmc_sim.so $(BUILD)/fw/tb/tb_fw_bridge.vvp
+      $(BUILD)/rel/lib/libgmc_sim.so $(BUILD)/fw/tb/tb_fw_bridge.vvp $(BUILD)/rel/bin/gmc-board-sim
 	@BUILD=$(BUILD) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  tools/run_tests.sh $(SCRIPT_TESTS) $(TEST_BINS_rel) $(TEST_BINS_asan) $(SIM_TEST_BINS_rel) $(SIM_TEST_BINS_asan) \
 	  $(CLI_TEST_BINS_rel) $(CLI_TEST_BINS_asan)

@@ -54,19 +54,16 @@ int ioctl(int fd, unsigned long request, ...);
 #define RX_CAP 16384u
 /* Milliseconds: one command's answer; the quiet time before a resync (the
  * bridge's receive timeout is 2^17 cycles, 11 ms at 12 MHz); an open's probe. */
-#define REPLY_MS 60
+#define REPLY_MS 150
 #define QUIET_MS 15
 #define PROBE_MS 150
-/* Attempts per command before the board counts as not answering. */
+/* The board counts as not answering when no whole frame has come from it
+ * for DEAD_MS (on a loaded host a simulated board can lag by seconds),
+ * and a command has been tried at least MAX_TRIES times. */
 #define MAX_TRIES 12
+#define DEAD_MS 5000
 /* A DMA burst quiet for this long (ms) is probed (see pump()). */
 #define PROBE_QUIET_MS 20
-
-#ifdef GMC_UART_TRACE
-#define DBG(...) fprintf(stderr, "uart: " __VA_ARGS__)
-#else
-#define DBG(...) ((void)0)
-#endif
 
 enum { RESP_OKAY = 0, RESP_SLVERR = 2, RESP_DECERR = 3 };
 
@@ -99,7 +96,7 @@ struct uart {
         uint8_t tag;
         int done;          /* the bridge said the burst is over (ERR STATE) */
         uint64_t last_ms;  /* last beat sent or ERR taken */
-        unsigned rewound;  /* beat of the last rewind */
+        int rewound;       /* beat of the last rewind, -1 none since the last probe */
     } rd;
     /* DMA write burst */
     struct {
@@ -118,6 +115,7 @@ struct uart {
     uint32_t cyc_raw;
     uint64_t cyc;
     uint64_t t0_ms;
+    uint64_t last_frame_ms;  /* the last whole frame received */
     struct gmc_link_stats st;
 };
 
@@ -363,7 +361,6 @@ static int wr_finish(struct uart *u)
             }
         }
     }
-    DBG("WR_RESP tag %u resp %u broken %d\n", u->wr.tag, resp, u->wr.broken);
     u->wr.active = 0;
     u->wr.resp = resp;
     u->wr.unconfirmed = 1;
@@ -391,7 +388,6 @@ static int handle(struct uart *u, uint8_t op, const uint8_t *p, unsigned len)
         u->st.irq_frames++;
         return GMC_OK;
     case GMC_BRIDGE_OP_DMA_RD_REQ:
-        DBG("RD_REQ tag %u len %u addr %llx\n", p[10], p[7], (unsigned long long)le(p + 1, 6));
         u->rd.active = 1;
         u->rd.addr = le(p + 1, 6);
         u->rd.len = p[7];
@@ -400,12 +396,11 @@ static int handle(struct uart *u, uint8_t op, const uint8_t *p, unsigned len)
         u->rd.tag = p[10];
         u->rd.next = 0;
         u->rd.done = 0;
-        u->rd.rewound = ~0u;
+        u->rd.rewound = -1;
         u->rd.last_ms = now_ms();
         u->st.dma_rd_bursts++;
         return rd_stream(u);
     case GMC_BRIDGE_OP_DMA_WR_REQ:
-        DBG("WR_REQ tag %u len %u\n", p[10], p[7]);
         if (u->wr.active) {
             /* The previous burst's last beats were lost: it was answered. */
             u->st.dma_broken++;
@@ -441,9 +436,6 @@ static int handle(struct uart *u, uint8_t op, const uint8_t *p, unsigned len)
     case GMC_BRIDGE_OP_ERR:
         u->irq = p[3] & GMC_BRIDGE_STATUS_IRQ;
         u->st.err_frames++;
-        DBG("ERR code %u op %02x next %u status %02x rtag %u wtag %u | want %02x rd act %d done %d tag %u next %u len %u wr unconf %d tag %u\n",
-            p[0], p[1], p[2], p[3], p[4], p[5], u->want_op, u->rd.active, u->rd.done, u->rd.tag, u->rd.next, u->rd.len,
-            u->wr.unconfirmed, u->wr.tag);
         /* p[2] (the next beat the bridge expects), p[4] and p[5] (its read
          * and write TAGs) are current when the ERR is sent; p[6] is the
          * last byte of the frame refused (its SEQ or TAG). */
@@ -469,18 +461,19 @@ static int handle(struct uart *u, uint8_t op, const uint8_t *p, unsigned len)
         if (u->want_op != 0 && p[0] <= GMC_BRIDGE_ERR_FRAMING && p[1] != GMC_BRIDGE_OP_DMA_RD_DATA &&
             p[1] != GMC_BRIDGE_OP_DMA_WR_RESP)
             u->got = 2; /* a damaged frame: perhaps our command, not executed */
-        /* A read beat lost or out of order: go on from p[2]. A SEQ error
-         * for the beat already resent is a stale one still in flight (the
-         * resend has not arrived yet): ignored for a few ms. */
+        /* A read beat lost or out of order: go on from p[2], the beat the
+         * bridge waits for. Only when that is past the last rewind: ERRs
+         * for the beats that were on the wire when we rewound say the same
+         * beat again and are stale (each would resend the whole tail and
+         * the link would fill with copies). A resent beat that is lost too
+         * is found by the probe (pump()), which allows the next rewind. */
         if (u->rd.active && !u->rd.done && p[4] == u->rd.tag && p[2] <= u->rd.len &&
-            (p[1] == GMC_BRIDGE_OP_DMA_RD_DATA || p[0] <= GMC_BRIDGE_ERR_FRAMING)) {
-            const uint64_t t = now_ms();
-            if (p[0] <= GMC_BRIDGE_ERR_FRAMING || p[2] != u->rd.rewound || t - u->rd.last_ms >= 5u) {
-                u->st.retries++;
-                u->rd.rewound = p[2];
-                u->rd.next = p[2];
-                return rd_stream(u);
-            }
+            (p[1] == GMC_BRIDGE_OP_DMA_RD_DATA || p[0] <= GMC_BRIDGE_ERR_FRAMING) &&
+            (int)p[2] > u->rd.rewound) {
+            u->st.retries++;
+            u->rd.rewound = p[2];
+            u->rd.next = p[2];
+            return rd_stream(u);
         }
         /* A damaged frame may have been our DMA_WR_RESP: send it again
          * (refused with STATE if it had arrived). */
@@ -537,6 +530,7 @@ static int parse(struct uart *u)
             continue;
         }
         u->st.frames_rx++;
+        u->last_frame_ms = now_ms();
         i += (size_t)len + 4u;
         rc = handle(u, f[1], f + 3, (unsigned)len);
     }
@@ -562,6 +556,7 @@ static int pump(struct uart *u, int ms)
     const uint64_t t = now_ms();
     if (u->rd.active && !u->rd.done && t - u->rd.last_ms >= PROBE_QUIET_MS) {
         u->st.probes++;
+        u->rd.rewound = -1;
         rc = send_rd_beat(u, u->rd.len);
         if (rc != GMC_OK)
             return rc;
@@ -580,7 +575,7 @@ static int pump(struct uart *u, int ms)
 static int resync(struct uart *u)
 {
     u->st.resyncs++;
-    for (int t = 0; t < MAX_TRIES; t++) {
+    for (int t = 0; t < MAX_TRIES || now_ms() - u->last_frame_ms < DEAD_MS; t++) {
         /* Quiet for longer than the bridge's receive timeout, serving DMA. */
         uint64_t until = now_ms() + QUIET_MS;
         u->want_op = 0;
@@ -621,7 +616,7 @@ static int xact(struct uart *u, uint8_t op, uint8_t *pl, unsigned len)
         return u->dead;
     u->st.commands++;
     pl[len] = ++u->seq;
-    for (int t = 0; t < MAX_TRIES; t++) {
+    for (int t = 0; t < MAX_TRIES || now_ms() - u->last_frame_ms < DEAD_MS; t++) {
         if (t > 0)
             u->st.retries++;
         u->want_op = (uint8_t)(op | 0x80u);
@@ -643,7 +638,6 @@ static int xact(struct uart *u, uint8_t op, uint8_t *pl, unsigned len)
         if (u->got == 2)
             continue; /* not executed: send it again */
         /* No answer, or BUSY: the framing or the command order was lost. */
-        DBG("xact op %02x seq %u: got %d, resync\n", op, pl[len], u->got);
         u->st.timeouts++;
         rc = resync(u);
         if (rc != GMC_OK)
@@ -994,6 +988,7 @@ static int uart_open(const struct gmc_devspec *spec, void **ctx)
         u->st.baud = spec->baud != 0 ? spec->baud : GMC_UART_DEFAULT_BAUD;
         u->st.latency_timer = set_latency(spec->tty);
         u->t0_ms = now_ms();
+        u->last_frame_ms = 0; /* the open's probe has its own bound */
         rc = probe(u);
     }
     if (rc != GMC_OK) {
