@@ -38,7 +38,7 @@ const struct gmc_status_info gmc_status_table[GMC_STATUS_COUNT] = {
     { GMC_E_DEVSTR_OPTION, "GMC_E_DEVSTR_OPTION", "device string option is unknown, repeated or empty" },
     { GMC_E_DEVSTR_NUMBER, "GMC_E_DEVSTR_NUMBER", "device string number is malformed or out of range" },
     { GMC_E_DEVSTR_PCI, "GMC_E_DEVSTR_PCI", "PCI address is malformed: expected pci:DOMAIN:BUS:DEV.FN in hex" },
-    { GMC_E_DEVSTR_UART, "GMC_E_DEVSTR_UART", "UART address is malformed: expected uart:/ABSOLUTE/PATH@BAUD" },
+    { GMC_E_DEVSTR_UART, "GMC_E_DEVSTR_UART", "UART address is malformed: expected uart:/ABSOLUTE/PATH[@BAUD]" },
     { GMC_E_DEVSTR_SEGMENT, "GMC_E_DEVSTR_SEGMENT", "segment strap is malformed: expected segN=BASE/SIZE/FLAGS[/CPU_OFFSET[/BANKS]]" },
     { GMC_E_OUT_OF_BOUNDS, "GMC_E_OUT_OF_BOUNDS", "offset and length reach past the end of the allocation" },
     { GMC_E_READ_ONLY, "GMC_E_READ_ONLY", "allocation is read-only: writes and write locks are refused" },
