@@ -54,7 +54,7 @@ check '! PATH="$bin" command -v verilator >/dev/null && ! PATH="$bin" command -v
   "verilator and g++ are off the PATH before the dependency step"
 
 out="$tmp/make.log"
-(cd "$src" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PATH="$bin" make BUILD="$tmp/build" run) >"$out" 2>&1
+(cd "$src" && env -i PATH="$bin" HOME="$HOME" make BUILD="$tmp/build" run) >"$out" 2>&1
 rc=$?
 check '[ $rc -eq 0 ]' "first make run succeeds (exit $rc); log: $(tail -15 "$out")"
 check 'grep -q "^  digest            [0-9a-f]\{16\}$" "$out"' "make run printed the run's digest"
