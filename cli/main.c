@@ -14,6 +14,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <glob.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +35,8 @@ static const char *const usage_main =
     "The gmc memory manager on the simulated (or a real) gmc controller.\n"
     "\n"
     "commands:\n"
+    "  list     the devices that answer: the simulator, serial ports with a gmc\n"
+    "           bridge (uart:/dev/ttyUSB1, ...)\n"
     "  info     the adapter as the hardware reports it: ID, version, capabilities,\n"
     "           segments, page and TLB size\n"
     "  run      run a workload trace, print a summary, optionally write a report\n"
@@ -252,7 +255,55 @@ static int cmd_info(int argc, char **argv)
                "  flags %s\n",
                i, si.desc.base, si.desc.size, sz, si.desc.banks, si.desc.cpu_offset, fl[0] ? fl : "-");
     }
+    struct gmc_link_stats ls;
+    if (gmc_device_link_stats(d, &ls) == GMC_OK)
+        printf("link: %" PRIu32 " baud, bridge protocol %" PRIu32 ", FTDI latency timer %s\n", ls.baud,
+               ls.bridge_version,
+               ls.latency_timer == 1 ? "set to 1 ms" : ls.latency_timer == 0 ? "- (not an FTDI port)"
+                                                                           : "not writable (see README)");
     gmc_device_close(d);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ list */
+
+/* The devices that answer: the simulator, and every serial port with a gmc
+ * bridge on it (each probed with PING, bounded to well under a second;
+ * something else on a port only sees one PING frame). */
+static int cmd_list(int argc, char **argv)
+{
+    if (argc > 2) {
+        fprintf(stderr, "usage: gmc list\n");
+        return EXIT_USAGE;
+    }
+    (void)argv;
+    printf("sim          the simulated controller (always)\n");
+    static const char *const pats[] = { "/dev/ttyUSB*", "/dev/ttyACM*", "/dev/gmc-board" };
+    unsigned found = 0;
+    for (size_t k = 0; k < sizeof(pats) / sizeof(pats[0]); k++) {
+        glob_t g;
+        if (glob(pats[k], 0, NULL, &g) != 0)
+            continue;
+        for (size_t i = 0; i < g.gl_pathc; i++) {
+            char dev[300];
+            snprintf(dev, sizeof(dev), "uart:%s", g.gl_pathv[i]);
+            gmc_device *d = NULL;
+            int st = gmc_device_open(dev, &d);
+            if (st == GMC_OK) {
+                struct gmc_device_info in;
+                gmc_device_query(d, &in);
+                printf("%-12s gmc bridge: %" PRIu64 " KiB VRAM, version %" PRIu32 ".%" PRIu32 "\n", dev,
+                       in.vram_size >> 10, in.version >> 16, in.version & 0xffffu);
+                gmc_device_close(d);
+                found++;
+            } else {
+                printf("%-12s %s (%s)\n", dev, gmc_strerror(st), gmc_status_name(st));
+            }
+        }
+        globfree(&g);
+    }
+    if (found == 0)
+        printf("no board found on a serial port\n");
     return 0;
 }
 
@@ -461,6 +512,8 @@ int main(int argc, char **argv)
     }
     if (!strcmp(cmd, "info"))
         return cmd_info(argc, argv);
+    if (!strcmp(cmd, "list"))
+        return cmd_list(argc, argv);
     if (!strcmp(cmd, "run"))
         return cmd_run(argc, argv, 0);
     if (!strcmp(cmd, "replay"))
