@@ -97,7 +97,7 @@ lint: deps-test
 	  >/dev/null 2>&1 || { grep -A5 -i "selection\|error" $(BUILD)/lint/latches.log; exit 1; }
 	@for b in $(FW_BOARDS); do \
 	  echo "$(VERILATOR) --lint-only -Wall ... --top-module gmc_board_$$b"; \
-	  $(VERILATOR) --lint-only -Wall -Irtl --top-module gmc_board_$$b $(RTL) $(FW_COMMON) \
+	  $(VERILATOR) --lint-only -Wall -Irtl -Ifirmware/common --top-module gmc_board_$$b $(RTL) $(FW_COMMON) \
 	    firmware/$$b/gmc_board_$$b.v || exit 1; \
 	done
 	@echo "lint: clean"
@@ -332,6 +332,8 @@ BOARD          ?= icebreaker
 FW_FREQ        ?= 12
 OPENFPGALOADER ?= openFPGALoader
 FW_COMMON      := $(sort $(wildcard firmware/common/*.v))
+# The bridge's protocol constants, generated from spec/uart_link.toml.
+FW_INC         := firmware/common/gmc_link.vh
 
 FW_SYNTH_icebreaker   := -spram -dsp
 FW_PNR_icebreaker     := --up5k --package sg48
@@ -345,9 +347,9 @@ firmware: $(FW_BOARDS:%=$(BUILD)/fw/%/gmc.bin)
 	@cat $(BUILD)/fw/report.json
 
 define FW_BOARD_RULES
-$$(BUILD)/fw/$(1)/gmc.json: firmware/$(1)/gmc_board_$(1).v $$(FW_COMMON) $$(RTL) $$(RTL_INC)
+$$(BUILD)/fw/$(1)/gmc.json: firmware/$(1)/gmc_board_$(1).v $$(FW_COMMON) $$(FW_INC) $$(RTL) $$(RTL_INC)
 	@mkdir -p $$(@D)
-	$$(YOSYS) -q -l $$(@D)/yosys.log -p 'read_verilog -Irtl $$(RTL) $$(FW_COMMON) $$<; synth_ice40 $(FW_SYNTH_$(1)) -top gmc_board_$(1) -json $$@'
+	$$(YOSYS) -q -l $$(@D)/yosys.log -p 'read_verilog -Irtl -Ifirmware/common $$(RTL) $$(FW_COMMON) $$<; synth_ice40 $(FW_SYNTH_$(1)) -top gmc_board_$(1) -json $$@'
 
 # nextpnr fails when timing misses FW_FREQ; the log and report stay for reading.
 $$(BUILD)/fw/$(1)/gmc.asc: $$(BUILD)/fw/$(1)/gmc.json firmware/$(1)/$(1).pcf
@@ -370,9 +372,9 @@ flash: $(BUILD)/fw/$(BOARD)/gmc.bin
 	         "plug it in and check USB permissions" >&2; exit 1; }
 	timeout 300 $(OPENFPGALOADER) -b ice40_generic -f $<
 
-$(BUILD)/fw/tb/tb_fw_bridge.vvp: tests/fw/tb_fw_bridge.v $(FW_COMMON) firmware/icebreaker/gmc_board_icebreaker.v $(RTL) $(RTL_INC)
+$(BUILD)/fw/tb/tb_fw_bridge.vvp: tests/fw/tb_fw_bridge.v $(FW_COMMON) $(FW_INC) firmware/icebreaker/gmc_board_icebreaker.v $(RTL) $(RTL_INC)
 	@mkdir -p $(@D)
-	$(IVERILOG) -g2005 -Wall -Wno-sensitivity-entire-array -Irtl -s tb_fw_bridge -o $@ \
+	$(IVERILOG) -g2005 -Wall -Wno-sensitivity-entire-array -Irtl -Ifirmware/common -s tb_fw_bridge -o $@ \
 	  $< firmware/icebreaker/gmc_board_icebreaker.v $(FW_COMMON) $(RTL)
 
 test-fw: $(BUILD)/fw/tb/tb_fw_bridge.vvp
@@ -384,12 +386,12 @@ test-fw: $(BUILD)/fw/tb/tb_fw_bridge.vvp
 YOSYS_ICE40_SIM ?= $(dir $(shell command -v $(YOSYS)))../share/yosys/ice40/cells_sim.v
 FW_BRIDGE_SRC := $(filter-out firmware/common/gmc_fpga_core.v,$(FW_COMMON))
 
-$(BUILD)/fw/gate/gmc_board_icebreaker_syn.v: firmware/icebreaker/gmc_board_icebreaker.v $(FW_COMMON) $(RTL) $(RTL_INC)
+$(BUILD)/fw/gate/gmc_board_icebreaker_syn.v: firmware/icebreaker/gmc_board_icebreaker.v $(FW_COMMON) $(FW_INC) $(RTL) $(RTL_INC)
 	@mkdir -p $(@D)
-	$(YOSYS) -q -l $(@D)/yosys.log -p 'read_verilog -Irtl $(RTL) $(FW_COMMON) $<; chparam -set TIMEOUT_LOG2 10 -set POR_LOG2 4 -set ACT_LOG2 4 gmc_board_icebreaker; synth_ice40 -spram -dsp -top gmc_board_icebreaker; write_verilog -noattr $@'
+	$(YOSYS) -q -l $(@D)/yosys.log -p 'read_verilog -Irtl -Ifirmware/common $(RTL) $(FW_COMMON) $<; chparam -set TIMEOUT_LOG2 10 -set POR_LOG2 4 -set ACT_LOG2 4 gmc_board_icebreaker; synth_ice40 -spram -dsp -top gmc_board_icebreaker; write_verilog -noattr $@'
 
 $(BUILD)/fw/gate/tb_fw_bridge.vvp: tests/fw/tb_fw_bridge.v $(BUILD)/fw/gate/gmc_board_icebreaker_syn.v $(FW_BRIDGE_SRC)
-	$(IVERILOG) -g2005 -Wno-timescale -DGMC_GATE_SIM -DNO_ICE40_DEFAULT_ASSIGNMENTS -s tb_fw_bridge -o $@ \
+	$(IVERILOG) -g2005 -Wno-timescale -Ifirmware/common -DGMC_GATE_SIM -DNO_ICE40_DEFAULT_ASSIGNMENTS -s tb_fw_bridge -o $@ \
 	  $^ $(YOSYS_ICE40_SIM)
 
 test-fw-gate: $(BUILD)/fw/gate/tb_fw_bridge.vvp

@@ -8,8 +8,9 @@
 //   command   REG_RD/REG_WR (AXI4-Lite master), AP_RD/AP_WR (one 64-bit
 //             beat on the AXI4 aperture master), PING, DMA_ABORT. One
 //             command at a time; each gets exactly one reply or ERR. The
-//             slave's response is held (RREADY/BREADY low) until its reply
-//             packet has been sent, so the reply needs no copy.
+//             slave's response is saved with the command's SEQ: a command
+//             repeating that SEQ and opcode (its reply was lost) is answered
+//             from the saved reply and not executed again.
 //   DMA read  an AR burst from gmc_top is sent upstream as DMA_RD_REQ; the
 //             host answers with one DMA_RD_DATA packet per beat, which goes
 //             through a one-beat holding register onto R.
@@ -140,18 +141,13 @@ module gmc_uart_bridge #(
 
     // ------------------------------------------------------------ protocol
 
-    localparam integer MAX_LEN = 13;
-    localparam [7:0] VERSION = 8'h01;
+    // Opcodes, payload lengths, ERR codes and STATUS bits: generated from
+    // spec/uart_link.toml (tools/gen_link.py). Not every constant is used here.
+    /* verilator lint_off UNUSEDPARAM */
+`include "gmc_link.vh"
+    /* verilator lint_on UNUSEDPARAM */
 
-    // Opcodes, host to board.
-    localparam [7:0] OP_REG_RD = 8'h01, OP_REG_WR = 8'h02, OP_AP_RD = 8'h03, OP_AP_WR = 8'h04,
-                     OP_PING = 8'h05, OP_DMA_ABORT = 8'h06, OP_DMA_RD_DATA = 8'h10,
-                     OP_DMA_WR_RESP = 8'h11;
-    // Opcodes, board to host (replies are the command opcode | 0x80).
-    localparam [7:0] OP_DMA_RD_REQ = 8'h90, OP_DMA_WR_REQ = 8'h91, OP_DMA_WR_DATA = 8'h92,
-                     OP_IRQ = 8'hA0, OP_ERR = 8'hE0;
-    // ERR codes (1, 2, 4 and 5 come from the packet receiver).
-    localparam [3:0] E_OPCODE = 4'd3, E_BUSY = 4'd6, E_STATE = 4'd7, E_SEQ = 4'd8;
+    localparam integer MAX_LEN = LINK_MAX_LEN;
 
     localparam [1:0] RESP_SLVERR = 2'd2;
 
@@ -175,14 +171,14 @@ module gmc_uart_bridge #(
         input [7:0] op;
         begin
             case (op)
-                OP_REG_RD:      req_len = 4'd2;
-                OP_REG_WR:      req_len = 4'd7;
-                OP_AP_RD:       req_len = 4'd4;
-                OP_AP_WR:       req_len = 4'd13;
-                OP_PING:        req_len = 4'd1;
-                OP_DMA_ABORT:   req_len = 4'd0;
-                OP_DMA_RD_DATA: req_len = 4'd10;
-                OP_DMA_WR_RESP: req_len = 4'd1;
+                OP_REG_RD:      req_len = LEN_REG_RD;
+                OP_REG_WR:      req_len = LEN_REG_WR;
+                OP_AP_RD:       req_len = LEN_AP_RD;
+                OP_AP_WR:       req_len = LEN_AP_WR;
+                OP_PING:        req_len = LEN_PING;
+                OP_DMA_ABORT:   req_len = LEN_DMA_ABORT;
+                OP_DMA_RD_DATA: req_len = LEN_DMA_RD_DATA;
+                OP_DMA_WR_RESP: req_len = LEN_DMA_WR_RESP;
                 default:        req_len = 4'hF;
             endcase
         end
@@ -233,20 +229,23 @@ module gmc_uart_bridge #(
         .pkt_buf(pkt_buf)
     );
 
-    // Payload fields: with LEN = L, byte i is at pkt_buf[8*(13-L+i)].
-    wire [15:0] f_reg_rd_addr  = pkt_buf[88 +: 16];  // REG_RD      L=2
-    wire [15:0] f_reg_wr_addr  = pkt_buf[48 +: 16];  // REG_WR      L=7
+    // Payload fields: with LEN = L, byte i is at pkt_buf[8*(14-L+i)]. A
+    // sequenced command's SEQ is its last payload byte, so it always lands
+    // in the top byte.
+    wire [15:0] f_reg_rd_addr  = pkt_buf[88 +: 16];  // REG_RD      L=3
+    wire [15:0] f_reg_wr_addr  = pkt_buf[48 +: 16];  // REG_WR      L=8
     wire [31:0] f_reg_wr_data  = pkt_buf[64 +: 32];
     wire [3:0]  f_reg_wr_strb  = pkt_buf[96 +: 4];
-    wire [31:0] f_ap_rd_addr   = pkt_buf[72 +: 32];  // AP_RD       L=4
-    wire [31:0] f_ap_wr_addr   = pkt_buf[0 +: 32];   // AP_WR       L=13
+    wire [31:0] f_ap_rd_addr   = pkt_buf[72 +: 32];  // AP_RD       L=5
+    wire [31:0] f_ap_wr_addr   = pkt_buf[0 +: 32];   // AP_WR       L=14
     wire [7:0]  f_ap_wr_strb   = pkt_buf[32 +: 8];
     wire [63:0] f_ap_wr_data   = pkt_buf[40 +: 64];
-    wire [7:0]  f_ping_nonce   = pkt_buf[96 +: 8];   // PING        L=1
-    wire [7:0]  f_rd_beat      = pkt_buf[24 +: 8];   // DMA_RD_DATA L=10
-    wire [1:0]  f_rd_resp      = pkt_buf[32 +: 2];
-    wire [63:0] f_rd_data      = pkt_buf[40 +: 64];
-    wire [1:0]  f_wr_resp      = pkt_buf[96 +: 2];   // DMA_WR_RESP L=1
+    wire [7:0]  f_ping_nonce   = pkt_buf[104 +: 8];  // PING        L=1
+    wire [7:0]  f_seq          = pkt_buf[104 +: 8];  // sequenced commands
+    wire [7:0]  f_rd_beat      = pkt_buf[32 +: 8];   // DMA_RD_DATA L=10
+    wire [1:0]  f_rd_resp      = pkt_buf[40 +: 2];
+    wire [63:0] f_rd_data      = pkt_buf[48 +: 64];
+    wire [1:0]  f_wr_resp      = pkt_buf[104 +: 2];  // DMA_WR_RESP L=1
 
     // ----------------------------------------------------------- state
 
@@ -254,6 +253,16 @@ module gmc_uart_bridge #(
     reg  [2:0]  cmd_op_reg;        // low bits of the command opcode
     reg  [7:0]  cmd_nonce_reg;
     reg         cmd_aw_done_reg, cmd_w_done_reg;
+
+    // Exactly-once execution: the SEQ and opcode of the last sequenced
+    // command executed, and its reply (AXI response and data). A command
+    // that repeats both is not executed again: its saved reply is resent
+    // (the host lost the first one). PING leaves them alone and reports SEQ.
+    reg         seq_valid_reg;
+    reg  [7:0]  seq_reg;
+    reg  [2:0]  seq_op_reg;
+    reg  [1:0]  rep_resp_reg;
+    reg  [63:0] rep_data_reg;
 
     // ERR slot: one pending report; later ones are counted as lost.
     reg         err_valid_reg;
@@ -286,13 +295,26 @@ module gmc_uart_bridge #(
     reg  [2:0]  tx_src_reg;
     wire        tx_idle, tx_done;
 
-    wire [7:0] status = {3'd0, err_lost_reg, overrun_reg, wr_state_reg != W_IDLE,
-                         rd_state_reg != R_IDLE, irq};
+    reg  [7:0] status;
+    always @* begin
+        status = 8'd0;
+        status[ST_IRQ] = irq;
+        status[ST_DMA_RD] = (rd_state_reg != R_IDLE);
+        status[ST_DMA_WR] = (wr_state_reg != W_IDLE);
+        status[ST_OVERRUN] = overrun_reg;
+        status[ST_ERR_LOST] = err_lost_reg;
+    end
 
     // --------------------------------------------------- packet dispatch
 
     wire [3:0] exp_len = req_len(pkt_op);
     wire       is_cmd  = (pkt_op[7:3] == 5'd0) && (pkt_op[2:0] != 3'd0) && (pkt_op[2:0] != 3'd7);
+
+    // A sequenced command (every command but PING) that repeats the last
+    // one executed is a replay: answered from the saved reply, not executed.
+    wire cmd_sequenced = (pkt_op != OP_PING);
+    wire cmd_replay    = cmd_sequenced && seq_valid_reg && (f_seq == seq_reg)
+                      && (pkt_op[2:0] == seq_op_reg);
 
     reg        h_err, h_cmd, h_rd_load, h_wr_resp;
     reg  [3:0] h_code;
@@ -306,13 +328,13 @@ module gmc_uart_bridge #(
         if (pkt_valid) begin
             if (pkt_err != 3'd0) begin
                 h_err = 1'b1;
-                h_code = {1'b0, pkt_err};
+                h_code = {1'b0, pkt_err};  // E_CRC, E_LEN, E_TIMEOUT, E_FRAMING
             end else if (exp_len == 4'hF) begin
                 h_err = 1'b1;
                 h_code = E_OPCODE;
             end else if (pkt_len != {4'd0, exp_len}) begin
                 h_err = 1'b1;
-                h_code = 4'd2;
+                h_code = E_LEN;
             end else if (is_cmd) begin
                 if (cmd_state_reg != C_IDLE) begin
                     h_err = 1'b1;
@@ -352,6 +374,7 @@ module gmc_uart_bridge #(
     wire op_ap_wr  = (cmd_op_reg == OP_AP_WR[2:0]);
     wire op_ping   = (cmd_op_reg == OP_PING[2:0]);
     wire issuing   = (cmd_state_reg == C_ISSUE);
+    wire waiting   = (cmd_state_reg == C_WAIT);
     wire reply_done = tx_done && (tx_src_reg == SRC_REPLY);
 
     assign m_axil_awaddr  = f_reg_wr_addr;
@@ -360,11 +383,11 @@ module gmc_uart_bridge #(
     assign m_axil_wdata   = f_reg_wr_data;
     assign m_axil_wstrb   = f_reg_wr_strb;
     assign m_axil_wvalid  = issuing && op_reg_wr && !cmd_w_done_reg;
-    assign m_axil_bready  = reply_done && op_reg_wr;
+    assign m_axil_bready  = waiting && op_reg_wr;
     assign m_axil_araddr  = f_reg_rd_addr;
     assign m_axil_arprot  = 3'b000;
     assign m_axil_arvalid = issuing && op_reg_rd;
-    assign m_axil_rready  = reply_done && op_reg_rd;
+    assign m_axil_rready  = waiting && op_reg_rd;
 
     assign m_axi_awid    = {M_ID_WIDTH{1'b0}};
     assign m_axi_awaddr  = f_ap_wr_addr;
@@ -379,7 +402,7 @@ module gmc_uart_bridge #(
     assign m_axi_wstrb   = f_ap_wr_strb;
     assign m_axi_wlast   = 1'b1;
     assign m_axi_wvalid  = issuing && op_ap_wr && !cmd_w_done_reg;
-    assign m_axi_bready  = reply_done && op_ap_wr;
+    assign m_axi_bready  = waiting && op_ap_wr;
     assign m_axi_arid    = {M_ID_WIDTH{1'b0}};
     assign m_axi_araddr  = f_ap_rd_addr;
     assign m_axi_arlen   = 8'd0;
@@ -389,7 +412,7 @@ module gmc_uart_bridge #(
     assign m_axi_arcache = 4'b0000;
     assign m_axi_arprot  = 3'b000;
     assign m_axi_arvalid = issuing && op_ap_rd;
-    assign m_axi_rready  = reply_done && op_ap_rd;
+    assign m_axi_rready  = waiting && op_ap_rd;
 
     // Address and data phases of the current command, done by the end of this cycle.
     wire aw_done = cmd_aw_done_reg || (m_axil_awvalid && m_axil_awready)
@@ -409,7 +432,14 @@ module gmc_uart_bridge #(
                     cmd_nonce_reg <= f_ping_nonce;
                     cmd_aw_done_reg <= 1'b0;
                     cmd_w_done_reg <= 1'b0;
-                    cmd_state_reg <= (pkt_op == OP_PING || pkt_op == OP_DMA_ABORT) ? C_REPLY : C_ISSUE;
+                    if (!cmd_sequenced)
+                        cmd_state_reg <= C_REPLY;
+                    else begin
+                        seq_valid_reg <= 1'b1;
+                        seq_reg <= f_seq;
+                        seq_op_reg <= pkt_op[2:0];
+                        cmd_state_reg <= (cmd_replay || pkt_op == OP_DMA_ABORT) ? C_REPLY : C_ISSUE;
+                    end
                 end
             end
             C_ISSUE: begin
@@ -419,8 +449,14 @@ module gmc_uart_bridge #(
                     cmd_state_reg <= C_WAIT;
             end
             C_WAIT: begin
-                if (resp_in)
+                // The response is taken now (xREADY is high in this state)
+                // and saved for the reply and for a replay.
+                if (resp_in) begin
+                    rep_resp_reg <= op_reg_rd ? m_axil_rresp : op_reg_wr ? m_axil_bresp
+                                  : op_ap_rd ? m_axi_rresp : m_axi_bresp;
+                    rep_data_reg <= op_ap_rd ? m_axi_rdata : {32'd0, m_axil_rdata};
                     cmd_state_reg <= C_REPLY;
+                end
             end
             default: begin
                 if (reply_done)
@@ -428,8 +464,11 @@ module gmc_uart_bridge #(
             end
         endcase
 
-        if (rst)
+        if (rst) begin
             cmd_state_reg <= C_IDLE;
+            seq_valid_reg <= 1'b0;
+            seq_reg <= 8'd0;
+        end
     end
 
     // ------------------------------------------------- ERR slot and flags
@@ -465,7 +504,7 @@ module gmc_uart_bridge #(
 
     // ----------------------------------------------------- DMA read engine
 
-    wire abort_now = h_cmd && (pkt_op == OP_DMA_ABORT);
+    wire abort_now = h_cmd && (pkt_op == OP_DMA_ABORT) && !cmd_replay;
     wire rdreq_done = tx_done && (tx_src_reg == SRC_RD_REQ);
     // Aborted: the bridge fills the remaining beats itself with SLVERR.
     wire rd_fill = rd_abort_reg && !r_valid_reg && (rd_next_reg <= {1'b0, rd_len_reg});
@@ -594,32 +633,34 @@ module gmc_uart_bridge #(
         pick_src = SRC_REPLY;
         pick_op = {5'b10000, cmd_op_reg};
         case (cmd_op_reg)
-            OP_REG_RD[2:0]: pick_len = 4'd5;
-            OP_AP_RD[2:0]:  pick_len = 4'd9;
-            OP_PING[2:0]:   pick_len = 4'd3;
-            default:        pick_len = 4'd1;
+            OP_REG_RD[2:0]: pick_len = RLEN_REG_RD;
+            OP_REG_WR[2:0]: pick_len = RLEN_REG_WR;
+            OP_AP_RD[2:0]:  pick_len = RLEN_AP_RD;
+            OP_AP_WR[2:0]:  pick_len = RLEN_AP_WR;
+            OP_PING[2:0]:   pick_len = RLEN_PING;
+            default:        pick_len = RLEN_DMA_ABORT;
         endcase
         if (!req_reply) begin
             if (req_err) begin
                 pick_src = SRC_ERR;
                 pick_op = OP_ERR;
-                pick_len = 4'd4;
+                pick_len = LEN_ERR;
             end else if (req_irq) begin
                 pick_src = SRC_IRQ;
                 pick_op = OP_IRQ;
-                pick_len = 4'd1;
+                pick_len = LEN_IRQ;
             end else if (req_rdreq) begin
                 pick_src = SRC_RD_REQ;
                 pick_op = OP_DMA_RD_REQ;
-                pick_len = 4'd10;
+                pick_len = LEN_DMA_RD_REQ;
             end else if (req_wrreq) begin
                 pick_src = SRC_WR_REQ;
                 pick_op = OP_DMA_WR_REQ;
-                pick_len = 4'd10;
+                pick_len = LEN_DMA_WR_REQ;
             end else begin
                 pick_src = SRC_WR_DATA;
                 pick_op = OP_DMA_WR_DATA;
-                pick_len = 4'd10;
+                pick_len = LEN_DMA_WR_DATA;
             end
         end
     end
@@ -647,16 +688,19 @@ module gmc_uart_bridge #(
         tx_byte = 8'd0;
         case (tx_src_reg)
             SRC_REPLY: begin
+                // Replies come from the saved response; SEQ is the last byte.
                 case (cmd_op_reg)
-                    OP_REG_RD[2:0]: tx_byte = (tx_idx == 4'd0) ? {6'd0, m_axil_rresp}
-                                            : byte32(m_axil_rdata, tx_idx_m1[1:0]);
-                    OP_REG_WR[2:0]: tx_byte = {6'd0, m_axil_bresp};
-                    OP_AP_RD[2:0]:  tx_byte = (tx_idx == 4'd0) ? {6'd0, m_axi_rresp}
-                                            : byte64(m_axi_rdata, tx_idx_m1[2:0]);
-                    OP_AP_WR[2:0]:  tx_byte = {6'd0, m_axi_bresp};
+                    OP_REG_RD[2:0]: tx_byte = (tx_idx == 4'd0) ? {6'd0, rep_resp_reg}
+                                            : (tx_idx == 4'd5) ? seq_reg
+                                            : byte64(rep_data_reg, {1'b0, tx_idx_m1[1:0]});
+                    OP_AP_RD[2:0]:  tx_byte = (tx_idx == 4'd0) ? {6'd0, rep_resp_reg}
+                                            : (tx_idx == 4'd9) ? seq_reg
+                                            : byte64(rep_data_reg, tx_idx_m1[2:0]);
                     OP_PING[2:0]:   tx_byte = (tx_idx == 4'd0) ? cmd_nonce_reg
-                                            : (tx_idx == 4'd1) ? VERSION : status;
-                    default:        tx_byte = status;
+                                            : (tx_idx == 4'd1) ? LINK_VERSION
+                                            : (tx_idx == 4'd2) ? status : seq_reg;
+                    OP_DMA_ABORT[2:0]: tx_byte = (tx_idx == 4'd0) ? status : seq_reg;
+                    default:        tx_byte = (tx_idx == 4'd0) ? {6'd0, rep_resp_reg} : seq_reg;
                 endcase
             end
             SRC_ERR: begin

@@ -19,15 +19,9 @@ module tb_fw_bridge;
     localparam integer TIMEOUT_LOG2 = 10;  // receive timeout inside a frame
     localparam integer BYTE_CYCLES = 10 * CPB;
 
-    // Protocol constants (docs/uart-bridge.md).
-    localparam [7:0] SYNC = 8'hA5;
-    localparam [7:0] OP_REG_RD = 8'h01, OP_REG_WR = 8'h02, OP_AP_RD = 8'h03, OP_AP_WR = 8'h04,
-                     OP_PING = 8'h05, OP_DMA_ABORT = 8'h06, OP_DMA_RD_DATA = 8'h10,
-                     OP_DMA_WR_RESP = 8'h11;
-    localparam [7:0] OP_DMA_RD_REQ = 8'h90, OP_DMA_WR_REQ = 8'h91, OP_DMA_WR_DATA = 8'h92,
-                     OP_IRQ = 8'hA0, OP_ERR = 8'hE0;
-    localparam [7:0] E_CRC = 8'd1, E_LEN = 8'd2, E_OPCODE = 8'd3, E_TIMEOUT = 8'd4,
-                     E_BUSY = 8'd6, E_STATE = 8'd7, E_SEQ = 8'd8;
+    // Protocol constants, generated from spec/uart_link.toml.
+`include "gmc_link.vh"
+    localparam [7:0] SYNC = LINK_SYNC;
 
     // gmc registers used here (docs/registers.md).
     localparam [15:0] R_ID = 16'h000, R_VERSION = 16'h004, R_SCRATCH = 16'h028,
@@ -229,6 +223,8 @@ module tb_fw_bridge;
     reg [7:0] tx_pl [0:15];
     reg [7:0] rx_pl [0:15];
     reg [7:0] rx_op, rx_len;
+    // Sequence number of the next sequenced command (its last payload byte).
+    reg [7:0] tx_seq = 8'd1;
     reg       rx_ok;
     integer   irq_pkts = 0;
     reg       irq_level_seen = 1'b0;
@@ -353,14 +349,16 @@ module tb_fw_bridge;
         begin
             tx_pl[0] = addr[7:0];
             tx_pl[1] = addr[15:8];
-            send_pkt(0, OP_REG_RD, 8'd2);
+            tx_pl[2] = tx_seq;
+            send_pkt(0, OP_REG_RD, 8'd3);
             recv_reply(0);
             resp = 2'bxx;
             rdata = 32'hxxxxxxxx;
-            if (rx_ok && rx_op == (OP_REG_RD | 8'h80) && rx_len == 8'd5) begin
+            if (rx_ok && rx_op == (OP_REG_RD | 8'h80) && rx_len == 8'd6 && rx_pl[5] == tx_seq) begin
                 resp = rx_pl[0][1:0];
                 rdata = {rx_pl[4], rx_pl[3], rx_pl[2], rx_pl[1]};
             end
+            tx_seq = tx_seq + 8'd1;
         end
     endtask
 
@@ -376,13 +374,15 @@ module tb_fw_bridge;
             tx_pl[4] = data[23:16];
             tx_pl[5] = data[31:24];
             tx_pl[6] = {4'd0, strb};
-            send_pkt(0, OP_REG_WR, 8'd7);
+            tx_pl[7] = tx_seq;
+            send_pkt(0, OP_REG_WR, 8'd8);
             recv_reply(0);
             resp = 2'bxx;
-            if (rx_ok && rx_op == (OP_REG_WR | 8'h80) && rx_len == 8'd1)
+            if (rx_ok && rx_op == (OP_REG_WR | 8'h80) && rx_len == 8'd2 && rx_pl[1] == tx_seq)
                 resp = rx_pl[0][1:0];
             else
                 $display("  reg_write %h: got ok=%b op=%h len=%0d pl0=%h", addr, rx_ok, rx_op, rx_len, rx_pl[0]);
+            tx_seq = tx_seq + 8'd1;
         end
     endtask
 
@@ -395,11 +395,13 @@ module tb_fw_bridge;
             for (k = 0; k < 4; k = k + 1) tx_pl[k] = addr[8*k +: 8];
             tx_pl[4] = strb;
             for (k = 0; k < 8; k = k + 1) tx_pl[5 + k] = data[8*k +: 8];
-            send_pkt(0, OP_AP_WR, 8'd13);
+            tx_pl[13] = tx_seq;
+            send_pkt(0, OP_AP_WR, 8'd14);
             recv_reply(0);
             resp = 2'bxx;
-            if (rx_ok && rx_op == (OP_AP_WR | 8'h80) && rx_len == 8'd1)
+            if (rx_ok && rx_op == (OP_AP_WR | 8'h80) && rx_len == 8'd2 && rx_pl[1] == tx_seq)
                 resp = rx_pl[0][1:0];
+            tx_seq = tx_seq + 8'd1;
         end
     endtask
 
@@ -408,14 +410,16 @@ module tb_fw_bridge;
         integer      k;
         begin
             for (k = 0; k < 4; k = k + 1) tx_pl[k] = addr[8*k +: 8];
-            send_pkt(0, OP_AP_RD, 8'd4);
+            tx_pl[4] = tx_seq;
+            send_pkt(0, OP_AP_RD, 8'd5);
             recv_reply(0);
             resp = 2'bxx;
             rdata64 = {64{1'bx}};
-            if (rx_ok && rx_op == (OP_AP_RD | 8'h80) && rx_len == 8'd9) begin
+            if (rx_ok && rx_op == (OP_AP_RD | 8'h80) && rx_len == 8'd10 && rx_pl[9] == tx_seq) begin
                 resp = rx_pl[0][1:0];
                 for (k = 0; k < 8; k = k + 1) rdata64[8*k +: 8] = rx_pl[1 + k];
             end
+            tx_seq = tx_seq + 8'd1;
         end
     endtask
 
@@ -525,7 +529,8 @@ module tb_fw_bridge;
         // ------------------------------------------------ framing errors
         tx_pl[0] = 8'h00;
         tx_pl[1] = 8'h00;
-        send_pkt_x(0, OP_REG_RD, 8'd2, 8'h5A);
+        tx_pl[2] = 8'hF0;
+        send_pkt_x(0, OP_REG_RD, 8'd3, 8'h5A);
         recv_reply(0);
         check(rx_ok && rx_op == OP_ERR && rx_len == 8'd4 && rx_pl[0] == E_CRC && rx_pl[1] == OP_REG_RD,
               "bad checksum answers ERR(CRC) naming the opcode");
@@ -539,7 +544,7 @@ module tb_fw_bridge;
               "unknown opcode answers ERR(OPCODE)");
 
         tx_pl[0] = 8'h00;
-        send_pkt(0, OP_REG_RD, 8'd1);
+        send_pkt(0, OP_REG_RD, 8'd2);
         recv_reply(0);
         check(rx_ok && rx_op == OP_ERR && rx_pl[0] == E_LEN, "wrong length answers ERR(LEN)");
 
@@ -552,7 +557,7 @@ module tb_fw_bridge;
         // A truncated packet: the receiver times out instead of hanging.
         send_byte(0, SYNC);
         send_byte(0, OP_REG_WR);
-        send_byte(0, 8'd7);
+        send_byte(0, 8'd8);
         send_byte(0, 8'h28);
         recv_reply(0);
         check(rx_ok && rx_op == OP_ERR && rx_pl[0] == E_TIMEOUT && rx_pl[1] == OP_REG_WR,
@@ -567,7 +572,9 @@ module tb_fw_bridge;
         // A second command before the first one's reply: ERR(BUSY), no stall.
         tx_pl[0] = R_ID[7:0];
         tx_pl[1] = R_ID[15:8];
-        send_pkt(0, OP_REG_RD, 8'd2);
+        tx_pl[2] = tx_seq;
+        send_pkt(0, OP_REG_RD, 8'd3);
+        tx_seq = tx_seq + 8'd1;
         tx_pl[0] = 8'h42;
         send_pkt(0, OP_PING, 8'd1);
         recv_reply(0);
@@ -577,8 +584,50 @@ module tb_fw_bridge;
               "command during a pending reply answers ERR(BUSY), first reply intact");
 
         ping(0, 8'h5C);
-        check(rx_ok && rx_op == (OP_PING | 8'h80) && rx_len == 8'd3 && rx_pl[0] == 8'h5C
-              && rx_pl[1] == 8'h01 && rx_pl[2] == 8'h00, "PING echoes the nonce, version 1, idle status");
+        check(rx_ok && rx_op == (OP_PING | 8'h80) && rx_len == 8'd4 && rx_pl[0] == 8'h5C
+              && rx_pl[1] == 8'h02 && rx_pl[2] == 8'h00 && rx_pl[3] == tx_seq - 8'd1,
+              "PING echoes the nonce, version 2, idle status, last SEQ executed");
+
+        // ------------------------------------------- exactly-once commands
+        // A REG_WR repeated with the same SEQ (the host lost its reply) is
+        // answered from the saved reply and not executed: the second copy
+        // carries other data, and SCRATCH keeps the first.
+        reg_write(R_SCRATCH, 32'h0000_1111, 4'hF);
+        okv = (resp == 2'd0);
+        tx_seq = tx_seq - 8'd1;
+        reg_write(R_SCRATCH, 32'h0000_2222, 4'hF);
+        okv = okv && (resp == 2'd0);
+        reg_read(R_SCRATCH);
+        check(okv && resp == 2'd0 && rdata == 32'h0000_1111,
+              "REG_WR repeated with its SEQ is answered, not executed again");
+        // A repeated REG_RD returns the saved data (here of another register),
+        // also after a PING in between: PING does not forget the last SEQ.
+        tx_seq = tx_seq - 8'd1;
+        ping(0, 8'h33);
+        okv = rx_ok && rx_op == (OP_PING | 8'h80) && rx_pl[3] == tx_seq;
+        reg_read(R_ID);
+        check(okv && resp == 2'd0 && rdata == 32'h0000_1111,
+              "REG_RD repeated with its SEQ (after a PING) replays the saved reply");
+        // The same SEQ with another opcode is a new command.
+        tx_seq = tx_seq - 8'd1;
+        reg_write(R_SCRATCH, 32'h0000_3333, 4'hF);
+        okv = (resp == 2'd0);
+        reg_read(R_SCRATCH);
+        check(okv && resp == 2'd0 && rdata == 32'h0000_3333, "same SEQ with another opcode is executed");
+        // A repeated AP_WR is not executed again either, and AP_RD replays.
+        ap_write(32'h200, 64'h0101_0101_0101_0101, 8'hFF);
+        okv = (resp == 2'd0);
+        tx_seq = tx_seq - 8'd1;
+        ap_write(32'h200, 64'h0202_0202_0202_0202, 8'hFF);
+        okv = okv && (resp == 2'd0);
+        ap_read(32'h200);
+        okv = okv && (resp == 2'd0) && rdata64 == 64'h0101_0101_0101_0101;
+        tx_seq = tx_seq - 8'd1;
+        ap_read(32'h100);
+        check(okv && resp == 2'd0 && rdata64 == 64'h0101_0101_0101_0101,
+              "AP_WR repeated is not executed again; AP_RD repeated replays its data");
+        // Restore SCRATCH for the checks below.
+        reg_write(R_SCRATCH, 32'hDEAABE55, 4'hF);
 
         // ------------------------------------------------ DMA forwarding
         // Read burst: 2 beats from bus address 0x1234_5678_9AB0.
@@ -659,9 +708,10 @@ module tb_fw_bridge;
         ping(1, 8'h77);
         check(okv && rx_ok && rx_op == (OP_PING | 8'h80) && rx_pl[0] == 8'h77 && rx_pl[2][1],
               "commands still served while a DMA read waits for the host");
-        send_pkt(1, OP_DMA_ABORT, 8'd0);
+        tx_pl[0] = 8'h40;
+        send_pkt(1, OP_DMA_ABORT, 8'd1);
         recv_reply(1);
-        okv = rx_ok && rx_op == (OP_DMA_ABORT | 8'h80);
+        okv = rx_ok && rx_op == (OP_DMA_ABORT | 8'h80) && rx_len == 8'd2 && rx_pl[1] == 8'h40;
         repeat (20) @(posedge clk);
         check(okv && r_count == 6 && r_data_log[2] == 64'hC0C1C2C3C4C5C6C7 && r_resp_log[2] == 2'd0
               && r_resp_log[3] == 2'd2 && r_resp_log[5] == 2'd2 && !r_last_log[4] && r_last_log[5]
@@ -692,7 +742,8 @@ module tb_fw_bridge;
                 okv = rx_ok && rx_op == OP_DMA_WR_REQ && rx_pl[0] == 8'd9 && rx_pl[7] == 8'd2;
                 recv_pkt(1);
                 okv = okv && rx_ok && rx_op == OP_DMA_WR_DATA && rx_pl[0] == 8'd0;
-                send_pkt(1, OP_DMA_ABORT, 8'd0);
+                tx_pl[0] = 8'h41;
+                send_pkt(1, OP_DMA_ABORT, 8'd1);
                 wr_data_pkts = 1;
                 recv_reply(1);
                 while (rx_ok && rx_op == OP_DMA_WR_DATA) begin
