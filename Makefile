@@ -40,7 +40,7 @@ VMAKE_rel  := OPT_FAST=-O2 OPT_GLOBAL=-O2 OPT_SLOW=-O1
 VMAKE_asan := OPT_FAST=-O1 OPT_GLOBAL=-O1 OPT_SLOW=-O1
 
 WARN     := -Wall -Wextra -Werror
-CFLAGS_C := -std=c11 $(WARN) -g -Iinclude -Isim -Ihost/src -Itests/common -MMD -MP -D_POSIX_C_SOURCE=200809L
+CFLAGS_C := -std=c11 $(WARN) -g -Iinclude -Isim -Ihost/src -Ihost/backend -Itests/common -MMD -MP -D_POSIX_C_SOURCE=200809L
 VLT_ROOT := $(shell $(VERILATOR) --getenv VERILATOR_ROOT 2>/dev/null)
 
 RTL      := $(sort $(wildcard rtl/*.v))
@@ -60,6 +60,8 @@ SHIM_SRC  := sim/gmc_sim.cpp sim/gmc_axi_check.cpp
 # Verilator's run-time library, compiled with the model's flags.
 VLT_RUNTIME := verilated verilated_dpi verilated_fst_c verilated_threads
 HOST_SRC  := $(sort $(wildcard host/src/*.c))
+# Backends in their own folder (host/backend/), built into the same libgmc.
+HOST_BE_SRC := $(sort $(wildcard host/backend/*.c))
 COMMON_SRC:= $(sort $(wildcard tests/common/*.c))
 RTL_TESTS := $(sort $(wildcard tests/rtl/test_*.c))
 HOST_TESTS:= $(sort $(wildcard tests/host/test_*.c))
@@ -188,11 +190,16 @@ $(BUILD)/$(1)/obj/host/%.o: host/src/%.c
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS_C) $(OPT_$(1)) -fPIC -c $$< -o $$@
 
+$(BUILD)/$(1)/obj/hostbe/%.o: host/backend/%.c
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS_C) -Ihost/backend $(OPT_$(1)) -fPIC -c $$< -o $$@
+
 $(BUILD)/$(1)/obj/common/%.o: tests/common/%.c
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS_C) $(OPT_$(1)) -c $$< -o $$@
 
-$(BUILD)/$(1)/lib/libgmc.a: $(patsubst host/src/%.c,$(BUILD)/$(1)/obj/host/%.o,$(HOST_SRC))
+$(BUILD)/$(1)/lib/libgmc.a: $(patsubst host/src/%.c,$(BUILD)/$(1)/obj/host/%.o,$(HOST_SRC)) \
+                            $(patsubst host/backend/%.c,$(BUILD)/$(1)/obj/hostbe/%.o,$(HOST_BE_SRC))
 	@mkdir -p $$(@D)
 	@rm -f $$@
 	$$(AR) rcs $$@ $$^
@@ -412,3 +419,33 @@ install: $(BUILD)/rel/lib/libgmc_sim.a $(BUILD)/rel/lib/libgmc_sim.so $(BUILD)/r
 
 clean:
 	rm -rf $(BUILD)
+
+# ------------------------------------------------------------ board sim
+# gmc-board-sim (sim/board/, docs/boards.md "The board, simulated"): the
+# board tops under Verilator behind a pty, with the DMA engine switched on
+# (the one parameter BOARD_SIM_DMA, gmc_board_*'s DMA_ENABLE).
+BOARD_SIM_DMA ?= 1
+BOARD_SIM_TOPS := hx8k icebreaker
+BOARD_SIM_LIBS = $(foreach b,$(BOARD_SIM_TOPS),$(BUILD)/rel/board/$(b)/Vgmc_board_$(b)__ALL.a)
+BVFLAGS := --cc --trace-fst -O3 --x-assign fast --x-initial fast -Wno-fatal --no-timing \
+           -Irtl -Ifirmware/common -GDMA_ENABLE=$(BOARD_SIM_DMA)
+
+define BOARD_SIM_RULES
+$(BUILD)/rel/board/$(1)/Vgmc_board_$(1)__ALL.a: firmware/$(1)/gmc_board_$(1).v $(FW_COMMON) $(FW_INC) $(RTL) $(RTL_INC) | deps-test
+	@rm -rf $(BUILD)/rel/board/$(1); mkdir -p $(BUILD)/rel/board/$(1)
+	$(VERILATOR) $(BVFLAGS) --top-module gmc_board_$(1) -Mdir $(BUILD)/rel/board/$(1) -CFLAGS "-O1 -std=c++17" \
+	  $(RTL) $(FW_COMMON) firmware/$(1)/gmc_board_$(1).v >$(BUILD)/rel/board/$(1).log 2>&1 || { cat $(BUILD)/rel/board/$(1).log; exit 1; }
+	$(MAKE) -s -j 2 -C $(BUILD)/rel/board/$(1) -f Vgmc_board_$(1).mk OPT_FAST=-O1 OPT_GLOBAL=-O1 OPT_SLOW=-O1 \
+	  Vgmc_board_$(1)__ALL.a verilated.o verilated_fst_c.o verilated_threads.o >>$(BUILD)/rel/board/$(1).log 2>&1 \
+	  || { cat $(BUILD)/rel/board/$(1).log; exit 1; }
+endef
+$(foreach b,$(BOARD_SIM_TOPS),$(eval $(call BOARD_SIM_RULES,$(b))))
+
+$(BUILD)/rel/bin/gmc-board-sim: sim/board/gmc_board_sim.cpp $(BOARD_SIM_LIBS)
+	@mkdir -p $(@D)
+	$(CXX) -std=c++17 $(WARN) -Wno-unused-parameter -O2 -g $(BOARD_SIM_TOPS:%=-I$(BUILD)/rel/board/%) -I$(VLT_ROOT)/include \
+	  -I$(VLT_ROOT)/include/vltstd $< $(BOARD_SIM_LIBS) \
+	  $(addprefix $(BUILD)/rel/board/hx8k/,verilated.o verilated_fst_c.o verilated_threads.o) -o $@ -lz -pthread
+
+board-sim: $(BUILD)/rel/bin/gmc-board-sim
+.PHONY: board-sim

@@ -34,10 +34,10 @@
 #define GMC_LINK_LEN_AP_WR 14u
 #define GMC_LINK_RLEN_AP_WR 2u
 #define GMC_LINK_SEQ_AP_WR 1
-/* PING: 0 nonce; reply: 0 nonce, 1 protocol version, 2 STATUS, 3 last SEQ executed */
+/* PING: 0 nonce; reply: 0 nonce, 1 protocol version, 2 STATUS, 3 last SEQ executed, 4 next DMA read beat expected */
 #define GMC_LINK_OP_PING 0x05u
 #define GMC_LINK_LEN_PING 1u
-#define GMC_LINK_RLEN_PING 4u
+#define GMC_LINK_RLEN_PING 5u
 #define GMC_LINK_SEQ_PING 0
 /* DMA_ABORT: 0 SEQ; reply: 0 STATUS after the abort, 1 SEQ */
 #define GMC_LINK_OP_DMA_ABORT 0x06u

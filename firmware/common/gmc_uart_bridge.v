@@ -698,7 +698,8 @@ module gmc_uart_bridge #(
                                             : byte64(rep_data_reg, tx_idx_m1[2:0]);
                     OP_PING[2:0]:   tx_byte = (tx_idx == 4'd0) ? cmd_nonce_reg
                                             : (tx_idx == 4'd1) ? LINK_VERSION
-                                            : (tx_idx == 4'd2) ? status : seq_reg;
+                                            : (tx_idx == 4'd2) ? status
+                                            : (tx_idx == 4'd3) ? seq_reg : rd_next_reg[7:0];
                     OP_DMA_ABORT[2:0]: tx_byte = (tx_idx == 4'd0) ? status : seq_reg;
                     default:        tx_byte = (tx_idx == 4'd0) ? {6'd0, rep_resp_reg} : seq_reg;
                 endcase

@@ -18,7 +18,11 @@ module gmc_board_icebreaker #(
     // Power-on reset length, 2^POR_LOG2 cycles.
     parameter integer POR_LOG2 = 12,
     // Activity LED stretch, 2^ACT_LOG2 cycles.
-    parameter integer ACT_LOG2 = 20
+    parameter integer ACT_LOG2 = 20,
+    // gmc_top's DMA paging engine. 0 on the board (it does not fit); the
+    // board simulation (sim/board/) sets 1 so that paging runs end to end
+    // over the link. One switch, for the engine that will fit later.
+    parameter integer DMA_ENABLE = 0
 ) (
     input  wire clk_12m,
     input  wire uart_rx,
@@ -39,7 +43,7 @@ module gmc_board_icebreaker #(
     wire irq, activity;
 
     gmc_fpga_core #(
-        .CLKS_PER_BIT(CLKS_PER_BIT), .TIMEOUT_LOG2(TIMEOUT_LOG2),
+        .CLKS_PER_BIT(CLKS_PER_BIT), .TIMEOUT_LOG2(TIMEOUT_LOG2), .DMA_ENABLE(DMA_ENABLE),
         .VRAM_BYTES(131072), .VRAM_SINGLE_PORT(1), .TLB_ENTRIES(4), .APERTURE_PAGES(256),
         .CPU_WINDOW_BYTES(65536), .PROT_RANGES(4), .COUNTER_WIDTH(32), .PT_RESERVE_BYTES(4096),
         .SEG2_BANKS(8'd3)

@@ -1,6 +1,6 @@
 /*
- * gmc_backend.c - backend selection, and the pci and uart backends, which
- * are not available yet.
+ * gmc_backend.c - backend selection, and the pci backend, which is not
+ * available yet (the uart backend is host/backend/gmc_backend_uart.c).
  *
  * Their device strings are parsed and validated in full (gmc_devstr.c),
  * so a typo is reported as one; a well-formed string then answers
@@ -115,24 +115,6 @@ static uint64_t stub_cycles(void *ctx)
 /* PCIe board through libpciaccess: BAR0 registers, BAR1 aperture, DMA. */
 const struct gmc_backend_ops gmc_backend_pci = {
     .name = "pci",
-    .open = stub_open,
-    .close = stub_close,
-    .read32 = stub_read32,
-    .write32 = stub_write32,
-    .aperture_read = stub_aperture_read,
-    .aperture_write = stub_aperture_write,
-    .host_map = stub_host_map,
-    .host_unmap = stub_host_unmap,
-    .irq = stub_irq,
-    .wait = stub_wait,
-    .cycles = stub_cycles,
-    .power = stub_power,
-    .reset = stub_reset,
-};
-
-/* iCE40 board behind the serial bridge (docs/uart-bridge.md). */
-const struct gmc_backend_ops gmc_backend_uart = {
-    .name = "uart",
     .open = stub_open,
     .close = stub_close,
     .read32 = stub_read32,

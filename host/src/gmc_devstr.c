@@ -291,8 +291,15 @@ static int parse_uart(struct tok a, struct gmc_devspec *spec, struct perr *e)
     }
     if (a.n == 0 || a.p[0] != '/')
         return fail(e, GMC_E_DEVSTR_UART, a.pos);
-    if (at == NULL)
-        return fail(e, GMC_E_DEVSTR_UART, a.pos + a.n);
+    if (at == NULL) {
+        /* No @BAUD: the boards' rate (docs/uart-bridge.md). */
+        if (a.n < 2u || a.n >= sizeof(spec->tty))
+            return fail(e, GMC_E_DEVSTR_UART, a.pos);
+        memcpy(spec->tty, a.p, a.n);
+        spec->tty[a.n] = '\0';
+        spec->baud = 3000000u;
+        return GMC_OK;
+    }
     size_t plen = (size_t)(at - a.p);
     if (plen < 2u || plen >= sizeof(spec->tty))
         return fail(e, GMC_E_DEVSTR_UART, a.pos);

@@ -584,7 +584,7 @@ module tb_fw_bridge;
               "command during a pending reply answers ERR(BUSY), first reply intact");
 
         ping(0, 8'h5C);
-        check(rx_ok && rx_op == (OP_PING | 8'h80) && rx_len == 8'd4 && rx_pl[0] == 8'h5C
+        check(rx_ok && rx_op == (OP_PING | 8'h80) && rx_len == 8'd5 && rx_pl[0] == 8'h5C
               && rx_pl[1] == 8'h02 && rx_pl[2] == 8'h00 && rx_pl[3] == tx_seq - 8'd1,
               "PING echoes the nonce, version 2, idle status, last SEQ executed");
 
@@ -706,8 +706,8 @@ module tb_fw_bridge;
         wait_ar_done;
         dma_rd_data(8'd0, 2'd0, 64'hC0C1C2C3C4C5C6C7);
         ping(1, 8'h77);
-        check(okv && rx_ok && rx_op == (OP_PING | 8'h80) && rx_pl[0] == 8'h77 && rx_pl[2][1],
-              "commands still served while a DMA read waits for the host");
+        check(okv && rx_ok && rx_op == (OP_PING | 8'h80) && rx_pl[0] == 8'h77 && rx_pl[2][1]
+              && rx_pl[4] == 8'd1, "commands still served while a DMA read waits; PING reports the next beat (1)");
         tx_pl[0] = 8'h40;
         send_pkt(1, OP_DMA_ABORT, 8'd1);
         recv_reply(1);
