@@ -286,10 +286,12 @@ $(BUILD)/xcheck/ok: spec/gmc.toml tools/gen_spec.py include/gmc_regs.h rtl/gmc_r
 SCRIPT_TESTS = $(GEN_TESTS) tests/install/test_install.sh tests/formal/test_formal.sh $(BUILD)/fw/tb/tb_fw_bridge.vvp
 # The CLI script tests run $(BUILD)/rel/bin/gmc and $(BUILD)/asan/bin/gmc.
 SCRIPT_TESTS += $(CLI_SCRIPT_TESTS)
+# The whole board path: gmc over uart:<pty> against gmc-board-sim.
+SCRIPT_TESTS += tests/board/test_uart_path.py
 
 test: deps-test check-gen lint $(BUILD)/xcheck/ok $(TEST_BINS_rel) $(TEST_BINS_asan) $(SIM_TEST_BINS_rel) $(SIM_TEST_BINS_asan) \
       $(CLI_TEST_BINS_rel) $(CLI_TEST_BINS_asan) $(BUILD)/rel/bin/gmc $(BUILD)/asan/bin/gmc \
-      $(BUILD)/rel/lib/libgmc_sim.so $(BUILD)/fw/tb/tb_fw_bridge.vvp
+      $(BUILD)/rel/lib/libgmc_sim.so $(BUILD)/fw/tb/tb_fw_bridge.vvp $(BUILD)/rel/bin/gmc-board-sim
 	@BUILD=$(BUILD) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  tools/run_tests.sh $(SCRIPT_TESTS) $(TEST_BINS_rel) $(TEST_BINS_asan) $(SIM_TEST_BINS_rel) $(SIM_TEST_BINS_asan) \
 	  $(CLI_TEST_BINS_rel) $(CLI_TEST_BINS_asan)
@@ -433,9 +435,9 @@ BVFLAGS := --cc --trace-fst -O3 --x-assign fast --x-initial fast -Wno-fatal --no
 define BOARD_SIM_RULES
 $(BUILD)/rel/board/$(1)/Vgmc_board_$(1)__ALL.a: firmware/$(1)/gmc_board_$(1).v $(FW_COMMON) $(FW_INC) $(RTL) $(RTL_INC) | deps-test
 	@rm -rf $(BUILD)/rel/board/$(1); mkdir -p $(BUILD)/rel/board/$(1)
-	$(VERILATOR) $(BVFLAGS) --top-module gmc_board_$(1) -Mdir $(BUILD)/rel/board/$(1) -CFLAGS "-O1 -std=c++17" \
+	$(VERILATOR) $(BVFLAGS) --top-module gmc_board_$(1) -Mdir $(BUILD)/rel/board/$(1) -CFLAGS "-O2 -std=c++17" \
 	  $(RTL) $(FW_COMMON) firmware/$(1)/gmc_board_$(1).v >$(BUILD)/rel/board/$(1).log 2>&1 || { cat $(BUILD)/rel/board/$(1).log; exit 1; }
-	$(MAKE) -s -j 2 -C $(BUILD)/rel/board/$(1) -f Vgmc_board_$(1).mk OPT_FAST=-O1 OPT_GLOBAL=-O1 OPT_SLOW=-O1 \
+	$(MAKE) -s -j 2 -C $(BUILD)/rel/board/$(1) -f Vgmc_board_$(1).mk OPT_FAST=-O2 OPT_GLOBAL=-O2 OPT_SLOW=-O1 \
 	  Vgmc_board_$(1)__ALL.a verilated.o verilated_fst_c.o verilated_threads.o >>$(BUILD)/rel/board/$(1).log 2>&1 \
 	  || { cat $(BUILD)/rel/board/$(1).log; exit 1; }
 endef

@@ -30,7 +30,11 @@
  * missing is found by PING (it reports the next beat) when the link is
  * quiet.
  *
- * Time: cycles() is wall time at the board clock (12 MHz).
+ * Time: cycles() is the board's own free-running cycle counter (CYCLE_LO,
+ * extended across wraps): wall time at the board clock on hardware, and
+ * exactly the simulated time under the board simulation, which runs
+ * slower than a board. wait() sleeps on the link, serving DMA, until that
+ * many board cycles have passed (or the IRQ frame came).
  */
 #define _GNU_SOURCE 1
 #include <asm/termbits.h>
@@ -55,7 +59,7 @@
 #include "gmc_status.h"
 
 #define BOARD_HZ 12000000ull
-#define MAX_ATTEMPTS 24
+#define MAX_ATTEMPTS 8
 #define RESYNC_QUIET_MS 15   /* > the bridge's 2^17-cycle receive timeout (11 ms) */
 #define STALL_MS 40          /* a DMA burst with no news this long is checked with PING */
 #define RX_CAP 8192u
@@ -105,6 +109,8 @@ struct uart_ctx {
     uint8_t wr_data[256][8], wr_strb[256];
     uint64_t wr_news_ns;
     uint64_t t0_ns;
+    uint64_t cyc_hi, cyc_t0;
+    uint32_t cyc_last_lo;
     struct gmc_uart_stats st;
 };
 
@@ -426,7 +432,7 @@ static int pump(struct uart_ctx *c, int timeout_ms)
 /* Per attempt: the frame's wire time both ways plus USB latency. */
 static int reply_timeout_ms(const struct uart_ctx *c)
 {
-    return 30 + (int)(4000000ull / (c->baud ? c->baud : 1));
+    return 100 + (int)(4000000ull / (c->baud ? c->baud : 1));
 }
 
 static int ping(struct uart_ctx *c, struct frame *out, int attempts);
@@ -442,7 +448,7 @@ static int resync(struct uart_ctx *c)
             return rc;
     }
     struct frame f;
-    return ping(c, &f, 8);
+    return ping(c, &f, 4);
 }
 
 static int ping(struct uart_ctx *c, struct frame *out, int attempts)
@@ -706,38 +712,51 @@ static int uart_irq(void *ctx)
     return rc != GMC_OK ? rc : c->irq_level;
 }
 
+/* The board's free-running cycle counter (CYCLE_LO, 32 bits on the
+ * boards), extended to 64 bits across wraps: time on the board's clock,
+ * exact under the board simulation and wall time on hardware. A failed
+ * read keeps the last value. */
+static uint64_t board_cycles(struct uart_ctx *c)
+{
+    uint32_t lo = 0;
+    if (uart_read32(c, GMC_REG_CYCLE_LO, &lo) == GMC_OK) {
+        if (lo < c->cyc_last_lo)
+            c->cyc_hi += 1ull << 32;
+        c->cyc_last_lo = lo;
+    }
+    uint64_t now = c->cyc_hi | c->cyc_last_lo;
+    return now >= c->cyc_t0 ? now - c->cyc_t0 : 0;
+}
+
 static int uart_wait(void *ctx, uint64_t cycles, int until_irq, uint64_t *ran)
 {
     struct uart_ctx *c = ctx;
     if (ran == NULL)
         return GMC_E_NULL_POINTER;
     *ran = 0;
-    uint64_t start = now_ns();
-    uint64_t span = cycles * 1000000000ull / BOARD_HZ;
+    uint64_t start = board_cycles(c);
+    uint64_t done = 0;
     int rc = GMC_OK;
-    for (;;) {
-        if (until_irq && c->irq_level)
-            break;
-        uint64_t t = now_ns();
-        if (t - start >= span)
-            break;
-        uint64_t left_ms = (span - (t - start)) / 1000000ull;
-        rc = pump(c, left_ms > 2 ? 2 : (int)left_ms);
+    while (done < cycles && !(until_irq && c->irq_level)) {
+        /* Sleep on the link for the wall time the rest would take at the
+         * board clock (1 .. 20 ms), serving DMA frames meanwhile. */
+        uint64_t ms = (cycles - done) * 1000u / BOARD_HZ;
+        rc = pump(c, ms < 1 ? 1 : ms > 20 ? 20 : (int)ms);
         if (rc == GMC_OK)
             rc = check_stalls(c);
         if (rc != GMC_OK)
             break;
+        if (c->dead)
+            break;
+        done = board_cycles(c) - start;
     }
-    *ran = (now_ns() - start) * BOARD_HZ / 1000000000ull;
-    if (rc != GMC_OK)
-        *ran = 0;
-    return rc;
+    *ran = rc == GMC_OK ? (done < cycles ? done : cycles) : 0;
+    return c->dead ? GMC_E_UART_UNPLUGGED : rc;
 }
 
 static uint64_t uart_cycles(void *ctx)
 {
-    struct uart_ctx *c = ctx;
-    return (now_ns() - c->t0_ns) * BOARD_HZ / 1000000000ull;
+    return board_cycles(ctx);
 }
 
 /* --------------------------------------------------------------- open */
@@ -853,6 +872,8 @@ static int uart_open(const struct gmc_devspec *spec, void **out)
         rc = GMC_E_UART_NOT_BRIDGE;
     if (rc != GMC_OK)
         goto fail;
+    c->cyc_t0 = 0;
+    c->cyc_t0 = board_cycles(c);
     c->st.opened = 1;
     *out = c;
     return GMC_OK;

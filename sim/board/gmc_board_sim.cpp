@@ -110,10 +110,13 @@ int serve(M *m, VerilatedContext *ctx, const Options &o, int master, Counters &c
         // Take what the host wrote.
         struct pollfd p = {master, POLLIN, 0};
         bool busy = tx_phase >= 0 || !down.empty() || rx_count >= 0 || gap_left;
-        int timeout = (busy || quiet < 4096) ? 0 : 2;
+        // Sleep on the pty only after a long quiet stretch (the DMA engine
+        // may work without link traffic for a while).
+        int timeout = (busy || quiet < (1u << 18)) ? 0 : 1;
         if (poll(&p, 1, timeout) > 0 && (p.revents & POLLIN)) {
             uint8_t buf[512];
             ssize_t n = read(master, buf, sizeof buf);
+            if (n > 0) quiet = 0;
             for (ssize_t i = 0; i < n; i++) {
                 c.bytes_down++;
                 inject(o, rng, c, o.fault_down, buf[i], down);

@@ -89,14 +89,15 @@ static void fake_frame(struct fake *f, uint8_t op, const uint8_t *pl, uint8_t le
         return;
     uint8_t seq = pl[len - 1];
     f->commands_seen++;
-    if (f->mode == F_SILENT_AFTER_OPEN && f->commands_seen > 1)
+    if (f->mode == F_SILENT_AFTER_OPEN && f->commands_seen > 2)
         return;
-    if (f->mode == F_HANGUP_AFTER_OPEN && f->commands_seen > 1) {
+    if (f->mode == F_HANGUP_AFTER_OPEN && f->commands_seen > 2) {
         close(f->master);
         f->master = -1;
         f->stop = 1;
         return;
     }
+    /* Commands 1 and 2 are the open's ID and CYCLE_LO reads. */
     if (!(f->have_seq && seq == f->last_seq && op == f->last_op)) {
         uint32_t off = (uint32_t)pl[0] | (uint32_t)pl[1] << 8;
         uint8_t *r = f->last_reply;
@@ -293,8 +294,9 @@ static void test_exactly_once(void **state)
     assert_int_equal(f->dropped, 5u);
     struct gmc_uart_stats st;
     assert_int_equal(gmc_backend_uart_stats(ctx, &st), GMC_OK);
+    /* At least one repeat per lost reply (more if the machine is slow). */
     assert_true(st.retries >= 5u);
-    assert_int_equal(st.resyncs, 5u);
+    assert_true(st.resyncs >= 5u);
     gmc_backend_uart.close(ctx);
     fake_stop(f);
 }
