@@ -41,7 +41,8 @@ VMAKE_asan := OPT_FAST=-O1 OPT_GLOBAL=-O1 OPT_SLOW=-O1
 
 WARN     := -Wall -Wextra -Werror
 CFLAGS_C := -std=c11 $(WARN) -g -Iinclude -Isim -Ihost/src -Ihost/backend -Itests/common -MMD -MP -D_POSIX_C_SOURCE=200809L
-VLT_ROOT := $(shell $(VERILATOR) --getenv VERILATOR_ROOT 2>/dev/null)
+# Asked of Verilator when a recipe uses it, after tools/deps.sh has run.
+VLT_ROOT = $(shell $(VERILATOR) --getenv VERILATOR_ROOT 2>/dev/null)
 
 RTL      := $(sort $(wildcard rtl/*.v))
 RTL_INC  := rtl/gmc_regs.vh
@@ -70,6 +71,24 @@ HOST_TESTS:= $(sort $(wildcard tests/host/test_*.c))
 .DELETE_ON_ERROR:
 
 all: $(BUILD)/rel/lib/libgmc_sim.a $(BUILD)/rel/lib/libgmc_sim.so $(BUILD)/rel/bin/gmc-sim-tour $(BUILD)/rel/bin/gmc
+
+# ----------------------------------------------------------- dependencies
+# Every goal but clean first makes sure the Debian packages it needs are
+# installed (tools/deps.sh; through sudo when not root, or it stops with the
+# exact command to run). The check is a makefile that make includes: make
+# builds it, then reads the Makefile again, before it expands any rule, so
+# no rule can ask for a tool (verilator, g++, yosys, ...) before the step
+# that installs it. Variables that ask a tool (VLT_ROOT, PGO_GCC) are also
+# expanded only when a recipe uses them. tests/build/test_fresh_make.sh
+# tests this on a PATH where the tools appear only once deps.sh has run.
+DEPS_BENCH_GOALS := bench firmware firmware-% flash test-fw test-fw-gate
+ifneq ($(filter-out clean,$(or $(MAKECMDGOALS),all)),)
+DEPS_SET := $(if $(filter $(DEPS_BENCH_GOALS),$(MAKECMDGOALS)),bench,$(if $(filter fuzz fuzz-build,$(MAKECMDGOALS)),fuzz,test))
+include $(BUILD)/deps/$(DEPS_SET).mk
+endif
+$(BUILD)/deps/%.mk: tools/deps.sh
+	@tools/deps.sh $*
+	@mkdir -p $(@D) && echo "# tools/deps.sh $*: every package installed" > $@
 
 deps-test:
 	@tools/deps.sh test
@@ -112,8 +131,8 @@ lint: deps-test
 # compiled again with -fprofile-use on the profile that run wrote. PGO=0
 # skips that; so does a compiler other than GCC.
 PGO ?= 1
-PGO_GCC := $(shell $(CXX) -v 2>&1 | grep -q '^gcc version' && echo 1)
-PGO_rel := $(and $(filter 1,$(PGO)),$(PGO_GCC))
+PGO_GCC = $(shell $(CXX) -v 2>&1 | grep -q '^gcc version' && echo 1)
+PGO_rel = $(and $(filter 1,$(PGO)),$(PGO_GCC))
 VMODEL  := V$(TOP)__ALL.a $(VLT_RUNTIME:%=%.o)
 # The model's hot code (OPT_FAST) and Verilator's run-time library
 # (OPT_GLOBAL) get the profile flags; constructors and set-up (OPT_SLOW)
@@ -218,7 +237,8 @@ $(foreach v,$(VARIANTS),$(eval $(call VARIANT_RULES,$(v))))
 # intermediates, after the test summary).
 .SECONDARY: $(foreach v,$(VARIANTS),$(patsubst tests/common/%.c,$(BUILD)/$(v)/obj/common/%.o,$(COMMON_SRC)))
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+# (build/fresh holds tools/fresh_machine.sh's chroot: not ours.)
+-include $(shell find $(BUILD) -path $(BUILD)/fresh -prune -o -name '*.d' -type f -print 2>/dev/null)
 
 # --------------------------------------------------------------- programs
 
@@ -255,6 +275,59 @@ CLI_TEST_BINS_$(1) := $(patsubst tests/%.c,$(BUILD)/$(1)/tests/%,$(CLI_TESTS))
 endef
 $(foreach v,$(VARIANTS),$(eval $(call CLI_RULES,$(v))))
 
+# ------------------------------------------------------------------- fuzz
+# libFuzzer harnesses (tests/fuzz/fuzz_*.c, docs/fuzzing.md).
+#   make fuzz [FUZZ_SECONDS=60]   build them with clang and run each for FUZZ_SECONDS;
+#                                 new inputs go to build/fuzz/corpus/NAME, crashes to
+#                                 build/fuzz/crashes/NAME (copy them to tests/fuzz/crashes/NAME)
+# make test links the same harnesses with tests/fuzz/replay.c (rel and asan) and
+# replays tests/fuzz/corpus/NAME and tests/fuzz/crashes/NAME.
+FUZZ_CC      ?= clang-14
+FUZZ_SECONDS ?= 60
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_CFLAGS   = $(filter-out -MMD -MP,$(CFLAGS_C)) -Icli -Itests/fuzz -g -O1 $(FUZZ_SAN)
+FUZZ_NAMES   := $(patsubst tests/fuzz/%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.c)))
+# The library, the parser and the DMA reference model, built with clang and
+# coverage instrumentation; the Verilated model is the rel one (gcc, not
+# instrumented: it is C++ behind a C API and linked as it is).
+FUZZ_SRC     := $(HOST_SRC) $(HOST_BE_SRC) cli/trace.c tests/common/gmc_dma_ref.c tests/common/gmc_dma_pkt.c tests/common/gmc_dma_gen.c
+FUZZ_OBJ     := $(FUZZ_SRC:%.c=$(BUILD)/fuzz/obj/%.o)
+
+$(BUILD)/fuzz/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(BUILD)/fuzz/bin/%: $(BUILD)/fuzz/obj/tests/fuzz/%.o $(FUZZ_OBJ) $(BUILD)/rel/lib/libgmc_sim.a
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer $< $(FUZZ_OBJ) -o $@ $(BUILD)/rel/lib/libgmc_sim.a $(SIM_LIBS)
+
+.PHONY: fuzz fuzz-build deps-fuzz
+deps-fuzz:
+	@tools/deps.sh fuzz
+fuzz-build: deps-fuzz $(FUZZ_NAMES:%=$(BUILD)/fuzz/bin/%)
+
+fuzz: fuzz-build
+	@for h in $(FUZZ_NAMES); do \
+	  mkdir -p $(BUILD)/fuzz/corpus/$$h $(BUILD)/fuzz/crashes/$$h; \
+	  echo "fuzz: $$h for $(FUZZ_SECONDS) s"; \
+	  $(BUILD)/fuzz/bin/$$h -max_total_time=$(FUZZ_SECONDS) -timeout=60 -rss_limit_mb=4096 -print_final_stats=1 \
+	    -artifact_prefix=$(BUILD)/fuzz/crashes/$$h/ $(BUILD)/fuzz/corpus/$$h tests/fuzz/corpus/$$h \
+	    >$(BUILD)/fuzz/$$h.log 2>&1 || { tail -40 $(BUILD)/fuzz/$$h.log; exit 1; }; \
+	  grep -E '^stat::number_of_executed_units|^#[0-9]+.*DONE' $(BUILD)/fuzz/$$h.log | tail -2; \
+	done; echo "fuzz: no crashes"
+
+define FUZZ_REPLAY_RULES
+$(BUILD)/$(1)/tests/fuzz/%: tests/fuzz/%.c tests/fuzz/replay.c tests/fuzz/fuzz.h \
+                            $(BUILD)/$(1)/obj/common/gmc_dma_ref.o $(BUILD)/$(1)/obj/common/gmc_dma_pkt.o $(BUILD)/$(1)/obj/common/gmc_dma_gen.o \
+                            $(BUILD)/$(1)/obj/cli/trace.o $(BUILD)/$(1)/lib/libgmc.a $(BUILD)/$(1)/lib/libgmc_sim.a
+	@mkdir -p $$(@D)
+	$$(CC) $$(CFLAGS_C) -Icli -Itests/fuzz $(OPT_$(1)) -DFUZZ_NAME='"$$*"' $$< tests/fuzz/replay.c \
+	  $$(filter %.o,$$^) -o $$@ $(BUILD)/$(1)/lib/libgmc.a $(BUILD)/$(1)/lib/libgmc_sim.a $$(SIM_LIBS)
+
+FUZZ_REPLAY_BINS_$(1) := $(FUZZ_NAMES:%=$(BUILD)/$(1)/tests/fuzz/%)
+endef
+$(foreach v,$(VARIANTS),$(eval $(call FUZZ_REPLAY_RULES,$(v))))
+
 # -------------------------------------------------------------------- run
 
 # The frame-loop example on the simulated controller, with its report.
@@ -283,18 +356,31 @@ $(BUILD)/xcheck/ok: spec/gmc.toml tools/gen_spec.py include/gmc_regs.h rtl/gmc_r
 
 # Script tests print their own "name: N passed, M failed" line.
 # The bridge testbench is a vvp script (#! /usr/bin/vvp).
-SCRIPT_TESTS = $(GEN_TESTS) tests/install/test_install.sh tests/formal/test_formal.sh $(BUILD)/fw/tb/tb_fw_bridge.vvp
+SCRIPT_TESTS = $(GEN_TESTS) tests/build/test_fresh_make.sh tests/install/test_install.sh tests/formal/test_formal.sh $(BUILD)/fw/tb/tb_fw_bridge.vvp
 # The CLI script tests run $(BUILD)/rel/bin/gmc and $(BUILD)/asan/bin/gmc.
 SCRIPT_TESTS += $(CLI_SCRIPT_TESTS)
+# The eviction benchmark's offline optimum (bench/evict_opt.py, Debian's python3-scipy).
+SCRIPT_TESTS += tests/bench/test_evict_opt.py
 # The whole board path: gmc over uart:<pty> against gmc-board-sim.
 SCRIPT_TESTS += tests/board/test_uart_path.py
 
 test: deps-test check-gen lint $(BUILD)/xcheck/ok $(TEST_BINS_rel) $(TEST_BINS_asan) $(SIM_TEST_BINS_rel) $(SIM_TEST_BINS_asan) \
       $(CLI_TEST_BINS_rel) $(CLI_TEST_BINS_asan) $(BUILD)/rel/bin/gmc $(BUILD)/asan/bin/gmc \
-      $(BUILD)/rel/lib/libgmc_sim.so $(BUILD)/fw/tb/tb_fw_bridge.vvp $(BUILD)/rel/bin/gmc-board-sim
+      $(BUILD)/rel/lib/libgmc_sim.so $(BUILD)/fw/tb/tb_fw_bridge.vvp \
+      $(FUZZ_REPLAY_BINS_rel) $(FUZZ_REPLAY_BINS_asan) $(BUILD)/rel/bin/gmc-board-sim
 	@BUILD=$(BUILD) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  tools/run_tests.sh $(SCRIPT_TESTS) $(TEST_BINS_rel) $(TEST_BINS_asan) $(SIM_TEST_BINS_rel) $(SIM_TEST_BINS_asan) \
-	  $(CLI_TEST_BINS_rel) $(CLI_TEST_BINS_asan)
+	  $(CLI_TEST_BINS_rel) $(CLI_TEST_BINS_asan) $(FUZZ_REPLAY_BINS_rel) $(FUZZ_REPLAY_BINS_asan)
+
+# ------------------------------------------------------------------- soak
+# 10^6 seeded random DMA packets against the reference model, with random
+# doorbells, resets and host-memory errors (tests/rtl/test_dma_soak.c; make
+# test runs 10^4 of them). SOAK_PACKETS and SOAK_SEED override.
+SOAK_PACKETS ?= 1000000
+SOAK_SEED    ?= 18
+.PHONY: soak
+soak: deps-test $(BUILD)/rel/tests/rtl/test_dma_soak
+	GMC_SOAK_PACKETS=$(SOAK_PACKETS) GMC_SOAK_SEED=$(SOAK_SEED) $(BUILD)/rel/tests/rtl/test_dma_soak
 
 # ------------------------------------------------------------------ bench
 
@@ -322,8 +408,13 @@ $(BUILD)/rel/bin/bench-evict: bench/bench_evict.c $(BUILD)/rel/lib/libgmc.a $(BU
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_C) -O2 $< -o $@ $(BUILD)/rel/lib/libgmc.a $(BUILD)/rel/lib/libgmc_sim.a $(SIM_LIBS)
 
+$(BUILD)/rel/bin/bench-resid: bench/bench_resid.c $(BUILD)/rel/lib/libgmc.a $(BUILD)/rel/lib/libgmc_sim.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_C) -O2 $< -o $@ $(BUILD)/rel/lib/libgmc.a $(BUILD)/rel/lib/libgmc_sim.a $(SIM_LIBS)
+
 BENCH_DEPS := $(BUILD)/rel/bin/bench-sim $(BUILD)/rel/bin/bench-alloc $(BUILD)/rel/bin/bench-api \
-              $(BUILD)/rel/bin/bench-dma $(BUILD)/rel/bin/bench-evict $(BUILD)/bench/tb_bench.vvp
+              $(BUILD)/rel/bin/bench-dma $(BUILD)/rel/bin/bench-evict $(BUILD)/bench/tb_bench.vvp \
+              $(BUILD)/rel/bin/bench-resid $(BUILD)/rel/bin/gmc
 
 bench: deps-bench $(BENCH_DEPS) $(FW_BOARDS:%=$(BUILD)/fw/%/gmc.bin)
 	$(PYTHON) bench/run_bench.py $(BUILD) $(FW_BOARDS:%=$(BUILD)/fw/%/report.json)

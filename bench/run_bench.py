@@ -4,8 +4,11 @@ object of name -> number. Ratios compare against baselines measured in the
 same run. Usage: run_bench.py BUILD_DIR [NEXTPNR_REPORT.json ...]"""
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from statistics import median
 
@@ -14,8 +17,13 @@ REPEAT = 5
 
 
 def run_json(cmd):
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-    return json.loads(out.strip().splitlines()[-1])
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        # The command line may list hundreds of traces: name the program and
+        # show what it said instead.
+        sys.stderr.write(p.stderr)
+        raise RuntimeError(f"{' '.join(cmd[:3])} ... exited with status {p.returncode}")
+    return json.loads(p.stdout.strip().splitlines()[-1])
 
 
 def icarus_rate(vvp):
@@ -33,6 +41,160 @@ def icarus_rate(vvp):
     c1, t1 = one(100)
     c2, t2 = one(1100)
     return (c2 - c1) / (t2 - t1), c2 - c1
+
+
+# Debian's python3 carries python3-scipy (tools/deps.sh); the interpreter
+# running this script may be another one.
+SCIPY_PYTHON = os.environ.get("GMC_SCIPY_PYTHON", "/usr/bin/python3")
+TRACES = os.path.join(ROOT, "bench", "traces")
+INSAMPLE = ("loop", "stream", "mixed")
+
+
+def eviction_vs_optimum(build, insample, res):
+    """The library's bytes paged (gmc run) on the in-sample traces and on the
+    out-of-sample families, over the exact optimum (docs/eviction-bench.md)."""
+    out = {}
+    # The checked-in copies of bench-evict's traces and the generated families
+    # must be what the generators write now.
+    for t in INSAMPLE:
+        with open(os.path.join(insample, t + ".trace")) as a, open(os.path.join(TRACES, "insample", t + ".trace")) as b:
+            if a.read() != b.read():
+                raise RuntimeError(f"bench/traces/insample/{t}.trace is stale: bench-evict --dump bench/traces/insample")
+    subprocess.run([sys.executable, os.path.join(ROOT, "bench", "gen_traces.py"), "--check"], check=True)
+    fams = sorted(d for d in os.listdir(TRACES) if d != "insample")
+    args = [f"{t}={os.path.join(TRACES, 'insample', t + '.trace')}" for t in INSAMPLE]
+    for fam in fams:
+        d = os.path.join(TRACES, fam)
+        args += [f"fam_{fam}={os.path.join(d, f)}" for f in sorted(os.listdir(d)) if f.endswith(".trace")]
+    ev = run_json([SCIPY_PYTHON, os.path.join(ROOT, "bench", "evict_eval.py"), os.path.join(build, "rel/bin/gmc"),
+                   os.path.join(build, "bench", "evict_rows.json"), *args])
+    out.update(ev)
+    # gmc run must page exactly what bench-evict's own run of the library paged.
+    out["evict_trace_run_match"] = int(all(ev[f"evict_{t}_policy_bytes"] == res[f"evict_{t}_policy_bytes"]
+                                           for t in INSAMPLE))
+    # The Python LRU model (evict_opt.simulate) must page what bench-evict's C model pages.
+    out["evict_lru_model_match"] = int(all(ev[f"evict_{t}_lru_bytes"] == res[f"evict_{t}_lru_bytes"]
+                                           for t in INSAMPLE))
+    r = [ev[f"evict_{t}_vs_opt"] for t in INSAMPLE]
+    out["evict_vs_opt"] = round(sum(r) / len(r), 3)
+    out["evict_vs_opt_worst"] = round(max(r), 3)
+    pol = sum(ev[f"evict_{t}_policy_bytes"] for t in INSAMPLE)
+    out["evict_vs_opt_bytes_weighted"] = round(pol / sum(ev[f"evict_{t}_opt_bytes"] for t in INSAMPLE), 3)
+    out["evict_oos_vs_opt_mean"] = round(sum(ev[f"evict_fam_{f}_vs_opt_mean"] for f in fams) / len(fams), 3)
+    out["evict_oos_vs_opt_worst"] = max(ev[f"evict_fam_{f}_vs_opt_worst"] for f in fams)
+    return out
+
+
+def callgrind_collected(cmd, fn):
+    """Instructions executed inside fn (callgrind --toggle-collect), or None
+    without valgrind (tools/deps.sh bench installs it)."""
+    if shutil.which("valgrind") is None:
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        p = subprocess.run(["valgrind", "--tool=callgrind", f"--toggle-collect={fn}", "--collect-atstart=no",
+                            f"--callgrind-out-file={os.path.join(tmp, 'cg.out')}", *cmd],
+                           check=True, capture_output=True, text=True)
+    m = re.search(r"Collected : (\d+)", p.stderr)
+    if not m:
+        raise RuntimeError(f"callgrind: no count in {p.stderr[-500:]!r}")
+    return int(m.group(1))
+
+
+def alloc_instructions(build):
+    """Instructions per free+allocate pair (bench/bench_alloc.c --count),
+    counted by callgrind: independent of the machine's load."""
+    out = {}
+    pairs = 20000
+    for live, name in ((1000, "1k"), (10000, "10k"), (100000, "100k")):
+        counts = {}
+        for kind in ("low", "best", "bestfit", "driver"):
+            n = callgrind_collected([os.path.join(build, "rel/bin/bench-alloc"), "--count", kind, str(live),
+                                     str(pairs)], "measured_pairs")
+            if n is not None:
+                counts[kind] = n / pairs
+        for kind in ("low", "best", "bestfit"):
+            if kind in counts:
+                # The allocator's own: the driver's instructions (the random
+                # generator, the slots) taken off.
+                out[f"alloc_insn_per_pair_{kind}_{name}"] = round(counts[kind] - counts["driver"])
+    return out
+
+
+def resid_scaling(build):
+    """Host CPU per make-resident step at 1k/10k/100k allocations on the
+    device (bench/bench_resid.c), with callgrind's instruction counts."""
+    exe = os.path.join(build, "rel/bin/bench-resid")
+    out = run_json([exe])
+    if shutil.which("valgrind"):
+        for live, name, steps in ((1000, "1k", 10), (10000, "10k", 10), (100000, "100k", 3)):
+            with tempfile.TemporaryDirectory() as tmp:
+                p = subprocess.run(["valgrind", "--tool=callgrind", "--collect-atstart=no",
+                                    f"--callgrind-out-file={os.path.join(tmp, 'cg.out')}", exe, "--count",
+                                    str(live), str(steps)], check=True, capture_output=True, text=True)
+            m = re.search(r"Collected : (\d+)", p.stderr)
+            if not m:
+                raise RuntimeError(f"callgrind: no count in {p.stderr[-500:]!r}")
+            out[f"resid_insn_per_step_{name}"] = round(int(m.group(1)) / steps)
+    out["resid_growth_1k_to_100k"] = round(out["resid_us_per_step_100k"] / out["resid_us_per_step_1k"], 1)
+    return out
+
+
+def defined_symbols(paths):
+    names = set()
+    for p in paths:
+        r = subprocess.run(["nm", "--defined-only", p], check=True, capture_output=True, text=True)
+        for line in r.stdout.splitlines():
+            w = line.split()
+            if len(w) == 3 and w[1] in "TtWw":
+                names.add(w[2])
+    return names
+
+
+def end_to_end(build):
+    """Per example workload: simulated cycles per wall second under gmc run,
+    and where the time goes: perf's cpu-clock samples attributed to the host
+    library (symbols defined in libgmc.a), the CLI (cli/*.o, its report
+    included) and the rest (the Verilated model, its C++ glue and checkers,
+    the C runtime, the kernel)."""
+    out = {}
+    gmc = os.path.join(build, "rel/bin/gmc")
+    host = defined_symbols([os.path.join(build, "rel/lib/libgmc.a")])
+    cli_objs = os.path.join(build, "rel/obj/cli")
+    cli = defined_symbols([os.path.join(cli_objs, f) for f in sorted(os.listdir(cli_objs)) if f.endswith(".o")])
+    env = dict(os.environ, GMC_NO_PNG="1")
+    for ex in sorted(f[:-6] for f in os.listdir(os.path.join(ROOT, "examples")) if f.endswith(".trace")):
+        trace = os.path.join(ROOT, "examples", ex + ".trace")
+        with tempfile.TemporaryDirectory() as tmp:
+            rep = os.path.join(tmp, "rep")
+            subprocess.run([gmc, "run", trace, "--progress", "none", "--report", rep], check=True,
+                           capture_output=True, env=env)
+            with open(os.path.join(rep, "stats.json")) as f:
+                st = json.load(f)
+            out[f"run_cycles_per_s_{ex}"] = round(st["device_stats"]["cycles"] / st["run"]["wall_seconds"])
+            out[f"run_cycles_{ex}"] = st["device_stats"]["cycles"]
+            if shutil.which("perf") is None:
+                continue
+            data = os.path.join(tmp, "perf.data")
+            r = subprocess.run(["perf", "record", "-e", "cpu-clock", "-F", "4000", "-o", data, gmc, "run", trace,
+                                "--progress", "none", "--report", rep], capture_output=True, env=env)
+            if r.returncode != 0:
+                print(f"run_bench: perf record failed, no time shares: {r.stderr[-300:]!r}", file=sys.stderr)
+                continue
+            rep_txt = subprocess.run(["perf", "report", "-i", data, "--no-children", "--sort", "sym", "--stdio",
+                                      "--percent-limit", "0"], check=True, capture_output=True, text=True).stdout
+        shares = {"host": 0.0, "cli": 0.0, "rest": 0.0}
+        for line in rep_txt.splitlines():
+            m = re.match(r"\s*([\d.]+)%\s+\[(.)\]\s+(\S+)", line)
+            if not m:
+                continue
+            pct, space, sym = float(m.group(1)), m.group(2), m.group(3)
+            key = "host" if space == "." and sym in host else "cli" if space == "." and sym in cli else "rest"
+            shares[key] += pct
+        tot = sum(shares.values()) or 1.0
+        out[f"run_host_share_{ex}"] = round(shares["host"] / tot, 4)
+        out[f"run_cli_share_{ex}"] = round(shares["cli"] / tot, 4)
+        out[f"run_model_share_{ex}"] = round(shares["rest"] / tot, 4)
+    return out
 
 
 def main():
@@ -57,7 +219,10 @@ def main():
     res["sim_vs_icarus_median"] = round(median([r["sim_cycles_per_s"] for r in sims]) /
                                         median([r[0] for r in rates]), 1)
     res.update(run_json([os.path.join(build, "rel/bin/bench-alloc")]))
+    res.update(alloc_instructions(build))
     res.update(run_json([os.path.join(build, "rel/bin/bench-api")]))
+    res.update(resid_scaling(build))
+    res.update(end_to_end(build))
     # The DMA figures are exact model cycles, the same in every run (checked);
     # only the model's wall-clock speed varies.
     dmas = [run_json([os.path.join(build, "rel/bin/bench-dma")]) for _ in range(REPEAT)]
@@ -66,9 +231,13 @@ def main():
         raise RuntimeError("bench-dma: the exact cycle figures differ between runs")
     res.update(max(dmas, key=lambda r: r["sim_cycles_per_s_dma"]))
     res["sim_cycles_per_s_dma_median"] = round(median([r["sim_cycles_per_s_dma"] for r in dmas]))
-    # Eviction policy vs offline LRU and Belady, paging throughput and host
-    # cost (bench/bench_evict.c, docs/residency.md "Eviction benchmark").
-    res.update(run_json([os.path.join(build, "rel/bin/bench-evict")]))
+    # Eviction policy vs offline LRU, paging throughput and host cost
+    # (bench/bench_evict.c, docs/residency.md "Eviction benchmark"); its
+    # traces are written as trace files for the optimum (docs/eviction-bench.md).
+    insample = os.path.join(build, "bench", "traces-insample")
+    os.makedirs(insample, exist_ok=True)
+    res.update(run_json([os.path.join(build, "rel/bin/bench-evict"), "--dump", insample]))
+    res.update(eviction_vs_optimum(build, insample, res))
     if reports:
         fpga = run_json([sys.executable, os.path.join(ROOT, "tools/fpga_report.py"), *reports])
         # Numbers only: names of critical-path cells stay in build/fw/report.json.

@@ -13,25 +13,31 @@
  * The executor keeps a shadow of every allocation's content as the trace
  * wrote it (writes, GPU fills and copies), so `read ... verify` checks the
  * bytes that came back through paging, eviction and power transitions.
+ * Shadows are sparse (shadow.h) and ExistingSysMem backing is mapped
+ * lazily, so host memory follows what the trace writes, not the sizes it
+ * allocates.
  */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS, MAP_NORESERVE */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "exec.h"
+#include "shadow.h"
 
 struct ent_rt {
     int alive;
     gmc_handle h[TR_MAX_CLIENTS];
     int cur;          /* open interval index, -1 none */
     unsigned locked;  /* client + 1 */
-    uint8_t *shadow;  /* expected content */
-    uint8_t *known;   /* 1 per byte the trace wrote */
-    void *sysmem;     /* ExistingSysMem backing */
+    struct shadow sh; /* expected content of the bytes the trace wrote */
+    void *sysmem;     /* ExistingSysMem backing (mmap, sysmem_size bytes) */
+    uint64_t sysmem_size;
     uint64_t gen;     /* writes so far (pattern key) */
 };
 
@@ -185,10 +191,9 @@ static void snapshot(struct run *r)
         if (c < 0 || gmc_alloc_query(r->cl[c], x->h[c], &ai) != GMC_OK)
             continue;
         if (ai.state & GMC_ALLOC_STATE_LOST) {
-            if (x->known && memchr(x->known, 1, r->t->entities[e].cpu_size) != NULL)
+            if (sh_any_known(&x->sh))
                 dlog(r, "  lost %s", r->t->entities[e].name);
-            if (x->known)
-                memset(x->known, 0, r->t->entities[e].cpu_size);
+            sh_forget(&x->sh);
         }
         int placed = (ai.state & GMC_ALLOC_STATE_PLACED) != 0;
         if (x->cur >= 0) {
@@ -211,16 +216,21 @@ static void snapshot(struct run *r)
 
 /* ------------------------------------------------------------- operations */
 
+static void free_sysmem(struct ent_rt *x)
+{
+    if (x->sysmem != NULL)
+        munmap(x->sysmem, x->sysmem_size);
+    x->sysmem = NULL;
+    x->sysmem_size = 0;
+}
+
 static void kill_entity(struct run *r, unsigned e)
 {
     struct ent_rt *x = &r->er[e];
     close_interval(r, e, TL_END_DESTROYED);
     x->alive = 0;
-    free(x->shadow);
-    free(x->known);
-    free(x->sysmem);
-    x->shadow = x->known = NULL;
-    x->sysmem = NULL;
+    sh_free(&x->sh);
+    free_sysmem(x);
 }
 
 static int any_handle(const struct ent_rt *x)
@@ -255,16 +265,18 @@ static int op_alloc(struct run *r, const struct tr_op *op)
     build_desc(r, en, &d);
     void *sys = NULL;
     if (d.system_mem_size) {
-        sys = aligned_alloc(GMC_PAGE_SIZE, d.system_mem_size);
-        if (sys == NULL)
+        /* zero pages mapped on first touch: host memory follows use */
+        sys = mmap(NULL, d.system_mem_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                   -1, 0);
+        if (sys == MAP_FAILED)
             return GMC_E_NO_MEMORY;
-        memset(sys, 0, d.system_mem_size);
         d.system_mem = sys;
     }
     gmc_handle h = GMC_HANDLE_NONE;
     int st = gmc_alloc_create(r->cl[op->client], &d, &h);
     if (st != GMC_OK) {
-        free(sys);
+        if (sys != NULL)
+            munmap(sys, d.system_mem_size);
         return st;
     }
     memset(x->h, 0, sizeof(x->h));
@@ -273,11 +285,9 @@ static int op_alloc(struct run *r, const struct tr_op *op)
     x->cur = -1;
     x->locked = 0;
     x->sysmem = sys;
+    x->sysmem_size = sys != NULL ? d.system_mem_size : 0;
     x->gen = 0;
-    x->shadow = calloc(en->cpu_size, 1);
-    x->known = calloc(en->cpu_size, 1);
-    if (x->shadow == NULL || x->known == NULL)
-        return GMC_E_NO_MEMORY;
+    memset(&x->sh, 0, sizeof(x->sh));
     return GMC_OK;
 }
 
@@ -298,10 +308,10 @@ static int op_rw(struct run *r, const struct tr_op *op, char *why, size_t wn)
                 buf[i] = pattern_byte(r->t->seed, op->entity, x->gen, op->offset + i);
         st = x->locked ? gmc_lock_write(cl, h, op->offset, buf, op->size)
                        : gmc_alloc_write(cl, h, op->offset, buf, op->size);
-        if (st == GMC_OK && x->shadow) {
-            memcpy(x->shadow + op->offset, buf, op->size);
-            memset(x->known + op->offset, 1, op->size);
+        if (st == GMC_OK) {
             x->gen++;
+            if (sh_write(&x->sh, op->offset, buf, op->size) != 0)
+                st = GMC_E_NO_MEMORY; /* the executor's own record, not the device */
         }
     } else {
         st = x->locked ? gmc_lock_read(cl, h, op->offset, buf, op->size)
@@ -309,20 +319,14 @@ static int op_rw(struct run *r, const struct tr_op *op, char *why, size_t wn)
         if (st == GMC_OK) {
             dlog(r, "  read %s fnv %016" PRIx64, r->t->entities[op->entity].name,
                  tl_fnv(TL_FNV_INIT, buf, op->size));
-            if (op->verify && x->shadow) {
-                uint64_t checked = 0;
-                for (uint64_t i = 0; i < op->size; i++) {
-                    if (!x->known[op->offset + i])
-                        continue;
-                    checked++;
-                    if (buf[i] != x->shadow[op->offset + i]) {
-                        snprintf(why, wn,
-                                 "content differs at byte %" PRIu64 " of '%s': read 0x%02x, expected 0x%02x",
-                                 op->offset + i, r->t->entities[op->entity].name, buf[i],
-                                 x->shadow[op->offset + i]);
-                        free(buf);
-                        return GMC_E_CORRUPT;
-                    }
+            if (op->verify) {
+                uint64_t checked = 0, at = 0;
+                uint8_t want = 0;
+                if (sh_compare(&x->sh, op->offset, buf, op->size, &at, &want, &checked)) {
+                    snprintf(why, wn, "content differs at byte %" PRIu64 " of '%s': read 0x%02x, expected 0x%02x",
+                             at, r->t->entities[op->entity].name, buf[at - op->offset], want);
+                    free(buf);
+                    return GMC_E_CORRUPT;
                 }
                 r->tl->reads_verified++;
                 r->tl->bytes_verified += checked;
@@ -347,18 +351,17 @@ static int op_submit(struct run *r, const struct tr_op *op, uint64_t *fence)
     for (unsigned i = 0; i < op->nops; i++) {
         const struct gmc_gpu_op *g = &op->ops[i];
         struct ent_rt *d = &r->er[op->refs[g->dst].entity];
-        if (d->shadow == NULL)
-            continue;
+        int rc;
         if (g->kind == GMC_GPU_FILL) {
-            fill32(d->shadow + g->dst_offset, g->dst_offset, g->size, g->pattern);
-            memset(d->known + g->dst_offset, 1, g->size);
+            rc = sh_fill32(&d->sh, g->dst_offset, g->size, g->pattern);
         } else {
+            /* The library refuses a copy whose ranges share bytes
+             * (GMC_E_OVERLAP, docs/dma.md), so this is a plain copy. */
             struct ent_rt *sx = &r->er[op->refs[g->src].entity];
-            if (sx->shadow == NULL)
-                continue;
-            memmove(d->shadow + g->dst_offset, sx->shadow + g->src_offset, g->size);
-            memmove(d->known + g->dst_offset, sx->known + g->src_offset, g->size);
+            rc = sh_copy(&d->sh, g->dst_offset, &sx->sh, g->src_offset, g->size);
         }
+        if (rc != 0)
+            return GMC_E_NO_MEMORY;
     }
     return GMC_OK;
 }
@@ -426,8 +429,8 @@ static int run_op(struct run *r, const struct tr_op *op, char *why, size_t wn)
         int st = gmc_lock(cl, x->h[op->client], op->lock_flags, &map);
         if (st == GMC_OK) {
             x->locked = op->client + 1;
-            if ((op->lock_flags & GMC_LOCK_DISCARD) && x->known)
-                memset(x->known, 0, t->entities[op->entity].cpu_size);
+            if (op->lock_flags & GMC_LOCK_DISCARD)
+                sh_forget(&x->sh);
             dlog(r, "  map %s %s", t->entities[op->entity].name, map.kind == GMC_LOCK_MAP_BAR ? "bar" : "system");
         }
         return st;
@@ -682,9 +685,8 @@ int exec_run(const struct trace *t, const struct exec_opts *o, struct timeline *
     tl->digest = r.hash;
     gmc_device_close(r.dev);
     for (unsigned e = 0; e < t->nentities; e++) {
-        free(r.er[e].shadow);
-        free(r.er[e].known);
-        free(r.er[e].sysmem);
+        sh_free(&r.er[e].sh);
+        free_sysmem(&r.er[e]);
     }
     free(r.er);
     return rc;

@@ -63,8 +63,8 @@ static const char *const usage_run =
     "\n"
     "  --device STR          device string (default: the trace's 'device' line, else \"sim\")\n"
     "  --report DIR          write DIR/stats.json, DIR/segment-N.svg (occupancy over\n"
-    "                        time), DIR/paging.svg (bytes paged per step), and PNGs\n"
-    "                        when rsvg-convert or ImageMagick is installed\n"
+    "                        time), DIR/paging.svg (bytes paged per step), and PNG\n"
+    "                        copies drawn by rsvg-convert (GMC_NO_PNG=1: none)\n"
     "  --trace FILE.fst      FST waveform of the run (open it with gtkwave)\n"
     "  --trace-window A:B    only device cycles [A, B) (B empty: to the end)\n"
     "  --seed N              seed for rand() in the trace and the written data\n"
@@ -406,14 +406,17 @@ static int cmd_run(int argc, char **argv, int replay)
         if (c.fst)
             printf("waveform: %s (gtkwave %s)\n", c.fst, c.fst);
         if (c.report) {
-            if (report_write_all(&tl, c.report, NULL, err, sizeof(err)) != 0) {
+            char note[160];
+            if (report_write_all(&tl, c.report, NULL, note, sizeof(note), err, sizeof(err)) != 0) {
                 fprintf(stderr, "gmc: %s\n", err);
                 rc = EXIT_USAGE;
             } else {
                 printf("report: %s/stats.json\n", c.report);
                 printf("pictures: %s/segment-N.svg (occupancy of each segment over time), %s/paging.svg "
-                       "(bytes paged per step)\n",
-                       c.report, c.report);
+                       "(bytes paged per step)%s\n",
+                       c.report, c.report, note[0] || getenv("GMC_NO_PNG") ? "" : ", and .png copies");
+                if (note[0])
+                    printf("pictures: %s\n", note);
             }
         }
     }

@@ -9,7 +9,7 @@
  *                       client (or by priority with one client), evictions
  *                       marked at the rectangle's end (class "evict")
  *   paging.svg          bytes paged in (up) and out (down) per step
- *   *.png               the same, when rsvg-convert or ImageMagick is installed
+ *   *.png               the same, drawn by rsvg-convert (librsvg2-bin)
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "timeline.h"
 #include "trace.h"
@@ -609,42 +610,110 @@ int report_write_paging_svg(const struct timeline *tl, const char *path, char *e
 
 /* ------------------------------------------------------------------- all */
 
-/* Run argv, quietly; 0 when it exited 0. */
-static int run_quiet(char *const argv[])
+/*
+ * PNG copies come from rsvg-convert (Debian's librsvg2-bin, a declared
+ * dependency that tools/deps.sh installs). Nothing else is guessed at: a
+ * program that happens to be called `convert` is not asked. Outcomes:
+ * written (and checked to start with the PNG signature), the converter is
+ * not installed (a note for the summary, the SVGs are complete), or it ran
+ * and failed or wrote something that is not a PNG (an error naming why).
+ */
+enum png_outcome { PNG_WRITTEN, PNG_NO_CONVERTER, PNG_FAILED };
+
+/* The 8-byte PNG file signature (PNG specification, section 5.2). */
+static const unsigned char png_signature[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
+
+static enum png_outcome to_png(const char *svg, char *png, size_t pnglen, char *err, size_t errlen)
 {
+    size_t n = strlen(svg);
+    if (n < 4 || n + 1 > pnglen) {
+        snprintf(err, errlen, "%s: path too long for its PNG copy", svg);
+        return PNG_FAILED;
+    }
+    memcpy(png, svg, n - 4);
+    strcpy(png + n - 4, ".png");
+    int pipefd[2];
+    if (pipe(pipefd) != 0) {
+        snprintf(err, errlen, "rsvg-convert: cannot make a pipe: %s", strerror(errno));
+        return PNG_FAILED;
+    }
+    char *argv[] = { "rsvg-convert", "-o", png, (char *)svg, NULL };
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_adddup2(&fa, pipefd[1], 2);
+    posix_spawn_file_actions_addclose(&fa, pipefd[0]);
     pid_t pid;
     int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0)
-        return -1;
+    close(pipefd[1]);
+    if (rc != 0) {
+        close(pipefd[0]);
+        if (rc == ENOENT)
+            return PNG_NO_CONVERTER;
+        snprintf(err, errlen, "rsvg-convert: cannot start it: %s", strerror(rc));
+        return PNG_FAILED;
+    }
+    /* Its first line of complaint, if any, goes into the error. */
+    char msg[256];
+    size_t got = 0;
+    ssize_t r;
+    while ((r = read(pipefd[0], msg + got, sizeof(msg) - 1 - got)) > 0 || (r < 0 && errno == EINTR))
+        if (r > 0 && (got += (size_t)r) == sizeof(msg) - 1)
+            break;
+    msg[got] = '\0';
+    close(pipefd[0]);
+    msg[strcspn(msg, "\n")] = '\0';
     int ws;
-    if (waitpid(pid, &ws, 0) < 0)
-        return -1;
-    return WIFEXITED(ws) && WEXITSTATUS(ws) == 0 ? 0 : -1;
+    while (waitpid(pid, &ws, 0) < 0)
+        if (errno != EINTR) {
+            snprintf(err, errlen, "rsvg-convert: lost track of it: %s", strerror(errno));
+            return PNG_FAILED;
+        }
+    if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0) {
+        if (WIFEXITED(ws))
+            snprintf(err, errlen, "rsvg-convert failed on %s (exit status %d)%s%s", svg, WEXITSTATUS(ws),
+                     msg[0] ? ": " : "", msg);
+        else
+            snprintf(err, errlen, "rsvg-convert was killed by signal %d on %s", WTERMSIG(ws), svg);
+        return PNG_FAILED;
+    }
+    unsigned char head[sizeof(png_signature)];
+    FILE *f = fopen(png, "rb");
+    size_t hn = f ? fread(head, 1, sizeof(head), f) : 0;
+    if (f)
+        fclose(f);
+    if (hn != sizeof(head) || memcmp(head, png_signature, sizeof(head)) != 0) {
+        snprintf(err, errlen, "rsvg-convert exited 0 on %s but %s is not a PNG file", svg, png);
+        return PNG_FAILED;
+    }
+    return PNG_WRITTEN;
 }
 
-static void to_png(const char *svg, FILE *list)
+/* One SVG's PNG copy: listed when written; a missing converter is noted
+ * once in *note; a failure is an error. */
+static int png_copy(const char *svg, FILE *list, char *note, size_t notelen, char *err, size_t errlen)
 {
     char png[4096];
-    size_t n = strlen(svg);
-    if (n < 4 || n + 1 > sizeof(png))
-        return;
-    memcpy(png, svg, n - 4);
-    strcpy(png + n - 4, ".png");
-    char *a1[] = { "rsvg-convert", "-o", png, (char *)svg, NULL };
-    char *a2[] = { "convert", (char *)svg, png, NULL };
-    if (run_quiet(a1) == 0 || run_quiet(a2) == 0) {
+    switch (to_png(svg, png, sizeof(png), err, errlen)) {
+    case PNG_WRITTEN:
         if (list)
             fprintf(list, "%s\n", png);
+        return 0;
+    case PNG_NO_CONVERTER:
+        snprintf(note, notelen, "no PNG copies: rsvg-convert is not installed (apt-get install librsvg2-bin)");
+        return 1;
+    case PNG_FAILED:
+        break;
     }
+    return -1;
 }
 
-int report_write_all(const struct timeline *tl, const char *dir, FILE *list, char *err, size_t errlen)
+int report_write_all(const struct timeline *tl, const char *dir, FILE *list, char *note, size_t notelen, char *err,
+                     size_t errlen)
 {
+    if (notelen > 0)
+        note[0] = '\0';
     char path[4096];
     /* mkdir -p */
     snprintf(path, sizeof(path), "%s", dir);
@@ -675,15 +744,19 @@ int report_write_all(const struct timeline *tl, const char *dir, FILE *list, cha
             return -1;
         if (list)
             fprintf(list, "%s\n", path);
-        if (want_png)
-            to_png(path, list);
+        if (want_png) {
+            int rc = png_copy(path, list, note, notelen, err, errlen);
+            if (rc < 0)
+                return -1;
+            want_png = rc == 0;
+        }
     }
     snprintf(path, sizeof(path), "%s/paging.svg", dir);
     if (report_write_paging_svg(tl, path, err, errlen) != 0)
         return -1;
     if (list)
         fprintf(list, "%s\n", path);
-    if (want_png)
-        to_png(path, list);
+    if (want_png && png_copy(path, list, note, notelen, err, errlen) < 0)
+        return -1;
     return 0;
 }

@@ -100,9 +100,13 @@ int report_write_json(const struct timeline *tl, const char *path, char *err, si
 int report_write_segment_svg(const struct timeline *tl, unsigned seg, const char *path, char *err,
                              size_t errlen);
 int report_write_paging_svg(const struct timeline *tl, const char *path, char *err, size_t errlen);
-/* Everything into dir (created if needed); PNGs when a converter exists.
- * list receives the written paths, one per line (may be NULL). */
-int report_write_all(const struct timeline *tl, const char *dir, FILE *list, char *err, size_t errlen);
+/* Everything into dir (created if needed), with PNG copies of the
+ * pictures drawn by rsvg-convert unless GMC_NO_PNG is set. list receives
+ * the written paths, one per line (may be NULL). When rsvg-convert is not
+ * installed, the SVGs are written and *note says so (else it is empty);
+ * when it fails, that is an error. */
+int report_write_all(const struct timeline *tl, const char *dir, FILE *list, char *note, size_t notelen, char *err,
+                     size_t errlen);
 
 /* Human-readable byte count ("1.5 MiB"). */
 void tl_bytes(uint64_t v, char *buf, size_t n);

@@ -161,12 +161,18 @@ int tr_status_from_name(const char *name, int *status)
 
 #define MAX_TOKENS 64
 #define MAX_DEPTH 8
+/* The work expansion may do, in units: each line visited costs one unit
+ * per started 64 bytes of its text, each loop iteration one unit. This
+ * bounds the expansion itself (loops that create nothing included), not
+ * only the operations it creates (TR_MAX_STEPS). */
+#define MAX_WORK (8ull * TR_MAX_STEPS)
 
 struct line {
     unsigned no;
     unsigned ntok;
     char *tok[MAX_TOKENS];
     unsigned match; /* repeat/submit: index of the matching end */
+    unsigned cost;  /* expansion work units of one visit (see MAX_WORK) */
 };
 
 struct var {
@@ -203,6 +209,12 @@ struct parser {
     int frame;
     int in_frames;
     unsigned cur_line;
+    uint64_t work; /* expansion work units spent (MAX_WORK) */
+    /* Allocation names to their latest entity (index + 1; 0 = empty slot),
+     * open addressing: a lookup costs the same with a million entities. */
+    unsigned *names;
+    size_t names_cap, names_used;
+    unsigned nlocked; /* live entities with a lock */
 };
 
 static int perr(struct parser *p, unsigned line, const char *fmt, ...)
@@ -278,6 +290,7 @@ static int split(struct parser *p, char *text)
             int at_end = (*c == '\0' || *c == '#');
             *w = '\0'; /* w <= c: a '#' at c is overwritten only when w == c, after at_end */
             ln.tok[ln.ntok++] = start;
+            ln.cost += 1u + (unsigned)((size_t)(w - start) / 64u);
             if (at_end)
                 break;
             c++;
@@ -371,7 +384,7 @@ static void positional(const char *w, unsigned *min, unsigned *max)
 static int key_ok(const char *keys, const char *tok, size_t klen)
 {
     char buf[64];
-    if (klen + 3 > sizeof(buf))
+    if (klen + 4 > sizeof(buf)) /* ' ', key, '=', ' ', NUL */
         return 0;
     buf[0] = ' ';
     memcpy(buf + 1, tok, klen + 1); /* includes '=' */
@@ -479,6 +492,10 @@ static int structure(struct parser *p)
                 }
             } else if (!bare_ok(d->bare, tk)) {
                 return perr(p, ln->no, "%s: unexpected word '%s'", w, tk);
+            } else {
+                for (unsigned j = k + 1; j < ln->ntok; j++)
+                    if (strcmp(ln->tok[j], tk) == 0)
+                        return perr(p, ln->no, "%s: '%s' given twice", w, tk);
             }
         }
         if (d->block == B_REPEAT || d->block == B_SUBMIT) {
@@ -553,7 +570,12 @@ static int64_t ex_atom(struct expr *e)
     }
     if (*e->s == '-') {
         e->s++;
-        return -ex_atom(e);
+        int64_t v = ex_atom(e);
+        if (e->failed)
+            return 0;
+        if (v == INT64_MIN)
+            return ex_fail(e, "expression: overflow%s", "");
+        return -v;
     }
     if (isdigit((unsigned char)*e->s)) {
         char *end;
@@ -881,6 +903,8 @@ static int get_args(struct parser *p, const struct line *ln, const struct opdef 
             size_t kl = (size_t)(eq - ln->tok[k]);
             if (kl >= sizeof(a->key[0]))
                 return perr(p, ln->no, "key too long");
+            if (a->nkv == sizeof(a->key) / sizeof(a->key[0]))
+                return perr(p, ln->no, "%s: too many keys", d->word);
             memcpy(a->key[a->nkv], ln->tok[k], kl);
             a->key[a->nkv][kl] = '\0';
             /* substitute the value part only */
@@ -893,6 +917,10 @@ static int get_args(struct parser *p, const struct line *ln, const struct opdef 
             strcpy(a->val[a->nkv], buf);
             a->nkv++;
         } else if (bare_ok(d->bare, ln->tok[k])) {
+            /* structure() refused a bare word given twice; every opdef has
+             * fewer distinct bare words than a->bare holds */
+            if (a->nbare == sizeof(a->bare) / sizeof(a->bare[0]))
+                return perr(p, ln->no, "%s: too many words", d->word);
             snprintf(a->bare[a->nbare++], sizeof(a->bare[0]), "%s", ln->tok[k]);
         } else {
             if (subst(p, ln->no, ln->tok[k], buf, sizeof(buf)) != 0)
@@ -980,19 +1008,73 @@ static int default_client(struct parser *p, unsigned line, const char *op, unsig
     return perr(p, line, "%s: no live client (every client has exited)", op);
 }
 
+static size_t name_hash(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+    return (size_t)(h ^ (h >> 29));
+}
+
+/* The slot of name: holding its latest entity, or the empty one where it
+ * would go. names_cap is a power of two and never full. */
+static unsigned *name_slot(const struct parser *p, const char *name)
+{
+    size_t m = p->names_cap - 1u;
+    for (size_t i = name_hash(name) & m;; i = (i + 1u) & m) {
+        unsigned *sl = &p->names[i];
+        if (*sl == 0u || !strcmp(p->t->entities[*sl - 1u].name, name))
+            return sl;
+    }
+}
+
+/* The latest entity named name, or -1. */
+static long name_find(const struct parser *p, const char *name)
+{
+    if (p->names_cap == 0)
+        return -1;
+    unsigned sl = *name_slot(p, name);
+    return sl ? (long)sl - 1 : -1;
+}
+
+/* Entity idx (already in t->entities) becomes its name's latest. */
+static int name_put(struct parser *p, unsigned idx)
+{
+    if (2u * (p->names_used + 1u) > p->names_cap) {
+        size_t nc = p->names_cap ? p->names_cap * 2u : 256u;
+        unsigned *old = p->names;
+        size_t oc = p->names_cap;
+        p->names = calloc(nc, sizeof(*p->names));
+        if (p->names == NULL) {
+            p->names = old;
+            return -1;
+        }
+        p->names_cap = nc;
+        for (size_t i = 0; i < oc; i++)
+            if (old[i])
+                *name_slot(p, p->t->entities[old[i] - 1u].name) = old[i];
+        free(old);
+    }
+    unsigned *sl = name_slot(p, p->t->entities[idx].name);
+    if (*sl == 0u)
+        p->names_used++;
+    *sl = idx + 1u;
+    return 0;
+}
+
 static int find_entity(struct parser *p, unsigned line, const char *op, const char *name, unsigned *out)
 {
-    for (unsigned i = p->t->nentities; i-- > 0;)
-        if (!strcmp(p->t->entities[i].name, name)) {
-            if (p->es[i].failed)
-                return perr(p, line, "%s: allocation '%s' is expected not to be created (line %u)", op, name,
-                            p->t->entities[i].line);
-            if (!p->es[i].alive)
-                return perr(p, line, "%s: allocation '%s' was destroyed", op, name);
-            *out = i;
-            return 0;
-        }
-    return perr(p, line, "%s: unknown allocation '%s'", op, name);
+    long f = name_find(p, name);
+    if (f < 0)
+        return perr(p, line, "%s: unknown allocation '%s'", op, name);
+    unsigned i = (unsigned)f;
+    if (p->es[i].failed)
+        return perr(p, line, "%s: allocation '%s' is expected not to be created (line %u)", op, name,
+                    p->t->entities[i].line);
+    if (!p->es[i].alive)
+        return perr(p, line, "%s: allocation '%s' was destroyed", op, name);
+    *out = i;
+    return 0;
 }
 
 /* The acting client for an operation on entity e: client= or the creator,
@@ -1033,8 +1115,10 @@ static void close_handle(struct parser *p, unsigned e, unsigned c)
     struct ent_state *s = &p->es[e];
     s->holders &= ~(1ull << c);
     s->refs[c] = 0;
-    if (s->locked == c + 1)
+    if (s->locked == c + 1) {
         s->locked = 0;
+        p->nlocked--;
+    }
     if (s->holders == 0)
         s->alive = 0;
 }
@@ -1097,9 +1181,9 @@ static int do_alloc(struct parser *p, const struct line *ln, const struct args *
     const char *name = a->pos[0];
     if (!name_ok(name))
         return perr(p, L, "alloc: bad allocation name '%s'", name);
-    for (unsigned i = 0; i < t->nentities; i++)
-        if (p->es[i].alive && !strcmp(t->entities[i].name, name))
-            return perr(p, L, "alloc: allocation '%s' already exists (line %u)", name, t->entities[i].line);
+    long prev = name_find(p, name); /* only the latest of a name can be alive */
+    if (prev >= 0 && p->es[prev].alive)
+        return perr(p, L, "alloc: allocation '%s' already exists (line %u)", name, t->entities[prev].line);
     struct tr_entity en;
     memset(&en, 0, sizeof(en));
     memcpy(en.name, name, strlen(name) + 1); /* name_ok: shorter than TR_NAME_MAX */
@@ -1187,6 +1271,8 @@ static int do_alloc(struct parser *p, const struct line *ln, const struct args *
     unsigned idx = t->nentities++;
     t->entities[idx] = en;
     memset(&p->es[idx], 0, sizeof(p->es[idx]));
+    if (name_put(p, idx) != 0)
+        return perr(p, L, "out of memory");
     o->entity = idx;
     if (checked(o)) {
         p->es[idx].alive = 1;
@@ -1328,6 +1414,12 @@ static int do_submit(struct parser *p, unsigned li)
                            &sz2) != 0)
                 return -1;
             g->size = kv(&ia, "size") ? sz1 : (sz1 < sz2 ? sz1 : sz2);
+            if (ents[0] == ents[1] && checked(o) && g->src_offset < g->dst_offset + g->size &&
+                g->dst_offset < g->src_offset + g->size)
+                return perr(p, it->no,
+                            "copy: the source and destination ranges of '%s' overlap (the engine copies "
+                            "forward in bursts; an overlapping copy is refused with OVERLAP)",
+                            src->name);
             int si = add_ref(o, ents[0], 0), di = add_ref(o, ents[1], 1);
             if (si < 0 || di < 0)
                 return perr(p, it->no, "submit: more than %d allocations", TR_MAX_REFS);
@@ -1431,7 +1523,7 @@ static int do_line(struct parser *p, unsigned li)
         if (p->power)
             return perr(p, L, "%s: the device is already in %s since line %u", op,
                         p->power == TR_STANDBY ? "standby" : "hibernate", p->power_line);
-        for (unsigned e = 0; e < t->nentities; e++)
+        for (unsigned e = 0; p->nlocked > 0 && e < t->nentities; e++) /* scans only to fail */
             if (p->es[e].alive && p->es[e].locked)
                 return perr(p, L, "%s: '%s' is still locked (line %u)", op, t->entities[e].name,
                             p->es[e].lock_line);
@@ -1494,6 +1586,7 @@ static int do_line(struct parser *p, unsigned li)
         if (s->locked)
             return perr(p, L, "lock: '%s' is already locked (line %u)", nm, s->lock_line);
         s->locked = c + 1;
+        p->nlocked++;
         s->lock_flags = f;
         s->lock_line = L;
         return 0;
@@ -1507,6 +1600,7 @@ static int do_line(struct parser *p, unsigned li)
             return perr(p, L, "unlock: '%s' is locked by client '%s' (line %u)", nm,
                         t->clients[s->locked - 1].name, s->lock_line);
         s->locked = 0;
+        p->nlocked--;
         return 0;
     case TR_WRITE:
     case TR_READ: {
@@ -1546,11 +1640,26 @@ static int do_line(struct parser *p, unsigned li)
     }
 }
 
+static int spend(struct parser *p, unsigned line, uint64_t units)
+{
+    p->work += units;
+    if (p->work > MAX_WORK)
+        return perr(p, line, "the trace's expansion takes more than %llu steps (lines visited and loop "
+                             "iterations, empty loops included)", (unsigned long long)MAX_WORK);
+    return 0;
+}
+
 static int expand(struct parser *p, unsigned lo, unsigned hi)
 {
     for (unsigned i = lo; i < hi; i++) {
         const struct line *ln = &p->lines[i];
         const struct opdef *d = find_op(ln->tok[0]);
+        uint64_t cost = ln->cost;
+        if (d->block == B_SUBMIT) /* its items are expanded with it */
+            for (unsigned j = i + 1; j < ln->match; j++)
+                cost += p->lines[j].cost;
+        if (spend(p, ln->no, cost) != 0)
+            return -1;
         if (d->block == B_SUBMIT) {
             if (do_line(p, i) != 0)
                 return -1;
@@ -1586,6 +1695,8 @@ static int expand(struct parser *p, unsigned lo, unsigned hi)
         if (marks)
             p->in_frames = 1;
         for (uint64_t it = 0; it < n; it++) {
+            if (spend(p, ln->no, 1) != 0)
+                return -1;
             if (var)
                 p->vars[p->nvars - 1].value = (int64_t)it;
             if (marks)
@@ -1654,6 +1765,7 @@ int trace_parse(const char *file, const char *text, int seed_given, uint64_t see
         rc = expand(&p, 0, p.nlines);
     free(p.lines);
     free(p.es);
+    free(p.names);
     free(copy);
     if (rc != 0) {
         trace_free(t);

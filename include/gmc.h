@@ -316,7 +316,8 @@ enum gmc_gpu_op_kind { GMC_GPU_COPY = 1, GMC_GPU_FILL = 2 };
 struct gmc_gpu_op {
     uint32_t kind;       /* enum gmc_gpu_op_kind */
     uint32_t src, dst;   /* indices into refs (src: COPY only); dst needs GMC_REF_WRITE */
-    uint64_t src_offset, dst_offset, size; /* bytes, inside the allocations */
+    uint64_t src_offset, dst_offset, size; /* bytes, inside the allocations; a COPY inside one
+                                               allocation must not share bytes (GMC_E_OVERLAP) */
     uint32_t pattern;    /* FILL */
 };
 

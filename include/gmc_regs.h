@@ -176,7 +176,7 @@
 
 /* enum DMA_OP: DMA packet opcodes (PKT_W0.OPCODE). 0 is not an opcode, so zeroed memory faults. */
 #define GMC_DMA_OP_NOP 1u /* Nothing. */
-#define GMC_DMA_OP_TRANSFER 2u /* Copy LENGTH bytes from W1 to W2; each side a GPU address or an MDL. */
+#define GMC_DMA_OP_TRANSFER 2u /* Copy LENGTH bytes from W1 to W2; each side a GPU address or an MDL. Sides sharing a byte leave the destination undefined (docs/dma.md). */
 #define GMC_DMA_OP_FILL 3u /* Write the 32-bit pattern W3[31:0] over LENGTH bytes of VRAM at GPU address W2. */
 #define GMC_DMA_OP_DISCARD 4u /* Mark LENGTH bytes of VRAM at W2 discarded; POISON overwrites them. */
 #define GMC_DMA_OP_READ_PHYSICAL 5u /* Read LENGTH (1..8) bytes at W1 into DMA_READ_RESULT. */

@@ -64,6 +64,7 @@ enum gmc_status {
     GMC_E_PINNED = -49,
     GMC_E_POWER_STATE = -50,
     GMC_E_DEVICE_RESET = -51,
+    GMC_E_OVERLAP = -60,
     GMC_E_UART_NO_PORT = -100,
     GMC_E_UART_PERMISSION = -101,
     GMC_E_UART_PORT_BUSY = -102,
@@ -169,7 +170,7 @@ enum gmc_status {
     GMC_E_RULE_SYSMEM_UNUSED = -1409,
 };
 
-#define GMC_STATUS_COUNT 155u
+#define GMC_STATUS_COUNT 156u
 
 struct gmc_status_info {
     int code;

@@ -444,6 +444,41 @@ module gmc_aperture #(
     reg f_vr_due = 1'b0;
     always @(posedge clk) f_vr_due <= vr_req && vr_gnt && !rst;
     always @(*) assume(vr_valid == f_vr_due);
+    // The VRAM arbiter grants a waiting request within F_GNT_WAIT cycles.
+    localparam integer F_GNT_WAIT = 2;
+    reg [2:0] f_vr_wait = 3'd0, f_vw_wait = 3'd0;
+    always @(posedge clk) begin
+        f_vr_wait <= (vr_req && !vr_gnt && !rst) ? f_vr_wait + 3'd1 : 3'd0;
+        f_vw_wait <= (vw_req && !vw_gnt && !rst) ? f_vw_wait + 3'd1 : 3'd0;
+    end
+    always @(*) begin
+        assume(f_vr_wait <= F_GNT_WAIT && f_vw_wait <= F_GNT_WAIT);
+        if (f_vr_wait == F_GNT_WAIT && vr_req) assume(vr_gnt);
+        if (f_vw_wait == F_GNT_WAIT && vw_req) assume(vw_gnt);
+    end
+
+    // Bounded response: cycles a read burst has owed its next beat without
+    // presenting it, a write burst with all its data in has owed its B,
+    // and a W beat has been offered without being taken. A slave that
+    // deadlocks (never raises RVALID or BVALID, or stops taking W) fails.
+    localparam integer F_MAX_WAIT = 6;
+    reg [3:0] f_rwait = 4'd0, f_bwait = 4'd0, f_wwait = 4'd0;
+    always @(posedge clk) begin
+        f_rwait <= (f_r_open && !s_axi_rvalid && !rst) ? f_rwait + 4'd1 : 4'd0;
+        f_bwait <= (f_w_open && f_w_beats == {1'b0, f_w_len} + 9'd1 && !s_axi_bvalid && !rst) ? f_bwait + 4'd1 : 4'd0;
+        f_wwait <= (f_w_open && s_axi_wvalid && !s_axi_wready && !s_axi_bvalid && !rst) ? f_wwait + 4'd1 : 4'd0;
+    end
+    always @(*) if (f_past_valid && !rst) begin
+        assert(f_rwait <= F_MAX_WAIT && f_bwait <= F_MAX_WAIT && f_wwait <= F_MAX_WAIT);
+        // No exclusive access (the port has no AxLOCK): never EXOKAY.
+        if (s_axi_rvalid) assert(s_axi_rresp != 2'b01);
+        if (s_axi_bvalid) assert(s_axi_bresp != 2'b01);
+    end
+    // The response registers are data (not reset): they start as anything
+    // but EXOKAY and never take it (this also closes the induction over a
+    // response the master stalls for longer than the window).
+    always @(*) if (!f_past_valid) assume(s_axi_bresp != 2'b01 && r_resp_reg != 2'b01);
+    always @(*) assert(s_axi_bresp != 2'b01 && r_resp_reg != 2'b01);
 
     always @(*) if (f_past_valid && !rst) begin
         // Read data only for an accepted burst, RLAST on exactly its last beat.

@@ -111,19 +111,31 @@ module gmc_axil_regif #(
     always @(posedge clk) f_past_valid <= 1'b1;
     always @(*) if (!f_past_valid) assume(rst);
 
-    // Requests accepted and responses given since reset.
-    reg [3:0] f_aw, f_w, f_b, f_ar, f_r;
+    // Requests outstanding: accepted minus answered, per channel. The
+    // differences stay small (asserted below), so no cap on the number of
+    // handshakes since reset is needed and the induction covers every trace.
+    reg [1:0] f_aw, f_w, f_ar;
+    // Cycles a fully accepted request (a write's AW and W, or a read) has
+    // waited without its response raised: bounded (F_MAX_WAIT).
+    localparam integer F_MAX_WAIT = 2;
+    reg [2:0] f_bwait, f_rwait;
+    wire f_aw_hs = s_axil_awvalid && s_axil_awready, f_w_hs = s_axil_wvalid && s_axil_wready;
+    wire f_b_hs = s_axil_bvalid && s_axil_bready, f_ar_hs = s_axil_arvalid && s_axil_arready;
+    wire f_r_hs = s_axil_rvalid && s_axil_rready;
     always @(posedge clk) begin
         if (rst) begin
-            f_aw <= 0; f_w <= 0; f_b <= 0; f_ar <= 0; f_r <= 0;
+            f_aw <= 0; f_w <= 0; f_ar <= 0; f_bwait <= 0; f_rwait <= 0;
         end else begin
-            f_aw <= f_aw + (s_axil_awvalid && s_axil_awready);
-            f_w  <= f_w  + (s_axil_wvalid && s_axil_wready);
-            f_b  <= f_b  + (s_axil_bvalid && s_axil_bready);
-            f_ar <= f_ar + (s_axil_arvalid && s_axil_arready);
-            f_r  <= f_r  + (s_axil_rvalid && s_axil_rready);
+            f_aw <= f_aw + {1'b0, f_aw_hs} - {1'b0, f_b_hs};
+            f_w  <= f_w  + {1'b0, f_w_hs} - {1'b0, f_b_hs};
+            f_ar <= f_ar + {1'b0, f_ar_hs} - {1'b0, f_r_hs};
+            f_bwait <= (f_aw != 0 && f_w != 0 && !s_axil_bvalid) ? f_bwait + 3'd1 : 3'd0;
+            f_rwait <= (f_ar != 0 && !s_axil_rvalid) ? f_rwait + 3'd1 : 3'd0;
         end
     end
+
+    // The register block answers OKAY, SLVERR or DECERR (gmc_regs.v).
+    always @(*) assume(reg_wr_resp != 2'b01 && reg_rd_resp != 2'b01);
 
     always @(posedge clk) if (f_past_valid && !$past(rst)) begin
         // The master holds a request, unchanged, until it is taken.
@@ -143,17 +155,23 @@ module gmc_axil_regif #(
     end
 
     always @(*) if (f_past_valid && !rst) begin
-        // Bounded traffic keeps the counters from wrapping in the proof.
-        assume(f_aw < 4'd12 && f_ar < 4'd12);
-        // One response per request: never a response without a request.
-        assert(f_b <= f_aw && f_b <= f_w && f_r <= f_ar);
-        assert(f_aw - f_b <= 4'd1 + {3'd0, s_axil_bvalid} && f_w - f_b <= 4'd1 + {3'd0, s_axil_bvalid});
-        if (s_axil_bvalid) assert(f_b < f_aw && f_b < f_w);
-        if (s_axil_rvalid) assert(f_r < f_ar);
-        assert(f_ar - f_r == {3'd0, s_axil_rvalid});
+        // One response per request: never a response without a request
+        // taken at an earlier edge (the counts are registered, so this also
+        // refuses a response in the same cycle as its request).
+        if (s_axil_bvalid) assert(f_aw != 0 && f_w != 0);
+        if (s_axil_rvalid) assert(f_ar != 0);
+        assert(f_aw <= 2'd2 && f_w <= 2'd2 && f_ar <= 2'd1);
+        // Bounded response: a deadlocked slave fails here.
+        assert(f_bwait <= F_MAX_WAIT && f_rwait <= F_MAX_WAIT);
+        // No exclusive access: EXOKAY is never an answer.
+        if (s_axil_bvalid) assert(s_axil_bresp != 2'b01);
+        if (s_axil_rvalid) assert(s_axil_rresp != 2'b01);
         // Internal state agrees with the counts (closes the induction).
-        assert(f_aw - f_b == {3'd0, aw_full_reg} + {3'd0, s_axil_bvalid});
-        assert(f_w - f_b == {3'd0, w_full_reg} + {3'd0, s_axil_bvalid});
+        assert(f_aw == {1'b0, aw_full_reg} + {1'b0, s_axil_bvalid});
+        assert(f_w == {1'b0, w_full_reg} + {1'b0, s_axil_bvalid});
+        assert(f_ar == {1'b0, s_axil_rvalid});
+        assert(f_bwait == 3'd0 || (f_bwait == 3'd1 && s_axil_bvalid));
+        assert(f_rwait == 3'd0);
     end
     always @(posedge clk) if (f_past_valid && $past(rst)) begin
         assert(!s_axil_bvalid && !s_axil_rvalid);

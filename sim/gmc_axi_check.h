@@ -5,11 +5,16 @@
 //   - a valid, once raised, stays until its handshake, with a stable
 //     payload (every channel the RTL drives);
 //   - valids are low in the cycle after a reset edge;
-//   - slaves: one response per request, RLAST on exactly the last beat of
-//     the burst, B only after the burst's last W beat, IDs as requested;
+//   - slaves: one response per request, raised at an edge after its
+//     request's (never in the same cycle, never unrequested, whether or
+//     not the master takes it), RLAST on exactly the last beat of the
+//     burst, B only after the burst's last W beat, IDs as requested, and
+//     never EXOKAY (neither port supports exclusive access);
 //   - the master: bursts never cross 4 KiB, beats are at most 8 bytes,
-//     WLAST on exactly the last beat of its burst, at most the announced
-//     number of beats, only INCR bursts.
+//     WLAST on exactly the last beat of its burst and WSTRB only on the
+//     beat's byte lanes (W beats that come before their AW are checked
+//     when it arrives), at most the announced number of beats, only INCR
+//     bursts.
 // Each port has its own checker, fed only while that port is busy: an
 // edge at which every valid of the port is low, after an edge at which
 // they were low too, can break no rule and has no handshake, so the
@@ -151,8 +156,19 @@ public:
 
 private:
     void burst_ok(uint64_t c, uint64_t addr, unsigned len, unsigned size, unsigned burst, const char *ch);
-    // Write bursts announced on AW, and W beats sent.
-    std::deque<unsigned> aw_beats_;
+    void drain(uint64_t c);
+    // Write bursts announced on AW and not yet complete; W beats sent and
+    // not yet matched with their AW; beats of aw_.front() matched so far.
+    struct AwInfo {
+        uint64_t addr;
+        unsigned beats, size;
+    };
+    struct Wbeat {
+        uint8_t strb;
+        bool last;
+    };
+    std::deque<AwInfo> aw_;
+    std::deque<Wbeat> wq_;
     unsigned wbeat_ = 0;
 };
 

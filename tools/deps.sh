@@ -1,16 +1,21 @@
 #!/usr/bin/env bash
 # Make sure the Debian packages a make target needs are installed.
-#   tools/deps.sh test|run|bench|lint|all
+#   tools/deps.sh test|run|bench|lint|fuzz|all
 # Missing packages are installed with apt-get (through sudo when not root).
 # When that is impossible, print the exact command to run and fail.
 set -u
 set_name=${1:-all}
-base="make gcc g++ python3 pkg-config zlib1g-dev verilator iverilog libcmocka-dev yosys z3"
+base="make gcc g++ python3 pkg-config zlib1g-dev verilator iverilog libcmocka-dev yosys z3 librsvg2-bin"
 case "$set_name" in
   test|run|lint) pkgs="$base" ;;
+  fuzz) pkgs="$base clang-14 libclang-rt-14-dev" ;;   # make fuzz (libFuzzer); make test needs neither
   bench|firmware|all) pkgs="$base nextpnr-ice40 fpga-icestorm openfpgaloader" ;;
-  *) echo "deps.sh: unknown set '$set_name' (test|run|lint|bench|firmware|all)" >&2; exit 2 ;;
+  *) echo "deps.sh: unknown set '$set_name' (test|run|lint|fuzz|bench|firmware|all)" >&2; exit 2 ;;
 esac
+# The eviction benchmark's optimum (bench/evict_opt.py: SciPy's milp, HiGHS) and its test.
+case "$set_name" in test|bench|firmware|all) pkgs="$pkgs python3-scipy" ;; esac
+# Instruction counts (callgrind) and time shares (perf) in make bench.
+case "$set_name" in bench|firmware|all) pkgs="$pkgs valgrind linux-perf" ;; esac
 missing=""
 for p in $pkgs; do
   st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)

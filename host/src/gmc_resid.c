@@ -427,7 +427,8 @@ int gmc_resid_place(gmc_device *dev, struct gmc_valloc *a, uint32_t mask, int ev
             continue;
         }
         int join = admit(dev, a, order[k], sz.placed);
-        qsort(v, nv, sizeof(*v), victim_cmp);
+        if (nv > 0u) /* v is NULL when nothing was evictable (qsort needs a real array) */
+            qsort(v, nv, sizeof(*v), victim_cmp);
         uint64_t win = 0;
         size_t upto = scan_window(s, v, nv, &sz, &win);
         if (upto > 0u) {
@@ -1152,6 +1153,11 @@ static int check_op(const struct gmc_submit *s, const struct gmc_gpu_op *op,
         uint64_t ssz = page_round(sa->desc.size);
         if (op->src_offset > ssz || op->size > ssz - op->src_offset)
             return GMC_E_OUT_OF_BOUNDS;
+        /* One allocation on both sides: the ranges must not share a byte
+         * (docs/dma.md, TRANSFER: the engine reads ahead of its writes by
+         * a timing-dependent amount). */
+        if (sa == d && op->src_offset < op->dst_offset + op->size && op->dst_offset < op->src_offset + op->size)
+            return GMC_E_OVERLAP;
     } else if (op->src_offset != 0u) {
         return GMC_E_INVALID_ARG;
     }

@@ -56,6 +56,7 @@ const struct gmc_status_info gmc_status_table[GMC_STATUS_COUNT] = {
     { GMC_E_PINNED, "GMC_E_PINNED", "allocation is pinned and cannot be evicted or moved" },
     { GMC_E_POWER_STATE, "GMC_E_POWER_STATE", "operation not allowed in the device's power state" },
     { GMC_E_DEVICE_RESET, "GMC_E_DEVICE_RESET", "the engine was reset after a paging fence timed out (TDR); see the recovery report" },
+    { GMC_E_OVERLAP, "GMC_E_OVERLAP", "a GPU copy's source and destination ranges share bytes (the engine copies forward in bursts: the result would depend on timing)" },
     { GMC_E_UART_NO_PORT, "GMC_E_UART_NO_PORT", "no such serial port" },
     { GMC_E_UART_PERMISSION, "GMC_E_UART_PERMISSION", "permission denied on the serial port (join the group that owns it, usually dialout)" },
     { GMC_E_UART_PORT_BUSY, "GMC_E_UART_PORT_BUSY", "serial port is in use by another process" },

@@ -15,10 +15,12 @@ import json
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
 import xml.etree.ElementTree as ET
+import zlib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.environ.get("BUILD", "build")
@@ -257,8 +259,7 @@ def run_checks(binary, tmp, tag):
     root, counts = svg_counts(os.path.join(rep, "paging.svg"))
     check(counts.get("in", 0) > 0 and counts.get("out", 0) > 0 and "paged in" in "".join(root.itertext()),
           f"{tag}: paging chart has both directions: {counts}")
-    if shutil.which("rsvg-convert") or shutil.which("convert"):
-        check(os.path.getsize(os.path.join(rep, "segment-2.png")) > 1000, f"{tag}: PNG written")
+    png_checks(binary, tmp, tag, small, rep, out)
 
     # ---------------------------------------------------------- waveform
     fst = os.path.join(tmp, "w.fst")
@@ -270,6 +271,104 @@ def run_checks(binary, tmp, tag):
     check(rc == 2 and "the waveform window ends at cycle 20, before the run starts" in err, f"{tag}: past window: {err!r}")
 
 
+def run_hostile(binary, tmp, tag):
+    """Issue 18: an overlapping GPU copy and host memory that follows use."""
+    ov = os.path.join(tmp, "overlap.trace")
+    base = "alloc a size=64K flags=CpuVisible\nresident a\nwrite a\nsubmit{}\n copy a a src-offset=0 dst-offset=4K size=32K\nend\nread a verify\n"
+    write(ov, base.format(""))
+    rc, out, err = gmc(binary, "check", ov)
+    check(rc == 2 and "overlap.trace:5: copy: the source and destination ranges of 'a' overlap" in err,
+          f"{tag}: an overlapping copy is refused before the run: {rc} {err!r}")
+    write(ov, base.format(" expect=OVERLAP"))
+    rc, out, err = gmc(binary, "run", ov, "--progress", "none")
+    check(rc == 0 and re.search(r"reads verified +1 \(64\.0 KiB compared\)", out),
+          f"{tag}: the library refuses it (OVERLAP) and the content is intact: {rc} {out!r} {err!r}")
+    # A 1.5 GiB allocation with one 64 KiB write: the shadow is sparse, so
+    # the run fits in 3 GB of address space (it needed 1.5 + 2 x 1.5 GiB).
+    # Address-space limits do not work under ASan: rel only.
+    if tag != "rel":
+        print(f"skipped: {tag}: host-memory bound (ASan reserves terabytes of address space)")
+        return
+    big = os.path.join(tmp, "big.trace")
+    write(big, "alloc a size=1536M flags=CpuVisible segments=3\nwrite a offset=1G size=64K\n"
+               "read a offset=1G size=64K verify\n")
+    p = subprocess.run(["prlimit", "--as=3000000000", binary, "run", big, "--progress", "none"], cwd=ROOT,
+                       capture_output=True, text=True, timeout=600)
+    check(p.returncode == 0 and re.search(r"reads verified +1 \(64\.0 KiB compared\)", p.stdout),
+          f"{tag}: a 1.5 GiB allocation runs in 3 GB of address space: {p.returncode} {p.stderr!r}")
+
+
+def png_size(path):
+    """(width, height) from a PNG's signature and IHDR chunk, or None."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(33)
+    except OSError:
+        return None
+    if len(head) < 33 or head[:8] != b"\x89PNG\r\n\x1a\n" or head[12:16] != b"IHDR":
+        return None
+    if struct.unpack(">I", head[8:12])[0] != 13:
+        return None
+    ihdr = head[12:29]
+    if struct.unpack(">I", head[29:33])[0] != zlib.crc32(ihdr):
+        return None
+    return struct.unpack(">II", head[16:24])
+
+
+def svg_size(path):
+    root = ET.parse(path).getroot()
+    return int(root.get("width")), int(root.get("height"))
+
+
+def fake_converter(tmp, name, body):
+    """A directory holding an `rsvg-convert` shell script with this body."""
+    d = os.path.join(tmp, name)
+    os.makedirs(d, exist_ok=True)
+    p = os.path.join(d, "rsvg-convert")
+    with open(p, "w") as f:
+        f.write("#!/bin/sh\n" + body + "\n")
+    os.chmod(p, 0o755)
+    return d
+
+
+def png_checks(binary, tmp, tag, small, rep, out):
+    """PNG copies: rsvg-convert is a declared dependency (tools/deps.sh), so
+    the PNGs must be there and decode to the SVG's size; a missing converter
+    is said in the summary, a failing one stops the run with its reason."""
+    check(shutil.which("rsvg-convert") is not None, f"{tag}: rsvg-convert installed (tools/deps.sh installs librsvg2-bin)")
+    check("and .png copies" in out, f"{tag}: summary names the PNG copies: {out!r}")
+    names = sorted(n for n in os.listdir(rep) if n.endswith(".svg"))
+    check(len(names) >= 2, f"{tag}: SVG pictures written: {names}")
+    for n in names:
+        svg = os.path.join(rep, n)
+        png = svg[:-4] + ".png"
+        got = png_size(png)
+        check(got is not None and got == svg_size(svg), f"{tag}: {png} decodes to the SVG's size: {got} vs {svg_size(svg)}")
+    env = dict(os.environ)
+    # No rsvg-convert on the PATH: the SVGs are written, the summary says why no PNGs.
+    nobin = os.path.join(tmp, "nobin")
+    os.makedirs(nobin, exist_ok=True)
+    env["PATH"] = nobin
+    rep2 = os.path.join(tmp, "report-nopng")
+    p = subprocess.run([binary, "run", small, "--report", rep2, "--progress", "none"], cwd=ROOT, capture_output=True,
+                       text=True, timeout=600, env=env)
+    check(p.returncode == 0 and "pictures: no PNG copies: rsvg-convert is not installed (apt-get install librsvg2-bin)" in p.stdout
+          and "and .png copies" not in p.stdout, f"{tag}: no converter: said in the summary: {p.stdout!r} {p.stderr!r}")
+    check(os.path.exists(os.path.join(rep2, "segment-2.svg")) and not any(n.endswith(".png") for n in os.listdir(rep2)),
+          f"{tag}: no converter: SVGs written, no PNG")
+    # A converter that fails: the run's report fails with its reason.
+    env["PATH"] = fake_converter(tmp, "failbin", 'echo "rsvg-convert: out of cheese" >&2; exit 3') + ":" + os.environ["PATH"]
+    p = subprocess.run([binary, "run", small, "--report", os.path.join(tmp, "report-fail"), "--progress", "none"],
+                       cwd=ROOT, capture_output=True, text=True, timeout=600, env=env)
+    check(p.returncode == 2 and "rsvg-convert failed on" in p.stderr and "(exit status 3): rsvg-convert: out of cheese" in p.stderr,
+          f"{tag}: failing converter: exit 2 and its message: {p.returncode} {p.stderr!r}")
+    # A converter that exits 0 but writes no PNG.
+    env["PATH"] = fake_converter(tmp, "junkbin", 'echo junk > "$2"') + ":" + os.environ["PATH"]
+    p = subprocess.run([binary, "run", small, "--report", os.path.join(tmp, "report-junk"), "--progress", "none"],
+                       cwd=ROOT, capture_output=True, text=True, timeout=600, env=env)
+    check(p.returncode == 2 and "is not a PNG file" in p.stderr, f"{tag}: converter writing junk: {p.returncode} {p.stderr!r}")
+
+
 def main():
     binaries = [(v, os.path.join(BUILD, v, "bin", "gmc")) for v in ("rel", "asan")]
     binaries = [(v, b) for v, b in binaries if os.path.exists(b)]
@@ -277,6 +376,7 @@ def main():
     for tag, b in binaries:
         with tempfile.TemporaryDirectory(prefix=f"gmc-cli-{tag}-") as tmp:
             run_checks(b, tmp, tag)
+            run_hostile(b, tmp, tag)
     print(f"test_cli: {passed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
 

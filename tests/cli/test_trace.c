@@ -401,6 +401,114 @@ static void test_bad_state(void **state)
     bad("alloc a size=4K flags=CpuVisible\nlock a\nstandby\n", "t.trace:3: standby: 'a' is still locked (line 2)");
 }
 
+/* ------------------------------------------------- hostile input (issue 18) */
+
+static void test_bare_word_twice(void **state)
+{
+    (void)state;
+    bad("alloc a size=4K flags=CpuVisible\nread a verify verify\n", "t.trace:2: read: 'verify' given twice");
+    bad("alloc a size=4K flags=CpuVisible\nread a verify verify verify verify verify\n",
+        "t.trace:2: read: 'verify' given twice");
+    char text[1024];
+    int n = snprintf(text, sizeof(text), "alloc a size=4K flags=CpuVisible\nread a");
+    for (int i = 0; i < 60; i++)
+        n += snprintf(text + n, sizeof(text) - (size_t)n, " verify");
+    snprintf(text + n, sizeof(text) - (size_t)n, "\n");
+    bad(text, "t.trace:2: read: 'verify' given twice");
+    bad("client c nonsecure nonsecure\n", "t.trace:1: client: 'nonsecure' given twice");
+    bad("alloc a size=4K\nalloc b size=4K\nsubmit\nuse a write write\nend\n", "t.trace:4: use: 'write' given twice");
+    /* once is still fine */
+    struct trace *t = ok("alloc a size=4K flags=CpuVisible\nread a verify\n");
+    assert_true(t->ops[2].verify);
+    trace_free(t);
+}
+
+/* Keys of 60 to 64 characters: the longest that fits the lookup buffer
+ * and the first that does not, both reported as unknown keys. */
+static void test_long_keys(void **state)
+{
+    (void)state;
+    for (int len = 58; len <= 66; len++) {
+        char key[80], text[160], msg[200];
+        memset(key, 'k', (size_t)len);
+        key[len] = '\0';
+        snprintf(text, sizeof(text), "alloc a size=4K %s=1\n", key);
+        snprintf(msg, sizeof(msg), "t.trace:1: alloc: unknown key '%s'", key);
+        bad(text, msg);
+    }
+}
+
+/* Every arithmetic operation of an expression detects overflow and names
+ * the line. */
+static void test_expression_overflow(void **state)
+{
+    (void)state;
+    static const char *const exprs[] = {
+        "-(-9223372036854775807-1)",         /* unary minus */
+        "-9223372036854775807-1-1",           /* binary minus */
+        "9223372036854775807+1",              /* plus */
+        "4611686018427387904*2",              /* times */
+        "-3037000500*3037000500",             /* times, negative */
+        "(-9223372036854775807-1)/-1",        /* divide */
+        "(-9223372036854775807-1)%-1",        /* remainder */
+        "max(9223372036854775807,1)+1",       /* after a function */
+        "-(-(-(-9223372036854775807-1)))",    /* nested */
+    };
+    for (size_t i = 0; i < sizeof(exprs) / sizeof(exprs[0]); i++) {
+        char text[200];
+        snprintf(text, sizeof(text), "seed 1\nalloc a size={%s}\n", exprs[i]);
+        bad(text, "t.trace:2: expression: overflow");
+    }
+    /* the limits themselves are fine */
+    struct trace *t = ok("alloc a size=4K\nrepeat {-(-9223372036854775807)-9223372036854775807+1}\nend\n"
+                         "repeat {(-9223372036854775807-1)/-2-4611686018427387903}\nend\n");
+    trace_free(t);
+}
+
+/* A copy inside one allocation whose ranges share bytes is refused (the
+ * library says GMC_E_OVERLAP; docs/dma.md), unless a failure is expected. */
+static void test_overlapping_copy(void **state)
+{
+    (void)state;
+    const char *why = "overlap (the engine copies forward in bursts; an overlapping copy is refused with OVERLAP)";
+    char msg[300];
+    snprintf(msg, sizeof(msg), "t.trace:4: copy: the source and destination ranges of 'a' %s", why);
+    bad("alloc a size=64K\nresident a\nsubmit\n copy a a src-offset=0 dst-offset=4K size=32K\nend\n", msg);
+    bad("alloc a size=64K\nresident a\nsubmit\n copy a a src-offset=4K dst-offset=0 size=32K\nend\n", msg);
+    bad("alloc a size=64K\nresident a\nsubmit\n copy a a\nend\n", msg);
+    bad("alloc a size=64K\nresident a\nsubmit\n copy a a src-offset=100 dst-offset=131 size=32\nend\n", msg);
+    struct trace *t = ok("alloc a size=64K\nresident a\nsubmit\n copy a a dst-offset=32K size=32K\nend\n"
+                         "submit expect=OVERLAP\n copy a a dst-offset=4K size=32K\nend\n");
+    assert_int_equal(t->ops[3].kind, TR_SUBMIT);
+    assert_int_equal(t->ops[3].ops[0].dst_offset, 32768);
+    assert_int_equal(t->ops[4].kind, TR_SUBMIT);
+    assert_int_equal(t->ops[4].has_expect, 1);
+    assert_int_equal(t->ops[4].expect, GMC_E_OVERLAP);
+    trace_free(t);
+}
+
+/* Expansion work is bounded, not only the operations it creates. */
+static void test_expansion_budget(void **state)
+{
+    (void)state;
+    const char *budget = "the trace's expansion takes more than 8000000 steps (lines visited and loop iterations, "
+                         "empty loops included)";
+    char msg[300];
+    snprintf(msg, sizeof(msg), "t.trace:2: %s", budget);
+    bad("repeat 1000000\nrepeat 1000000\nend\nend\n", msg);
+    snprintf(msg, sizeof(msg), "t.trace:3: %s", budget);
+    bad("repeat 1000000\nrepeat 1000000\nrepeat 1000000\nend\nend\nend\n", msg);
+    /* a wide loop of empty loops */
+    snprintf(msg, sizeof(msg), "t.trace:2: %s", budget);
+    bad("repeat 1000000\nrepeat 0\nend\nrepeat 0\nend\nrepeat 0\nend\nrepeat 0\nend\nrepeat 0\nend\nrepeat 0\nend\n"
+        "repeat 0\nend\nrepeat 0\nend\nend\n",
+        msg);
+    /* a million operations still expand */
+    struct trace *t = ok("alloc a size=4K flags=CpuVisible\nrepeat 999998\nwrite a size=1\nend\n");
+    assert_int_equal(t->nops, 1000000);
+    trace_free(t);
+}
+
 static void test_file_errors(void **state)
 {
     (void)state;
@@ -420,6 +528,9 @@ int main(void)
         cmocka_unit_test(test_names_reused),     cmocka_unit_test(test_bad_syntax),
         cmocka_unit_test(test_bad_values),       cmocka_unit_test(test_bad_references),
         cmocka_unit_test(test_bad_state),        cmocka_unit_test(test_file_errors),
+        cmocka_unit_test(test_bare_word_twice),  cmocka_unit_test(test_long_keys),
+        cmocka_unit_test(test_expression_overflow), cmocka_unit_test(test_expansion_budget),
+        cmocka_unit_test(test_overlapping_copy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -420,19 +420,54 @@ static struct side gpu_side(const struct gmc_dma_ref *r, uint64_t a, uint64_t le
     return s;
 }
 
+/* Contiguous runs of one side's bytes (VRAM or bus addresses). */
+struct run {
+    int vram;
+    uint64_t at, len;
+};
+
+static void run_add(struct run **rs, size_t *n, size_t *cap, int vram, uint64_t at)
+{
+    if (*n > 0 && (*rs)[*n - 1].vram == vram && (*rs)[*n - 1].at + (*rs)[*n - 1].len == at) {
+        (*rs)[*n - 1].len++;
+        return;
+    }
+    if (*n == *cap) {
+        *cap = *cap ? *cap * 2 : 16;
+        *rs = realloc(*rs, *cap * sizeof(**rs));
+        if (!*rs) abort();
+    }
+    (*rs)[(*n)++] = (struct run){vram, at, 1};
+}
+
 /* Copy len bytes from src to dst: walk every byte of both sides first (a
  * fault there is unpinned: nothing is applied), then read the whole source
- * and write the destination in ascending order. */
+ * and write the destination in ascending order. When the two sides share
+ * a byte the hardware's result depends on how far its reads run ahead of
+ * its writes (docs/dma.md, TRANSFER): the model still applies its
+ * read-all-then-write result but counts the packet in r->overlaps, and
+ * callers must not compare that destination with the hardware's. */
 static uint32_t copy(struct gmc_dma_ref *r, const struct side *src, const struct side *dst, uint64_t len,
                      uint64_t *faddr)
 {
     int v;
     uint64_t a;
     uint32_t c;
+    struct run *rs = NULL, *rd = NULL;
+    size_t ns = 0, nd = 0, cs = 0, cd = 0;
     for (uint64_t k = 0; k < len; k++) {
-        if ((c = side_at(r, src, k, &v, &a, faddr))) return c;
-        if ((c = side_at(r, dst, k, &v, &a, faddr))) return c;
+        if ((c = side_at(r, src, k, &v, &a, faddr))) { free(rs); free(rd); return c; }
+        run_add(&rs, &ns, &cs, v, a);
+        if ((c = side_at(r, dst, k, &v, &a, faddr))) { free(rs); free(rd); return c; }
+        run_add(&rd, &nd, &cd, v, a);
     }
+    int shared = 0;
+    for (size_t i = 0; i < ns && !shared; i++)
+        for (size_t j = 0; j < nd && !shared; j++)
+            shared = rs[i].vram == rd[j].vram && rs[i].at < rd[j].at + rd[j].len && rd[j].at < rs[i].at + rs[i].len;
+    free(rs);
+    free(rd);
+    if (shared) r->overlaps++;
     uint8_t *buf = malloc(len);
     if (!buf) abort();
     for (uint64_t k = 0; k < len; k++) {

@@ -79,6 +79,8 @@ struct gmc_dma_ref {
     int irq_fence;               /* IRQ_STATUS.DMA_FENCE raised since cleared */
     uint64_t faults_taken;       /* CNT_DMA_FAULTS */
     uint64_t packets_ok;         /* packets completed without a fault (ring + buffer) */
+    uint64_t overlaps;           /* TRANSFERs whose source and destination share a byte: the
+                                    destination's content is undefined (docs/dma.md) */
 
     /* fault log, oldest first; the caller consumes it (gmc_dma_ref_clear_faults) */
     struct gmc_dma_ref_fault *faults;

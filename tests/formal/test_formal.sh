@@ -1,17 +1,95 @@
 #!/usr/bin/env bash
 # Formal proofs of the bus ports (tools/formal.sh: BMC from reset, then
-# k-induction, with yosys-smtbmc and z3). Prints "formal: N passed, M failed".
+# k-induction, with yosys-smtbmc and z3), and seeded bugs each of which
+# must make a named property fail. Prints "formal: N passed, M failed".
 set -u
 cd "$(dirname "$0")/../.."
 pass=0; fail=0
 prove() {
   if out=$(tools/formal.sh "$@" 2>&1); then pass=$((pass + 1)); else fail=$((fail + 1)); printf '%s\n' "$out"; fi
 }
-# AXI4-Lite register slave.
+APERTURE_P="chparam -set PROT_RANGES 1 -set WINDOW_BYTES 8192 -set ID_WIDTH 2 -set VRAM_AW 10 gmc_aperture"
+# AXI4-Lite register slave: no cap on the number of handshakes.
 prove gmc_axil_regif 16
 # AXI4 aperture slave. One protected range, a small window and narrow IDs
 # keep the proof quick; they do not change the protocol logic. (The
 # default parameters prove too, in about a minute.)
-prove gmc_aperture 12 "chparam -set PROT_RANGES 1 -set WINDOW_BYTES 8192 -set ID_WIDTH 2 -set VRAM_AW 10 gmc_aperture"
+prove gmc_aperture 12 "$APERTURE_P"
+
+# Seeded bugs: a copy of the module with one change (sed), whose BMC must
+# fail on an assertion whose line contains TOKEN.
+#   mutant NAME MODULE DEPTH PARAMS SED TOKEN
+mutant() {
+  local name=$1 mod=$2 depth=$3 params=$4 expr=$5 token=$6
+  local dir=${BUILD:-build}/formal/mutants/$name
+  mkdir -p "$dir"
+  sed -e "$expr" "rtl/$mod.v" > "$dir/$mod.v"
+  if cmp -s "rtl/$mod.v" "$dir/$mod.v"; then
+    fail=$((fail + 1)); echo "mutant $name: the edit '$expr' changed nothing"; return
+  fi
+  FORMAL_SRC=$dir/$mod.v FORMAL_OUT=$dir tools/formal.sh "$mod" "$depth" "$params" 1 >"$dir/run.log" 2>&1
+  local at ln line
+  at=$(grep -o "Assert failed in $mod: [^ ]*" "$dir/bmc.log" | head -1)
+  ln=$(printf '%s' "$at" | sed -E 's/.*-([0-9]+)\.[0-9]+$/\1/')  # the assertion's last line
+  line=$([ -n "$ln" ] && sed -n "${ln}p" "$dir/$mod.v")
+  if [ -n "$at" ] && printf '%s' "$line" | grep -q -- "$token"; then
+    pass=$((pass + 1)); echo "mutant $name: caught by line $ln:$(printf '%s' "$line" | sed 's/^ *//')"
+  else
+    fail=$((fail + 1)); echo "mutant $name: not caught by a property with '$token' (${at:-BMC passed}: $line)"
+  fi
+}
+# A write that is never answered (the deadlock the old properties passed).
+mutant regif-no-b gmc_axil_regif 16 "" \
+  's/assign reg_wr_en   = aw_full_reg \&\& w_full_reg \&\& !s_axil_bvalid;/assign reg_wr_en   = 1'"'"'b0;/' 'f_bwait'
+mutant regif-exokay gmc_axil_regif 16 "" 's/s_axil_bresp <= reg_wr_resp;/s_axil_bresp <= 2'"'"'b01;/' "2'b01"
+# Read data never presented (error bursts still answered).
+mutant aperture-no-r gmc_aperture 12 "$APERTURE_P" \
+  's/assign s_axi_rvalid = r_busy_reg \&\& (r_err_reg || r_cnt_reg != 2.d0);/assign s_axi_rvalid = r_busy_reg \&\& r_err_reg;/' 'F_MAX_WAIT'
+# Write data never taken (error bursts still drained).
+mutant aperture-no-w gmc_aperture 12 "$APERTURE_P" \
+  's/assign s_axi_wready = w_data_phase \&\& (w_err_reg || vw_gnt);/assign s_axi_wready = w_data_phase \&\& w_err_reg;/' 'F_MAX_WAIT'
+mutant aperture-exokay gmc_aperture 12 "$APERTURE_P" 's/RESP_DECERR : RESP_SLVERR;/RESP_DECERR : 2'"'"'b01;/' "2'b01"
+
+# The DMA engine's AXI4 master (tests/formal/gmc_dma_formal.v): a bounded
+# check from reset (BMC only; docs/fuzzing.md gives the depth reached).
+DMA_FILES="gmc_dma gmc_dma_axi_rd_arb gmc_dma_check gmc_dma_core gmc_dma_fetch gmc_dma_fifo gmc_dma_rd gmc_dma_tagq gmc_dma_wr gmc_dma_xlate"
+DMA_DEPTH=${GMC_FORMAL_DMA_DEPTH:-9}
+dma_srcs() {  # the engine's files, one of them (maybe) replaced
+  local swap=${1:-} with=${2:-} f out=""
+  for f in $DMA_FILES; do
+    if [ "$f" = "$swap" ]; then out="$out $with"; else out="$out rtl/$f.v"; fi
+  done
+  printf '%s tests/formal/gmc_dma_formal.v' "$out"
+}
+if out=$(FORMAL_SRC="$(dma_srcs)" FORMAL_OUT=${BUILD:-build}/formal/gmc_dma_formal \
+         tools/formal.sh gmc_dma_formal "$DMA_DEPTH" "" 1 2>&1); then
+  pass=$((pass + 1))
+else
+  fail=$((fail + 1)); printf '%s\n' "$out"
+fi
+# Seeded bugs in the engine: FILE is edited, the harness must fail on TOKEN.
+dma_mutant() {
+  local name=$1 file=$2 expr=$3 token=$4
+  local dir=${BUILD:-build}/formal/mutants/$name
+  mkdir -p "$dir"
+  sed -e "$expr" "rtl/$file.v" > "$dir/$file.v"
+  if cmp -s "rtl/$file.v" "$dir/$file.v"; then
+    fail=$((fail + 1)); echo "mutant $name: the edit '$expr' changed nothing"; return
+  fi
+  FORMAL_SRC="$(dma_srcs "$file" "$dir/$file.v")" FORMAL_OUT=$dir \
+    tools/formal.sh gmc_dma_formal "$DMA_DEPTH" "" 1 >"$dir/run.log" 2>&1
+  local at ln line
+  at=$(grep -o "Assert failed in gmc_dma_formal: [^ ]*" "$dir/bmc.log" | head -1)
+  ln=$(printf '%s' "$at" | sed -E 's/.*-([0-9]+)\.[0-9]+$/\1/')
+  line=$([ -n "$ln" ] && sed -n "${ln}p" tests/formal/gmc_dma_formal.v)
+  if [ -n "$at" ] && printf '%s' "$line" | grep -q -- "$token"; then
+    pass=$((pass + 1)); echo "mutant $name: caught by line $ln:$(printf '%s' "$line" | sed 's/^ *//')"
+  else
+    fail=$((fail + 1)); echo "mutant $name: not caught by a property with '$token' (${at:-BMC passed}: $line)"
+  fi
+}
+# WRAP bursts on the read channel; read data refused (responses not consumed).
+dma_mutant dma-wrap gmc_dma "s/assign m_axi_arburst = 2'd1;/assign m_axi_arburst = 2'd2;/" 'araddr'
+dma_mutant dma-no-rready gmc_dma_axi_rd_arb "s/assign m_axi_rready = 1'b1;/assign m_axi_rready = 1'b0;/" 'rready'
 echo "formal: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

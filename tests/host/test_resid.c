@@ -966,6 +966,78 @@ static void test_submit_refusals(void **state)
     t_close(dev);
 }
 
+/* An allocation that fits the free bytes of a segment but not its
+ * alignment, with nothing evictable there: NO_SPACE, nothing evicted (the
+ * victim list is empty: it used to reach qsort(NULL, 0, ...), which UBSan
+ * aborts on). */
+static void test_alignment_nothing_evictable(void **state)
+{
+    (void)state;
+    gmc_device *dev = t_open(NULL);
+    gmc_client *c = t_client(dev);
+    /* a Protected allocation (never a victim) at offset 0 of the segment */
+    gmc_handle pr = t_new(c, 64 * KiB, GMC_ALLOC_PROTECTED, BIT(SEG_VIS));
+    ok(t_resident1(c, pr));
+    struct gmc_alloc_info pi = t_info(c, pr);
+    assert_int_equal(pi.segment, SEG_VIS);
+    assert_int_equal(pi.offset, 0);
+    /* 64 KiB aligned to 2 MiB: only offset 0 of the 2 MiB segment qualifies */
+    struct gmc_alloc_desc d;
+    t_desc(&d, 64 * KiB, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+    d.alignment = 2 * MiB;
+    gmc_handle big = t_create(c, &d);
+    struct gmc_residency_result res;
+    assert_status(gmc_make_resident(c, &big, 1, &res), GMC_E_NO_SPACE);
+    assert_int_equal(t_info(c, pr).offset, 0);
+    assert_false(t_info(c, big).state & GMC_ALLOC_STATE_PLACED);
+    assert_int_equal(t_stats(dev).evictions, 0);
+    t_close(dev);
+}
+
+/* A GPU copy inside one allocation: the ranges may touch but not share a
+ * byte (GMC_E_OVERLAP, docs/dma.md); an adjacent copy moves the bytes. */
+static void test_self_copy(void **state)
+{
+    (void)state;
+    gmc_device *dev = t_open(NULL);
+    gmc_client *c = t_client(dev);
+    gmc_handle a = t_new(c, 64 * KiB, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+    ok(t_resident1(c, a));
+    static uint8_t pat[32 * KiB], back[32 * KiB];
+    for (unsigned i = 0; i < sizeof pat; i++)
+        pat[i] = (uint8_t)(i * 7u + (i >> 8));
+    ok(gmc_alloc_write(c, a, 0, pat, sizeof pat));
+    struct gmc_submit_ref ref = { a, GMC_REF_WRITE };
+    static const struct {
+        uint64_t src, dst, size;
+        int want;
+    } cases[] = {
+        { 0, 4 * KiB, 32 * KiB, GMC_E_OVERLAP },     /* the case: forward overlap */
+        { 4 * KiB, 0, 32 * KiB, GMC_E_OVERLAP },     /* backward overlap */
+        { 0, 0, 1, GMC_E_OVERLAP },                  /* onto itself */
+        { 100, 131, 32, GMC_E_OVERLAP },             /* one shared byte (131) */
+        { 131, 100, 32, GMC_E_OVERLAP },
+    };
+    struct gmc_device_stats s0 = t_stats(dev);
+    for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct gmc_gpu_op op = { GMC_GPU_COPY, 0, 0, cases[i].src, cases[i].dst, cases[i].size, 0 };
+        uint64_t f = 77;
+        int rc = gmc_submit(c, &(struct gmc_submit){ &ref, 1, &op, 1 }, &f);
+        if (rc != cases[i].want)
+            fail_msg("case %u: expected %s, got %s", i, gmc_status_name(cases[i].want), gmc_status_name(rc));
+        assert_int_equal(f, 0);
+    }
+    assert_int_equal(t_stats(dev).submits, s0.submits);
+    /* adjacent: [0, 32K) -> [32K, 64K) */
+    struct gmc_gpu_op op = { GMC_GPU_COPY, 0, 0, 0, 32 * KiB, 32 * KiB, 0 };
+    uint64_t f = 0;
+    ok(gmc_submit(c, &(struct gmc_submit){ &ref, 1, &op, 1 }, &f));
+    ok(gmc_fence_wait(dev, f, 0));
+    ok(gmc_alloc_read(c, a, 32 * KiB, back, sizeof back));
+    assert_memory_equal(back, pat, sizeof pat);
+    t_close(dev);
+}
+
 /* Protected and HardwareProtected allocations are never eviction victims:
  * their content does not leave VRAM, so room is made elsewhere or not at all. */
 static void test_protected_never_evicted(void **state)
@@ -1017,7 +1089,8 @@ int main(void)
         cmocka_unit_test(test_notify_residency),
         cmocka_unit_test(test_synchronous_paging),
         cmocka_unit_test(test_submit_ops),
-        cmocka_unit_test(test_submit_refusals),
+        cmocka_unit_test(test_submit_refusals), cmocka_unit_test(test_alignment_nothing_evictable),
+        cmocka_unit_test(test_self_copy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

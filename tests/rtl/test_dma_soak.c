@@ -1,0 +1,464 @@
+/* Soak: seeded random DMA packets through the ring, valid and invalid
+ * mixed (tests/common/gmc_dma_gen.c), with random doorbells (one TAIL
+ * write per batch, one per packet, repeated TAIL writes), DMA_CMD.RESET at
+ * random moments, and host-memory errors (SLVERR, DECERR, a hung page) on
+ * random data pages. The C reference model runs the same packets.
+ *
+ * Counted and checked:
+ *   - hangs: the engine not idle (or faulted) within 4 M cycles of a
+ *     batch's doorbell, or of a RESET: must be 0;
+ *   - writes outside the destination: after every batch, each VRAM and
+ *     system byte that changed must lie in the destination of a packet of
+ *     the batch (worked out from the packet and the model's page table and
+ *     MDLs just before it runs): must be 0;
+ *   - mismatches: with nothing left undefined (no RESET, no fault found
+ *     while data moved, no overlapping TRANSFER), all of VRAM, the arena,
+ *     DMA_FENCE, DMA_READ_RESULT and the counters equal the model's, and
+ *     every fault is the model's (code, packet, address): must be 0.
+ *     Otherwise the model takes the engine's state and goes on;
+ *   - the packets of each fault code, doorbells, resets, injections.
+ *
+ * GMC_SOAK_PACKETS (default 10000; make soak: 1000000), GMC_SOAK_SEED
+ * (default 18). Prints the figures, then "test_dma_soak: N passed, M
+ * failed" (one case per figure that must be 0). */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gmc_dma_gen.h"
+#include "gmc_dma_pkt.h"
+#include "gmc_dma_ref.h"
+#include "gmc_regs.h"
+#include "gmc_sim.h"
+
+#define PAGE 4096u
+#define RING_BUS 0x0000000300000000ull
+#define META_PAGES 2u
+#define DATA_PAGES 16u
+#define ARENA ((META_PAGES + DATA_PAGES) * PAGE)
+#define AP_PAGES 20u
+#define APB 0x80000000u
+#define WAIT 4000000u
+#define MAXB 16u
+#define MAXR 65536u
+
+struct range {
+    int vram;
+    uint64_t lo, hi; /* [lo, hi) */
+};
+
+struct soak {
+    gmc_sim *s;
+    struct gmc_ring ring;
+    struct gmc_dma_ref ref;
+    struct gmc_dma_gen_env gen;
+    uint64_t rng;
+    uint8_t *v_before, *v_now, *a_before;
+    uint64_t vram, block;
+    struct range r[MAXR];
+    unsigned nr;
+    int in_sync;
+    /* figures */
+    uint64_t packets, batches, hangs, outside, mismatches, resets, injections, doorbells, resyncs, overlaps;
+    uint64_t by_fault[16];
+    char first[256];
+};
+
+static uint64_t rnd(struct soak *k)
+{
+    uint64_t x = k->rng;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    k->rng = x;
+    return x * 0x2545F4914F6CDD1Dull;
+}
+
+static void note(struct soak *k, uint64_t *counter, const char *fmt, uint64_t a, uint64_t b)
+{
+    if (*counter == 0 && k->first[0] == '\0')
+        snprintf(k->first, sizeof k->first, fmt, a, b);
+    ++*counter;
+}
+
+static uint32_t rd(struct soak *k, uint32_t off)
+{
+    uint32_t v = 0;
+    if (gmc_sim_reg_read(k->s, off, &v) != GMC_SIM_OK)
+        abort();
+    return v;
+}
+
+static uint64_t rd64(struct soak *k, uint32_t lo)
+{
+    uint64_t v = 0;
+    if (gmc_sim_reg_read64(k->s, lo, &v) != GMC_SIM_OK)
+        abort();
+    return v;
+}
+
+static void wr(struct soak *k, uint32_t off, uint32_t v)
+{
+    if (gmc_sim_reg_write(k->s, off, v) != GMC_SIM_OK)
+        abort();
+}
+
+static void allow(struct soak *k, int vram, uint64_t lo, uint64_t len)
+{
+    if (len == 0)
+        return;
+    if (k->nr > 0 && k->r[k->nr - 1].vram == vram && k->r[k->nr - 1].hi == lo) {
+        k->r[k->nr - 1].hi = lo + len;
+        return;
+    }
+    if (k->nr == MAXR)
+        abort();
+    k->r[k->nr++] = (struct range){ vram, lo, lo + len };
+}
+
+/* The destination bytes of GPU address range [a, a+len), written. */
+static void allow_gpu(struct soak *k, uint64_t a, uint64_t len)
+{
+    if (a < k->vram) {
+        allow(k, 1, a, len);
+        return;
+    }
+    for (uint64_t x = a; x < a + len;) {
+        uint64_t n = PAGE - x % PAGE;
+        if (n > a + len - x)
+            n = a + len - x;
+        uint64_t bus;
+        if (x <= UINT32_MAX && gmc_dma_ref_translate(&k->ref, (uint32_t)x, 1, &bus) == GMC_DMA_FAULT_NONE)
+            allow(k, 0, bus, n);
+        x += n;
+    }
+}
+
+/* Destination of a packet, before it runs (the model's state). */
+static void allow_pkt(struct soak *k, const struct gmc_pkt *p)
+{
+    const unsigned op = (unsigned)(p->w[0] & GMC_PKT_W0_OPCODE_MASK);
+    const unsigned fl = (unsigned)((p->w[0] >> GMC_PKT_W0_FLAGS_LSB) & 0xFFu);
+    const uint64_t len = p->w[0] >> GMC_PKT_W0_LENGTH_LSB;
+    uint64_t faddr;
+    if (gmc_dma_ref_check(&k->ref, p, 0, &faddr) != GMC_DMA_FAULT_NONE)
+        return; /* refused before any data moves: it writes nothing */
+    switch (op) {
+    case GMC_DMA_OP_TRANSFER:
+        if (fl & GMC_PKT_FLAG_DST_MDL_MASK) {
+            uint64_t page = (p->w[3] & GMC_PKT_MDL_W3_DST_PAGE_MASK) >> GMC_PKT_MDL_W3_DST_PAGE_LSB;
+            uint64_t off = (p->w[3] & GMC_PKT_MDL_W3_DST_OFFSET_MASK) >> GMC_PKT_MDL_W3_DST_OFFSET_LSB;
+            for (uint64_t done = 0; done < len && page < (1u << 20);) {
+                const uint8_t *e = gmc_dma_ref_sys(&k->ref, p->w[2] + 8u * page, 8);
+                uint64_t n = PAGE - off;
+                if (n > len - done)
+                    n = len - done;
+                if (e != NULL) {
+                    uint64_t pa = 0;
+                    for (int b = 0; b < 8; b++)
+                        pa |= (uint64_t)e[b] << (8 * b);
+                    allow(k, 0, (pa & GMC_PTE_ADDR_MASK) + off, n);
+                }
+                done += n;
+                off = 0;
+                page++;
+            }
+        } else {
+            allow_gpu(k, p->w[2], len);
+        }
+        break;
+    case GMC_DMA_OP_FILL:
+    case GMC_DMA_OP_DISCARD:
+        allow(k, 1, p->w[2], len);
+        break;
+    case GMC_DMA_OP_WRITE_PHYSICAL:
+        if (fl & GMC_PKT_FLAG_GPU_MASK)
+            allow_gpu(k, p->w[2], len);
+        else
+            allow(k, 0, p->w[2], len);
+        break;
+    case GMC_DMA_OP_MAP_APERTURE:
+    case GMC_DMA_OP_UNMAP_APERTURE:
+        if (p->w[2] >= k->ref.aperture_base)
+            allow(k, 1, k->ref.pt_base + 8u * ((p->w[2] - k->ref.aperture_base) / PAGE), 8u * len);
+        break;
+    case GMC_DMA_OP_FENCE:
+        if (fl & GMC_PKT_FLAG_WRITE_MEM_MASK)
+            allow(k, 0, p->w[2], 8);
+        break;
+    default:
+        break;
+    }
+}
+
+static int allowed(const struct soak *k, int vram, uint64_t a)
+{
+    for (unsigned i = 0; i < k->nr; i++)
+        if (k->r[i].vram == vram && a >= k->r[i].lo && a < k->r[i].hi)
+            return 1;
+    return 0;
+}
+
+/* Every byte that changed since the last batch lies in a destination. */
+static void check_outside(struct soak *k)
+{
+    if (gmc_sim_vram_peek(k->s, 0, k->v_now, k->vram) != GMC_SIM_OK)
+        abort();
+    for (uint64_t c = 0; c < k->vram; c += PAGE) {
+        if (memcmp(k->v_now + c, k->v_before + c, PAGE) == 0)
+            continue;
+        for (uint64_t a = c; a < c + PAGE; a++)
+            if (k->v_now[a] != k->v_before[a] && !allowed(k, 1, a))
+                note(k, &k->outside, "VRAM byte 0x%" PRIx64 " written outside every destination (batch %" PRIu64 ")",
+                     a, k->batches);
+    }
+    for (uint64_t a = k->ring.ring_bytes; a < k->block; a++) /* the ring itself is the host's */
+        if (k->ring.mem[a] != k->a_before[a] && !allowed(k, 0, k->ring.bus + a))
+            note(k, &k->outside, "system byte 0x%" PRIx64 " written outside every destination (batch %" PRIu64 ")",
+                 k->ring.bus + a, k->batches);
+    uint8_t *t = k->v_before;
+    k->v_before = k->v_now;
+    k->v_now = t;
+    memcpy(k->a_before, k->ring.mem, k->block);
+}
+
+/* The model takes the engine's state. */
+static void resync(struct soak *k)
+{
+    memcpy(k->ref.vram, k->v_before, k->vram); /* v_before holds the engine's VRAM now */
+    memcpy(gmc_dma_ref_sys(&k->ref, k->ring.bus, k->block), k->ring.mem, k->block);
+    k->ref.fence = rd64(k, GMC_REG_DMA_FENCE_LO);
+    k->ref.read_result = rd64(k, GMC_REG_DMA_READ_RESULT_LO);
+    k->ref.faults_taken = rd64(k, GMC_REG_CNT_DMA_FAULTS_LO);
+    k->ref.packets_ok = rd64(k, GMC_REG_CNT_DMA_PACKETS_LO);
+    k->resyncs++;
+}
+
+static void compare(struct soak *k)
+{
+    if (memcmp(k->v_before, k->ref.vram, k->vram) != 0)
+        note(k, &k->mismatches, "VRAM differs from the model after batch %" PRIu64, k->batches, 0);
+    else if (memcmp(k->ring.mem + k->ring.ring_bytes,
+                    gmc_dma_ref_sys(&k->ref, k->ring.bus, k->block) + k->ring.ring_bytes,
+                    k->block - k->ring.ring_bytes) != 0)
+        note(k, &k->mismatches, "system memory differs from the model after batch %" PRIu64, k->batches, 0);
+    else if (rd64(k, GMC_REG_DMA_FENCE_LO) != k->ref.fence || rd64(k, GMC_REG_DMA_READ_RESULT_LO) != k->ref.read_result ||
+             rd64(k, GMC_REG_CNT_DMA_FAULTS_LO) != k->ref.faults_taken ||
+             rd64(k, GMC_REG_CNT_DMA_PACKETS_LO) != k->ref.packets_ok)
+        note(k, &k->mismatches, "registers differ from the model after batch %" PRIu64, k->batches, 0);
+}
+
+/* Wait for idle, skipping faults; compares them with the model's while in
+ * sync. Returns 0, or -1 on a hang (after which the engine was reset). */
+static int drain(struct soak *k, size_t *fi)
+{
+    uint64_t t0 = gmc_sim_cycles(k->s);
+    for (;;) {
+        uint64_t used = gmc_sim_cycles(k->s) - t0;
+        int st = used >= WAIT ? GMC_SIM_ETIMEOUT : gmc_ring_wait(&k->ring, WAIT - used, 64);
+        if (st == GMC_SIM_OK)
+            return 0;
+        if (st != 1) {
+            note(k, &k->hangs, "the engine hangs after batch %" PRIu64 " (status 0x%" PRIx64 ")", k->batches,
+                 rd(k, GMC_REG_DMA_STATUS));
+            wr(k, GMC_REG_DMA_CMD, GMC_DMA_CMD_RESET_MASK);
+            (void)gmc_ring_wait(&k->ring, WAIT, 64);
+            return -1;
+        }
+        uint32_t code = rd(k, GMC_REG_DMA_FAULT_CODE) & GMC_DMA_FAULT_CODE_CODE_MASK;
+        k->by_fault[code & 15u]++;
+        if (k->in_sync) {
+            if (*fi >= k->ref.nfaults) {
+                note(k, &k->mismatches, "engine fault %" PRIu64 " the model does not have (batch %" PRIu64 ")", code,
+                     k->batches);
+                k->in_sync = 0;
+            } else {
+                const struct gmc_dma_ref_fault *m = &k->ref.faults[*fi];
+                uint64_t pkt = rd64(k, GMC_REG_DMA_FAULT_PKT_LO), addr = rd64(k, GMC_REG_DMA_FAULT_ADDR_LO);
+                if (!m->pinned) {
+                    k->in_sync = 0; /* partial effects: resync after the batch */
+                } else if (code != m->code || pkt != m->pkt || addr != m->addr) {
+                    note(k, &k->mismatches, "engine fault %" PRIu64 ", model %" PRIu64, code, m->code);
+                    k->in_sync = 0;
+                }
+            }
+        }
+        ++*fi;
+        wr(k, GMC_REG_IRQ_ACK, GMC_IRQ_DMA_FAULT_MASK);
+        wr(k, GMC_REG_DMA_CMD, GMC_DMA_CMD_SKIP_MASK);
+    }
+}
+
+static void batch(struct soak *k)
+{
+    uint8_t bytes[1024];
+    for (unsigned i = 0; i < sizeof bytes; i += 8) {
+        uint64_t v = rnd(k);
+        memcpy(bytes + i, &v, 8);
+    }
+    struct gmc_dma_gen_in in = { bytes, sizeof bytes };
+    unsigned n = 1u + (unsigned)(rnd(k) % MAXB);
+    struct gmc_pkt p[MAXB];
+    for (unsigned i = 0; i < n; i++)
+        p[i] = gmc_dma_gen_packet(&k->gen, &in);
+    /* host-memory errors on a random data page for this batch */
+    uint64_t ev = rnd(k);
+    int inject = ev % 12u == 0;
+    if (inject) {
+        static const int kinds[] = { GMC_SIM_INJECT_SLVERR, GMC_SIM_INJECT_DECERR, GMC_SIM_INJECT_SLVERR,
+                                     GMC_SIM_INJECT_HANG };
+        uint64_t page = k->gen.data + PAGE * ((ev >> 8) % DATA_PAGES);
+        if (gmc_sim_host_inject(k->s, page, PAGE, kinds[(ev >> 16) % 4u]) != GMC_SIM_OK ||
+            gmc_dma_ref_inject(&k->ref, page, PAGE) != 0)
+            abort();
+        k->injections++;
+    }
+    int reset = (ev >> 24) % 24u == 0;
+    unsigned bell = (unsigned)((ev >> 32) % 3u);
+    /* the model first, recording each packet's destination */
+    k->nr = 0;
+    uint64_t ov0 = k->ref.overlaps;
+    gmc_dma_ref_clear_faults(&k->ref);
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t bus = k->ring.bus + ((k->ring.tail + 32u * i) & (k->ring.ring_bytes - 1u));
+        allow_pkt(k, &p[i]);
+        gmc_dma_ref_exec_at(&k->ref, &p[i], 0, bus, i);
+    }
+    k->in_sync = !reset && k->ref.overlaps == ov0;
+    if (k->ref.overlaps != ov0)
+        k->overlaps++;
+    /* the engine: doorbells */
+    if (bell == 1) {
+        for (unsigned i = 0; i < n; i++) {
+            if (gmc_ring_put(&k->ring, &p[i], 1) != GMC_SIM_OK || gmc_ring_kick(&k->ring) != GMC_SIM_OK)
+                abort();
+            k->doorbells++;
+            (void)gmc_sim_step(k->s, rnd(k) % 64u);
+        }
+    } else {
+        if (gmc_ring_put(&k->ring, p, n) != GMC_SIM_OK)
+            abort();
+        for (unsigned i = 0; i <= (bell == 2 ? 2u : 0u); i++) { /* bell 2: the same TAIL three times */
+            if (gmc_ring_kick(&k->ring) != GMC_SIM_OK)
+                abort();
+            k->doorbells++;
+        }
+    }
+    size_t fi = 0;
+    if (reset) {
+        (void)gmc_sim_step(k->s, rnd(k) % 3000u);
+        wr(k, GMC_REG_DMA_CMD, GMC_DMA_CMD_RESET_MASK);
+        k->resets++;
+    }
+    if (drain(k, &fi) != 0)
+        k->in_sync = 0;
+    if (k->in_sync && fi != k->ref.nfaults) {
+        note(k, &k->mismatches, "engine stopped %" PRIu64 " times, the model faulted %" PRIu64 " times", fi,
+             k->ref.nfaults);
+        k->in_sync = 0;
+    }
+    wr(k, GMC_REG_IRQ_ACK, 0xFFFFFFFFu);
+    k->ref.irq_fence = 0;
+    if (inject) {
+        gmc_sim_host_inject_clear(k->s);
+        gmc_dma_ref_inject_clear(&k->ref);
+    }
+    check_outside(k);
+    if (k->in_sync)
+        compare(k);
+    if (!k->in_sync || k->mismatches)
+        resync(k);
+    k->packets += n;
+    k->batches++;
+}
+
+int main(void)
+{
+    const char *e = getenv("GMC_SOAK_PACKETS");
+    uint64_t want = e ? strtoull(e, NULL, 0) : 10000u;
+    e = getenv("GMC_SOAK_SEED");
+    struct soak *k = calloc(1, sizeof *k);
+    if (k == NULL)
+        return 1;
+    k->rng = (e ? strtoull(e, NULL, 0) : 18u) * 0x9E3779B97F4A7C15ull | 1u;
+    struct gmc_sim_config cfg;
+    gmc_sim_config_default(&cfg);
+    if (gmc_sim_create(&cfg, &k->s) != GMC_SIM_OK || gmc_ring_init(&k->ring, k->s, RING_BUS, 12, ARENA) != GMC_SIM_OK)
+        return 1;
+    uint8_t *meta, *data;
+    uint64_t mb = gmc_ring_alloc(&k->ring, META_PAGES * PAGE, PAGE, &meta);
+    uint64_t db = gmc_ring_alloc(&k->ring, DATA_PAGES * PAGE, PAGE, &data);
+    for (unsigned i = 0; i < DATA_PAGES; i++) {
+        uint64_t pa = db + (uint64_t)((i * 7u) % DATA_PAGES) * PAGE;
+        for (unsigned b = 0; b < 8; b++)
+            meta[8 * i + b] = (uint8_t)(pa >> (8 * b));
+    }
+    for (unsigned i = 0; i < DATA_PAGES * PAGE; i++)
+        data[i] = (uint8_t)rnd(k);
+    k->gen = (struct gmc_dma_gen_env){ mb, db, DATA_PAGES, AP_PAGES, APB, { 0x10000u, 0x400000u } };
+    if (gmc_dma_ref_init(&k->ref) != 0)
+        return 1;
+    k->vram = k->ref.vram_bytes;
+    k->block = k->ring.ring_bytes + k->ring.arena_bytes;
+    if (gmc_dma_ref_map(&k->ref, k->ring.bus, k->block) != 0)
+        return 1;
+    memcpy(gmc_dma_ref_sys(&k->ref, k->ring.bus, k->block), k->ring.mem, k->block);
+    k->v_before = malloc(k->vram);
+    k->v_now = malloc(k->vram);
+    k->a_before = malloc(k->block);
+    if (!k->v_before || !k->v_now || !k->a_before)
+        return 1;
+    if (gmc_sim_vram_peek(k->s, 0, k->ref.vram, k->vram) != GMC_SIM_OK)
+        return 1;
+    memcpy(k->v_before, k->ref.vram, k->vram);
+    memcpy(k->a_before, k->ring.mem, k->block);
+    uint64_t dummy = db + (DATA_PAGES - 1u) * PAGE;
+    wr(k, GMC_REG_DUMMY_PAGE_LO, (uint32_t)dummy & GMC_DUMMY_PAGE_LO_ADDR_MASK);
+    wr(k, GMC_REG_DUMMY_PAGE_HI, (uint32_t)(dummy >> 32));
+    k->ref.dummy_page = dummy;
+    wr(k, GMC_REG_DMA_WATCHDOG, 20000u); /* a hung page times out in 20k cycles */
+    k->ref.dummy_page = dummy;
+    /* aperture pages onto the data pages, on both */
+    struct gmc_pkt boot[2] = { gmc_pkt_map_aperture(APB, DATA_PAGES, mb, 0, 1, 1, 1),
+                               gmc_pkt_map_aperture(APB + DATA_PAGES * PAGE, AP_PAGES - DATA_PAGES, mb, 0, 1, 1, 1) };
+    for (unsigned i = 0; i < 2; i++) {
+        allow_pkt(k, &boot[i]);
+        gmc_dma_ref_exec_at(&k->ref, &boot[i], 0, k->ring.bus + k->ring.tail + 32u * i, i);
+    }
+    if (gmc_ring_run(&k->ring, boot, 2, WAIT) != GMC_SIM_OK || k->ref.nfaults != 0)
+        return 1;
+    check_outside(k);
+    k->nr = 0;
+    while (k->packets < want)
+        batch(k);
+
+    char msg[256] = "";
+    uint64_t axi = gmc_sim_protocol_violations(k->s, msg, sizeof msg);
+    printf("soak: %" PRIu64 " packets in %" PRIu64 " batches, seed %s, %" PRIu64 " cycles\n", k->packets, k->batches,
+           e ? e : "18", gmc_sim_cycles(k->s));
+    printf("soak: hangs %" PRIu64 ", writes outside the destination %" PRIu64 ", mismatches %" PRIu64
+           ", AXI violations %" PRIu64 "\n", k->hangs, k->outside, k->mismatches, axi);
+    printf("soak: doorbells %" PRIu64 ", resets %" PRIu64 ", host-error batches %" PRIu64
+           ", overlapping-TRANSFER batches %" PRIu64 ", resyncs %" PRIu64 "\n",
+           k->doorbells, k->resets, k->injections, k->overlaps, k->resyncs);
+    printf("soak: packets per fault code:");
+    for (unsigned c = 0; c < 16; c++)
+        if (k->by_fault[c])
+            printf(" %s %" PRIu64, gmc_dma_ref_fault_name(c), k->by_fault[c]);
+    printf("\n");
+    if (k->first[0])
+        printf("soak: first problem: %s\n", k->first);
+    if (axi)
+        printf("soak: first AXI violation: %s\n", msg);
+    unsigned bad = (k->hangs != 0) + (k->outside != 0) + (k->mismatches != 0) + (axi != 0);
+    printf("test_dma_soak: %u passed, %u failed\n", 4u - bad, bad);
+    gmc_dma_ref_fini(&k->ref);
+    gmc_ring_fini(&k->ring);
+    gmc_sim_destroy(k->s);
+    free(k->v_before);
+    free(k->v_now);
+    free(k->a_before);
+    free(k);
+    return bad ? 1 : 0;
+}
