@@ -14,6 +14,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <glob.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,8 @@ static const char *const usage_main =
     "  run      run a workload trace, print a summary, optionally write a report\n"
     "  replay   run a trace without progress and print the digest of its decisions\n"
     "  check    parse a trace and say what it expands to; nothing runs\n"
+    "  list     the devices that answer: the simulator and serial ports with a\n"
+    "           gmc bridge (/dev/ttyUSB*, /dev/ttyACM*, each probed with PING)\n"
     "\n"
     "'gmc COMMAND --help' describes each. Traces: docs/trace-format.md;\n"
     "examples: examples/*.trace.\n";
@@ -443,6 +446,44 @@ static int cmd_check(int argc, char **argv)
     return 0;
 }
 
+/* gmc list: the simulator, then every USB serial port that answers as a
+ * gmc bridge. Each probe is the uart backend's open: exclusive, PING
+ * first (a few bytes a port with something else on it ignores), bounded
+ * by its timeouts; a port that does not answer is listed with the reason. */
+static int cmd_list(int argc, char **argv)
+{
+    if (argc > 2) {
+        if (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h")) {
+            fputs("usage: gmc list\n\nThe devices that answer: sim, and serial ports with a gmc bridge.\n", stdout);
+            return 0;
+        }
+        return usage_error("list", "unexpected argument '%s'", argv[2]);
+    }
+    printf("sim                 the simulated controller (libgmc_sim)\n");
+    static const char *const patterns[] = { "/dev/ttyUSB*", "/dev/ttyACM*" };
+    for (size_t p = 0; p < sizeof(patterns) / sizeof(patterns[0]); p++) {
+        glob_t g;
+        if (glob(patterns[p], 0, NULL, &g) != 0)
+            continue;
+        for (size_t i = 0; i < g.gl_pathc; i++) {
+            char dev[320];
+            snprintf(dev, sizeof dev, "uart:%s", g.gl_pathv[i]);
+            gmc_device *d = NULL;
+            int st = gmc_device_open(dev, &d);
+            if (st == GMC_OK) {
+                struct gmc_device_info in;
+                gmc_device_query(d, &in);
+                printf("%-19s gmc bridge, %" PRIu64 " KiB VRAM\n", dev, in.vram_size >> 10);
+                gmc_device_close(d);
+            } else {
+                printf("%-19s (%s)\n", dev, gmc_strerror(st));
+            }
+        }
+        globfree(&g);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -462,5 +503,7 @@ int main(int argc, char **argv)
         return cmd_run(argc, argv, 1);
     if (!strcmp(cmd, "check"))
         return cmd_check(argc, argv);
+    if (!strcmp(cmd, "list"))
+        return cmd_list(argc, argv);
     return usage_error(NULL, "unknown command '%s'", cmd);
 }
