@@ -81,7 +81,7 @@ struct gmc_open_report {
  *                              segK=BASE/SIZE/FLAGS[/CPU_OFFSET[/BANKS]]
  *                                         strap descriptor K (1..4)
  *   pci:DOMAIN:BUS:DEV.FN      hex, e.g. pci:0000:01:00.0 (DEV <= 1f, FN <= 7)
- *   uart:/PATH@BAUD            e.g. uart:/dev/ttyUSB1@3000000
+ *   uart:/PATH[@BAUD]          e.g. uart:/dev/ttyUSB1@3000000 (default 3000000)
  * Numbers are decimal or 0x-prefixed hex.
  */
 int gmc_device_string_check(const char *str, size_t *err_pos);
@@ -90,7 +90,8 @@ int gmc_device_string_check(const char *str, size_t *err_pos);
  * Open a device: parse the string, start the backend, start the driver
  * (check ID and VERSION, read the segment descriptors from the registers)
  * and validate the descriptors against the DXGK_SEGMENTFLAGS rules. A
- * well-formed pci or uart string answers GMC_E_BACKEND_UNAVAILABLE. A wrong
+ * well-formed pci string answers GMC_E_BACKEND_UNAVAILABLE; a uart port that
+ * cannot be driven answers its GMC_E_UART_* status. A wrong
  * ID or major version answers GMC_E_VERSION; a breaking descriptor answers
  * its rule's GMC_E_RULE_SEG_* status. On failure *out is NULL.
  */
