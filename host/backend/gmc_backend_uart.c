@@ -99,6 +99,7 @@ struct uart_ctx {
     uint64_t rd_addr;
     unsigned rd_sent;         /* beats sent so far (next to send) */
     int rd_rewound;           /* last rewind point, -1 none */
+    int rd_ping_beat;         /* next beat the last stall check saw, -1 none */
     uint64_t rd_news_ns;
     /* DMA write burst. */
     int wr_active, wr_resp_sent;
@@ -106,6 +107,7 @@ struct uart_ctx {
     uint64_t wr_addr;
     unsigned wr_got;
     int wr_missing;
+    int wr_seen_waiting;      /* the last stall check saw the write burst open */
     uint8_t wr_data[256][8], wr_strb[256];
     uint64_t wr_news_ns;
     uint64_t t0_ns;
@@ -297,6 +299,7 @@ static int handle(struct uart_ctx *c, const struct frame *f)
         c->rd_burst = f->pl[9] & 3u;
         c->rd_sent = 0;
         c->rd_rewound = -1;
+        c->rd_ping_beat = -1;
         c->rd_news_ns = now_ns();
         return rd_stream(c);
     case GMC_LINK_OP_DMA_WR_REQ:
@@ -311,6 +314,7 @@ static int handle(struct uart_ctx *c, const struct frame *f)
         c->wr_burst = f->pl[9] & 3u;
         c->wr_got = 0;
         c->wr_missing = 0;
+        c->wr_seen_waiting = 0;
         c->wr_news_ns = now_ns();
         return GMC_OK;
     case GMC_LINK_OP_DMA_WR_DATA:
@@ -508,21 +512,26 @@ static int check_stalls(struct uart_ctx *c)
         if (!(status & GMC_LINK_ST_DMA_RD)) {
             c->rd_unconfirmed = 0;
             c->rd_active = 0;
-        } else if (f.pl[4] <= c->rd_len && f.pl[4] < c->rd_sent && rd_stall) {
+        } else if (f.pl[4] <= c->rd_len && f.pl[4] < c->rd_sent && rd_stall &&
+                   (int)f.pl[4] == c->rd_ping_beat) {
+            /* No progress across a whole check period (beats may still be
+             * on their way: only a beat that stays expected is resent). */
             c->rd_sent = f.pl[4];
             c->rd_rewound = f.pl[4];
             c->st.retries++;
             rc = rd_stream(c);
         }
+        c->rd_ping_beat = (status & GMC_LINK_ST_DMA_RD) ? (int)f.pl[4] : -1;
         c->rd_news_ns = now_ns();
     }
     if (c->wr_active && c->wr_resp_sent) {
         if (!(status & GMC_LINK_ST_DMA_WR)) {
             c->wr_active = 0;
-        } else if (wr_stall) {
+        } else if (wr_stall && c->wr_seen_waiting) {
             c->st.retries++;
             rc = send_frame(c, GMC_LINK_OP_DMA_WR_RESP, &c->wr_resp, 1);
         }
+        c->wr_seen_waiting = (status & GMC_LINK_ST_DMA_WR) != 0;
         c->wr_news_ns = now_ns();
     }
     return rc;
@@ -808,6 +817,7 @@ static int uart_open(const struct gmc_devspec *spec, void **out)
     snprintf(c->path, sizeof c->path, "%s", spec->tty);
     c->baud = spec->baud ? spec->baud : 3000000u;
     c->rd_rewound = -1;
+    c->rd_ping_beat = -1;
     c->fd = open(c->path, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
     if (c->fd < 0) {
         int rc = errno_status(errno);
