@@ -332,15 +332,18 @@ $(BUILD)/rel/bin/gmc-sim-tour: examples/sim_tour.c $(BUILD)/rel/lib/libgmc_sim.a
 # pseudo-terminal. Release build only: it is a server the tests start.
 BOARD_SIM_TOPS := icebreaker hx8k
 BOARD_FW_COMMON := $(sort $(wildcard firmware/common/*.v))
-BOARD_VFLAGS := --cc -Irtl -Ifirmware/common -GDMA_ENGINE=2 -O3 --x-assign fast --x-initial fast -Wall -Wno-fatal --no-timing -fno-case
+# sim/board/gmc_board_sim.vlt makes the POR counter and the bridge's UART
+# byte ports public (board reset, --link byte); --trace-fst for --trace.
+BOARD_VFLAGS := --cc -Irtl -Ifirmware/common -GDMA_ENGINE=2 -O3 --x-assign fast --x-initial fast -Wall -Wno-fatal --no-timing -fno-case \
+                --trace-fst sim/board/gmc_board_sim.vlt
 
 define BOARD_SIM_RULES
-$$(BUILD)/board/$(1)/vobj/Vgmc_board_$(1)__ALL.a: firmware/$(1)/gmc_board_$(1).v $$(BOARD_FW_COMMON) firmware/common/gmc_bridge.vh $$(RTL) $$(RTL_INC) | deps-test
+$$(BUILD)/board/$(1)/vobj/Vgmc_board_$(1)__ALL.a: firmware/$(1)/gmc_board_$(1).v $$(BOARD_FW_COMMON) firmware/common/gmc_bridge.vh $$(RTL) $$(RTL_INC) sim/board/gmc_board_sim.vlt | deps-test
 	@rm -rf $$(BUILD)/board/$(1); mkdir -p $$(BUILD)/board/$(1)
 	$$(VERILATOR) $$(BOARD_VFLAGS) --top-module gmc_board_$(1) -Mdir $$(@D) -CFLAGS "-O2 -std=c++17" \
 	  $$(RTL) $$(BOARD_FW_COMMON) $$< >$$(BUILD)/board/$(1)/verilator.log 2>&1 || { cat $$(BUILD)/board/$(1)/verilator.log; exit 1; }
 	$$(MAKE) -s -j 2 -C $$(@D) -f Vgmc_board_$(1).mk OPT_FAST=-O2 OPT_GLOBAL=-O2 OPT_SLOW=-O1 \
-	  Vgmc_board_$(1)__ALL.a verilated.o verilated_threads.o >>$$(BUILD)/board/$(1)/verilator.log 2>&1 \
+	  Vgmc_board_$(1)__ALL.a verilated.o verilated_threads.o verilated_fst_c.o >>$$(BUILD)/board/$(1)/verilator.log 2>&1 \
 	  || { cat $$(BUILD)/board/$(1)/verilator.log; exit 1; }
 endef
 $(foreach b,$(BOARD_SIM_TOPS),$(eval $(call BOARD_SIM_RULES,$(b))))
@@ -350,7 +353,8 @@ $(BUILD)/rel/bin/gmc-board-sim: sim/board/gmc_board_sim.cpp $(BOARD_SIM_LIBS)
 	@mkdir -p $(@D)
 	$(CXX) -std=c++17 $(WARN) -Wno-unused-parameter -O2 -g $(foreach b,$(BOARD_SIM_TOPS),-I$(BUILD)/board/$(b)/vobj) \
 	  -I$(VLT_ROOT)/include -I$(VLT_ROOT)/include/vltstd $< $(BOARD_SIM_LIBS) \
-	  $(BUILD)/board/icebreaker/vobj/verilated.o $(BUILD)/board/icebreaker/vobj/verilated_threads.o -o $@ -pthread
+	  $(BUILD)/board/icebreaker/vobj/verilated.o $(BUILD)/board/icebreaker/vobj/verilated_threads.o \
+	  $(BUILD)/board/icebreaker/vobj/verilated_fst_c.o -o $@ -pthread -lz
 
 board-sim: $(BUILD)/rel/bin/gmc-board-sim
 .PHONY: board-sim
@@ -536,7 +540,7 @@ $(BUILD)/rel/bin/bench-resid: bench/bench_resid.c $(BUILD)/rel/lib/libgmc.a $(BU
 
 BENCH_DEPS := $(BUILD)/cmp/bin/bench-dma $(BUILD)/fw/dmc/yosys.log $(BUILD)/rel/bin/bench-sim $(BUILD)/rel/bin/bench-alloc $(BUILD)/rel/bin/bench-api \
               $(BUILD)/rel/bin/bench-dma $(BUILD)/rel/bin/bench-evict $(BUILD)/bench/tb_bench.vvp \
-              $(BUILD)/rel/bin/bench-resid $(BUILD)/rel/bin/gmc
+              $(BUILD)/rel/bin/bench-resid $(BUILD)/rel/bin/gmc $(BUILD)/rel/bin/gmc-board-sim
 
 bench: deps-bench $(BENCH_DEPS) $(FW_BOARDS:%=$(BUILD)/fw/%/gmc.bin)
 	$(PYTHON) bench/run_bench.py $(BUILD) $(FW_BOARDS:%=$(BUILD)/fw/%/report.json)
