@@ -474,6 +474,8 @@ SCRIPT_TESTS = $(GEN_TESTS) tests/lint/test_check_layers.py tests/build/test_fre
 SCRIPT_TESTS += $(CLI_SCRIPT_TESTS)
 # The board path end to end: gmc over uart:<pty> against gmc-board-sim.
 SCRIPT_TESTS += tests/board/test_board_link.py
+# Resets: the host killed mid-run, the board reset mid-run (docs/board-sim.md).
+SCRIPT_TESTS += tests/board/test_board_reset.py
 # The eviction benchmark's offline optimum (bench/evict_opt.py, Debian's python3-scipy).
 SCRIPT_TESTS += tests/bench/test_evict_opt.py
 
