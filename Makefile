@@ -348,10 +348,22 @@ $$(BUILD)/board/$(1)/vobj/Vgmc_board_$(1)__ALL.a: firmware/$(1)/gmc_board_$(1).v
 endef
 $(foreach b,$(BOARD_SIM_TOPS),$(eval $(call BOARD_SIM_RULES,$(b))))
 
-BOARD_SIM_LIBS := $(foreach b,$(BOARD_SIM_TOPS),$(BUILD)/board/$(b)/vobj/Vgmc_board_$(b)__ALL.a)
+# The iCEBreaker top with the full engine (DMA_ENGINE=1: bursts of up to 32
+# beats), for gmc-board-sim --engine full: what the link carries when the
+# engine streams (make bench's uart_dma_*_fraction_full figures).
+$(BUILD)/board/icebreaker_full/vobj/Vgmc_board_icebreaker_full__ALL.a: firmware/icebreaker/gmc_board_icebreaker.v $(BOARD_FW_COMMON) firmware/common/gmc_bridge.vh $(RTL) $(RTL_INC) sim/board/gmc_board_sim.vlt | deps-test
+	@rm -rf $(BUILD)/board/icebreaker_full; mkdir -p $(BUILD)/board/icebreaker_full
+	$(VERILATOR) $(subst -GDMA_ENGINE=2,-GDMA_ENGINE=1,$(BOARD_VFLAGS)) --prefix Vgmc_board_icebreaker_full --top-module gmc_board_icebreaker \
+	  -Mdir $(@D) -CFLAGS "-O2 -std=c++17" $(RTL) $(BOARD_FW_COMMON) $< >$(BUILD)/board/icebreaker_full/verilator.log 2>&1 \
+	  || { cat $(BUILD)/board/icebreaker_full/verilator.log; exit 1; }
+	$(MAKE) -s -j 2 -C $(@D) -f Vgmc_board_icebreaker_full.mk OPT_FAST=-O2 OPT_GLOBAL=-O2 OPT_SLOW=-O1 \
+	  Vgmc_board_icebreaker_full__ALL.a >>$(BUILD)/board/icebreaker_full/verilator.log 2>&1 \
+	  || { cat $(BUILD)/board/icebreaker_full/verilator.log; exit 1; }
+
+BOARD_SIM_LIBS := $(foreach b,$(BOARD_SIM_TOPS) icebreaker_full,$(BUILD)/board/$(b)/vobj/Vgmc_board_$(b)__ALL.a)
 $(BUILD)/rel/bin/gmc-board-sim: sim/board/gmc_board_sim.cpp $(BOARD_SIM_LIBS)
 	@mkdir -p $(@D)
-	$(CXX) -std=c++17 $(WARN) -Wno-unused-parameter -O2 -g $(foreach b,$(BOARD_SIM_TOPS),-I$(BUILD)/board/$(b)/vobj) \
+	$(CXX) -std=c++17 $(WARN) -Wno-unused-parameter -O2 -g $(foreach b,$(BOARD_SIM_TOPS) icebreaker_full,-I$(BUILD)/board/$(b)/vobj) \
 	  -I$(VLT_ROOT)/include -I$(VLT_ROOT)/include/vltstd $< $(BOARD_SIM_LIBS) \
 	  $(BUILD)/board/icebreaker/vobj/verilated.o $(BUILD)/board/icebreaker/vobj/verilated_threads.o \
 	  $(BUILD)/board/icebreaker/vobj/verilated_fst_c.o -o $@ -pthread -lz

@@ -271,6 +271,17 @@ def uart_link(build):
         out["uart_reg_roundtrip_median_us"] = round(fig["reg_rd"]["median_cycles"] / hz * 1e6, 2)
         out["uart_board_loop_cycles"] = bst["cycles"]
         digest = gst["digest"]
+        # The same on the full engine (bursts of up to 32 beats): the link
+        # streaming when the engine does (the boards' compact engine issues
+        # one-beat bursts for paging).
+        ust, ubst = board_run(build, tmp, "full", "--engine", "full")
+        if ust["digest"] != digest:
+            raise RuntimeError(f"board_loop on the full engine: digest {ust['digest']} != {digest}")
+        urd, uwr = ubst["figures"]["dma_rd"], ubst["figures"]["dma_wr"]
+        out["uart_dma_read_fraction_full_engine"] = round(urd["beats"] * RD_BEAT_BYTES * byte / urd["cycles"], 4)
+        out["uart_dma_write_fraction_full_engine"] = round(uwr["beats"] * WR_BEAT_BYTES * byte / uwr["cycles"], 4)
+        out["uart_dma_read_beats_per_burst_full_engine"] = round(urd["beats"] / urd["bursts"], 3)
+        out["uart_dma_write_beats_per_burst_full_engine"] = round(uwr["beats"] / uwr["bursts"], 3)
         fst, fbst = board_run(build, tmp, "faults", "--faults", BOARD_FAULTS[0], "--seed", BOARD_FAULTS[1],
                               "--fault-dir", "down")
         if fst["digest"] != digest:

@@ -46,6 +46,8 @@
 #include "Vgmc_board_hx8k___024root.h"
 #include "Vgmc_board_icebreaker.h"
 #include "Vgmc_board_icebreaker___024root.h"
+#include "Vgmc_board_icebreaker_full.h"
+#include "Vgmc_board_icebreaker_full___024root.h"
 #include "verilated.h"
 #include "verilated_fst_c.h"
 
@@ -259,10 +261,13 @@ struct FrameParser {
 // the first bit of its request (up) to the last bit of its last read beat
 // (down) or of the host's write response (down), less the host's turn: from
 // the end of the frame the host answers (the request; the last write beat)
-// to the first bit of its answer, and less the wire time of other frames
+// to the first bit of its answer and the idle cycles between read beats
+// (the host wrote them late), and less the wire time of other frames
 // (register polls, their replies, the other direction's DMA) sent in the
 // same direction while the burst's beats were on the wire. What is left is
-// the burst's own wire time and the board's, the same on any host.
+// the burst's own wire time and the board's, the same on any host. A read
+// burst in which a beat was sent again (after an ERR, or the host's probe)
+// is counted apart (resent_bursts): its time holds the host's reaction.
 struct Figures {
     FrameParser down, up;
     struct Burst {
@@ -270,9 +275,10 @@ struct Figures {
         uint8_t tag = 0;
         unsigned len = 0;
         uint64_t start = 0, ask_end = 0, wait = 0, foreign = 0;
-        bool answered = false;
+        bool answered = false, resent = false;
+        int hi = -1;  // the highest read beat seen
     } rd, wr;
-    uint64_t rd_bursts = 0, rd_beats = 0, rd_cycles = 0, rd_wait = 0, rd_foreign = 0;
+    uint64_t rd_bursts = 0, rd_beats = 0, rd_cycles = 0, rd_wait = 0, rd_foreign = 0, rd_resent = 0;
     uint64_t wr_bursts = 0, wr_beats = 0, wr_cycles = 0, wr_wait = 0, wr_foreign = 0;
     std::map<unsigned, uint64_t> rd_hist, wr_hist;
     // REG_RD round trips: first bit of the command (down) to the last bit
@@ -281,6 +287,15 @@ struct Figures {
     uint8_t reg_seq = 0;
     uint64_t reg_start = 0;
     std::vector<uint64_t> reg_rt;
+
+    // A cycle with the host->board line idle: inside a read burst whose
+    // beats have begun, the board waits for the host's next beat (it wrote
+    // them late): host time too.
+    void down_idle()
+    {
+        if (rd.open && rd.answered)
+            rd.wait++;
+    }
 
     void on_down(uint8_t b, uint64_t s, uint64_t e)
     {
@@ -301,9 +316,18 @@ struct Figures {
             if (down.len == 11 && rd.open && p[10] == rd.tag) {
                 if (!rd.answered) {
                     rd.answered = true;
-                    rd.wait = down.start > rd.ask_end ? down.start - rd.ask_end : 0;
+                    rd.wait += down.start > rd.ask_end ? down.start - rd.ask_end : 0;
                 }
-                if (p[0] == rd.len) {
+                if ((int)p[0] <= rd.hi)
+                    rd.resent = true;  // a beat sent again (an ERR's rewind, a probe)
+                else
+                    rd.hi = p[0];
+                if (p[0] == rd.len && rd.resent) {
+                    // Its timing has the host's reaction to the ERR in it:
+                    // counted apart, not in the figure.
+                    rd_resent++;
+                    rd.open = false;
+                } else if (p[0] == rd.len) {
                     rd_bursts++;
                     rd_beats += rd.len + 1;
                     rd_cycles += e - rd.start - rd.wait - rd.foreign;
@@ -395,12 +419,12 @@ struct Figures {
         std::snprintf(buf, sizeof buf,
                       "{\"wire_byte_cycles\": %llu, "
                       "\"dma_rd\": {\"bursts\": %llu, \"beats\": %llu, \"cycles\": %llu, \"host_cycles\": %llu, \"other_frame_cycles\": %llu, "
-                      "\"beats_per_burst\": %s}, "
+                      "\"beats_per_burst\": %s, \"resent_bursts\": %llu}, "
                       "\"dma_wr\": {\"bursts\": %llu, \"beats\": %llu, \"cycles\": %llu, \"host_cycles\": %llu, \"other_frame_cycles\": %llu, "
                       "\"beats_per_burst\": %s}, "
                       "\"reg_rd\": {\"count\": %zu, \"min_cycles\": %llu, \"median_cycles\": %llu}}",
                       (unsigned long long)WIRE_BYTE, (unsigned long long)rd_bursts, (unsigned long long)rd_beats,
-                      (unsigned long long)rd_cycles, (unsigned long long)rd_wait, (unsigned long long)rd_foreign, hist(rd_hist).c_str(),
+                      (unsigned long long)rd_cycles, (unsigned long long)rd_wait, (unsigned long long)rd_foreign, hist(rd_hist).c_str(), (unsigned long long)rd_resent,
                       (unsigned long long)wr_bursts, (unsigned long long)wr_beats, (unsigned long long)wr_cycles,
                       (unsigned long long)wr_wait, (unsigned long long)wr_foreign, hist(wr_hist).c_str(), v.size(), (unsigned long long)mn,
                       (unsigned long long)md);
@@ -414,6 +438,7 @@ struct Opts {
     uint64_t seed = 1;
     bool fault_down = true, fault_up = true;
     bool byte_link = false;
+    bool full_engine = false;
     std::string path_file, stats_file, trace_file;
     uint64_t max_cycles = 0, trace_from = 0, trace_to = 0;
     std::vector<uint64_t> reset_at;
@@ -422,11 +447,13 @@ struct Opts {
 int usage(const char *argv0)
 {
     std::fprintf(stderr,
-                 "usage: %s [--board icebreaker|hx8k] [--link bit|byte] [--faults RATE]\n"
+                 "usage: %s [--board icebreaker|hx8k] [--engine compact|full] [--link bit|byte] [--faults RATE]\n"
                  "          [--fault-dir down|up|both] [--seed N] [--path-file FILE] [--stats FILE]\n"
                  "          [--max-cycles N] [--reset-at CYCLE]... [--trace FILE [--trace-from N] [--trace-to M]]\n"
                  "Runs the board top (DMA engine on) behind a pseudo-terminal and prints\n"
                  "its path; serves the UART bridge until SIGINT/SIGTERM.\n"
+                 "--engine full: the full DMA engine (bursts of up to 32 beats; icebreaker only)\n"
+                 "instead of the compact one the boards are meant to carry.\n"
                  "--link: bit-level UART pins (default, the real path) or bytes handed to\n"
                  "the bridge's packet layer (faster, not wire-timed).\n"
                  "--faults RATE: probability per byte, each direction, of a fault\n"
@@ -465,6 +492,11 @@ bool parse(int argc, char **argv, Opts *o)
             o->board = v;
             if (o->board != "icebreaker" && o->board != "hx8k")
                 return false;
+        } else if (a == "--engine" && val(&v)) {
+            std::string e = v;
+            if (e != "compact" && e != "full")
+                return false;
+            o->full_engine = e == "full";
         } else if (a == "--link" && val(&v)) {
             std::string l = v;
             if (l != "bit" && l != "byte")
@@ -508,6 +540,8 @@ bool parse(int argc, char **argv, Opts *o)
     }
     if (o->trace_file.empty() && (o->trace_from != 0 || o->trace_to != 0))
         return false;
+    if (o->full_engine && o->board != "icebreaker")
+        return false;
     if (o->trace_to != 0 && o->trace_to <= o->trace_from)
         return false;
     std::sort(o->reset_at.begin(), o->reset_at.end());
@@ -540,6 +574,7 @@ template <class T>
 struct Access;
 BOARD_ACCESS(Vgmc_board_icebreaker, gmc_board_icebreaker)
 BOARD_ACCESS(Vgmc_board_hx8k, gmc_board_hx8k)
+BOARD_ACCESS(Vgmc_board_icebreaker_full, gmc_board_icebreaker)
 
 int open_pty(std::string *path, int *keep)
 {
@@ -641,6 +676,8 @@ int serve(const Opts &o, int master)
                 int fin = ser.tick(now);
                 if (fin >= 0)
                     fig.on_down((uint8_t)fin, ser.start, now + 1);
+                else if (ser.bit < 0)
+                    fig.down_idle();
                 top->uart_rx = (uint8_t)ser.line;
             } else if (!ser.q.empty() && now >= rx_next && !A::rx_valid(top.get())) {
                 int b = ser.q.front();
@@ -730,13 +767,14 @@ int serve(const Opts &o, int master)
         FILE *f = std::fopen(o.stats_file.c_str(), "w");
         if (f != nullptr) {
             std::fprintf(f,
-                         "{\"board\": \"%s\", \"link\": \"%s\", \"cycles\": %llu, \"bytes_in\": %llu, "
+                         "{\"board\": \"%s\", \"engine\": \"%s\", \"link\": \"%s\", \"cycles\": %llu, \"bytes_in\": %llu, "
                          "\"bytes_out\": %llu, \"busy_in_cycles\": %llu, \"busy_out_cycles\": %llu, \"framing\": %llu, "
                          "\"resets\": %llu, "
                          "\"faults_down\": {\"flip\": %llu, \"drop\": %llu, \"dup\": %llu, \"gap\": %llu}, "
                          "\"faults_up\": {\"flip\": %llu, \"drop\": %llu, \"dup\": %llu, \"gap\": %llu}, "
                          "\"figures\": %s}\n",
-                         o.board.c_str(), o.byte_link ? "byte" : "bit", (unsigned long long)st.cycles,
+                         o.board.c_str(), o.full_engine ? "full" : "compact", o.byte_link ? "byte" : "bit",
+                         (unsigned long long)st.cycles,
                          (unsigned long long)st.bytes_in, (unsigned long long)st.bytes_out,
                          (unsigned long long)st.busy_in, (unsigned long long)st.busy_out,
                          (unsigned long long)st.framing, (unsigned long long)st.resets,
@@ -779,10 +817,13 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    std::printf("gmc-board-sim: board %s (DMA engine on), %s link, faults %g seed %llu, pty %s\n",
-                o.board.c_str(), o.byte_link ? "byte" : "bit", o.rate, (unsigned long long)o.seed, path.c_str());
+    std::printf("gmc-board-sim: board %s (%s DMA engine), %s link, faults %g seed %llu, pty %s\n",
+                o.board.c_str(), o.full_engine ? "full" : "compact", o.byte_link ? "byte" : "bit", o.rate,
+                (unsigned long long)o.seed, path.c_str());
     std::fflush(stdout);
-    int rc = o.board == "hx8k" ? serve<Vgmc_board_hx8k>(o, master) : serve<Vgmc_board_icebreaker>(o, master);
+    int rc = o.board == "hx8k"  ? serve<Vgmc_board_hx8k>(o, master)
+             : o.full_engine    ? serve<Vgmc_board_icebreaker_full>(o, master)
+                                : serve<Vgmc_board_icebreaker>(o, master);
     close(keep);
     close(master);
     return rc;
