@@ -81,6 +81,7 @@ enum gmc_status {
     GMC_E_PCI_MAP = -161,
     GMC_E_PCI_ENABLE = -162,
     GMC_E_PCI_VFIO = -163,
+    GMC_E_PCI_POWER = -164,
     GMC_E_UART_NO_PORT = -100,
     GMC_E_UART_PERMISSION = -101,
     GMC_E_UART_PORT_BUSY = -102,
