@@ -185,7 +185,7 @@ enum gmc_status {
     GMC_E_RULE_SYSMEM_UNUSED = -1409,
 };
 
-#define GMC_STATUS_COUNT 170u
+#define GMC_STATUS_COUNT 171u
 
 struct gmc_status_info {
     int code;
