@@ -8,8 +8,9 @@
 // fault injector can flip, drop or duplicate bytes and insert idle gaps, in
 // either direction, at a rate and seed given on the command line.
 //
-// The board is built with DMA_ENABLE = 1 (a simulation-only configuration:
-// the bitstreams leave the engine out), so the controller's paging traffic
+// The board is built with DMA_ENGINE = 2, the compact engine (a simulation-
+// only configuration: the bitstreams leave the engine out; --engine full
+// picks a model with the full engine), so the controller's paging traffic
 // reaches the host as DMA_RD_REQ/DMA_WR_REQ frames.
 //
 // When the link has been quiet for IDLE_CYCLES, the clock runs in short
@@ -450,7 +451,7 @@ int usage(const char *argv0)
                  "usage: %s [--board icebreaker|hx8k] [--engine compact|full] [--link bit|byte] [--faults RATE]\n"
                  "          [--fault-dir down|up|both] [--seed N] [--path-file FILE] [--stats FILE]\n"
                  "          [--max-cycles N] [--reset-at CYCLE]... [--trace FILE [--trace-from N] [--trace-to M]]\n"
-                 "Runs the board top (DMA engine on) behind a pseudo-terminal and prints\n"
+                 "Runs the board top (a DMA engine on) behind a pseudo-terminal and prints\n"
                  "its path; serves the UART bridge until SIGINT/SIGTERM.\n"
                  "--engine full: the full DMA engine (bursts of up to 32 beats; icebreaker only)\n"
                  "instead of the compact one the boards are meant to carry.\n"
