@@ -7,7 +7,8 @@ examples/board_loop.trace runs three ways and must decide the same:
      included, Verilated with the DMA engine on), a clean link;
   3. the same with faults injected on the host->board line (flipped,
      dropped and duplicated bytes and idle gaps, fixed seed).
-  4. the same on the byte-level link model (gmc-board-sim --link byte).
+  4. the same on the byte-level link model (gmc-board-sim --link byte);
+  5. the same with the full DMA engine (--engine full, byte-level link).
 Checked: the same decision log and digest, the read-back buffer verified
 byte for byte on every run, the link's retries counted in stats.json and
 matching faults that were really injected (gmc-board-sim --stats), and no
@@ -149,7 +150,8 @@ def main():
               "sim: 32 KiB read back and verified, no step failed")
 
         for tag, args in (("clean", []), ("faults", ["--faults", FAULT_RATE, "--seed", FAULT_SEED,
-                                                     "--fault-dir", "down"]), ("byte", ["--link", "byte"])):
+                                                     "--fault-dir", "down"]), ("byte", ["--link", "byte"]),
+                          ("full", ["--engine", "full", "--link", "byte"])):
             board = BoardSim(tmp, *args)
             check(board.path is not None and board.path.startswith("/dev/pts/")
                   and board.path in board.banner, f"{tag}: gmc-board-sim prints its pty ({board.path})")
@@ -169,7 +171,16 @@ def main():
             check(link.get("baud") == 3000000 and link.get("bridge_version") == 2,
                   f"{tag}: stats.json link block: 3 Mbaud, bridge protocol 2")
             injected = sum(bstats["faults_down"].values()) + sum(bstats["faults_up"].values())
-            check(bstats["link"] == ("byte" if tag == "byte" else "bit"), f"{tag}: gmc-board-sim ran the {bstats['link']} link")
+            check(bstats["link"] == ("byte" if tag in ("byte", "full") else "bit")
+                  and bstats["engine"] == ("full" if tag == "full" else "compact"),
+                  f"{tag}: gmc-board-sim ran the {bstats['link']} link, the {bstats['engine']} engine")
+            if tag == "full":
+                # The full engine pages in bursts (of up to 32 beats).
+                fig = bstats["figures"]
+                check(fig["dma_rd"]["beats"] > 4 * fig["dma_rd"]["bursts"] > 0
+                      and fig["dma_wr"]["beats"] > 4 * fig["dma_wr"]["bursts"] > 0,
+                      f"full: bursts of several beats ({fig['dma_rd']['beats_per_burst']}, {fig['dma_wr']['beats_per_burst']})")
+                continue
             if tag == "byte":
                 # Bytes went through the bridge's byte ports: no bit was shifted.
                 check(bstats["bytes_in"] > 100000 and bstats["busy_in_cycles"] == 0 and bstats["busy_out_cycles"] == 0
@@ -191,7 +202,7 @@ def main():
         check_trace(tmp)
 
     # The board simulation refuses a bad option with its usage.
-    for args in (["--board", "ecp5"], ["--link", "word"], ["--trace-from", "5"],
+    for args in (["--board", "ecp5"], ["--link", "word"], ["--trace-from", "5"], ["--board", "hx8k", "--engine", "full"],
                  ["--trace", "x.fst", "--trace-from", "9", "--trace-to", "9"], ["--reset-at", "-1"]):
         bad = subprocess.run([BOARD_SIM, *args], capture_output=True, text=True, timeout=30)
         check(bad.returncode == 2 and "usage:" in bad.stderr, f"gmc-board-sim {' '.join(args)}: usage, exit 2")
