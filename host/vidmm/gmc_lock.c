@@ -27,6 +27,7 @@
 #include "gmc_kmd.h"
 #include "gmc_paging.h"
 #include "gmc_status.h"
+#include "gmc_cand.h"
 #include "gmc_lock.h"
 #include "gmc_resid.h"
 #include "gmc_vobj.h"
@@ -142,6 +143,7 @@ static int prepare_bar(gmc_device *dev, struct gmc_valloc *a, uint32_t flags)
         a->locker = (gmc_client *)1; /* not a victim of its own placement */
         rc = gmc_resid_place(dev, a, mask, 1, NULL);
         a->locker = NULL;
+        gmc_cand_sync(dev, a);
         if (rc != GMC_OK)
             return rc;
     }
@@ -210,13 +212,14 @@ int gmc_lock(gmc_client *c, gmc_handle h, uint32_t flags, struct gmc_lock_map *o
         m.size = a->sz.size;
     }
     a->locker = c;
+    gmc_cand_sync(dev, a);
     a->lock_flags = flags;
     a->lock_map = m;
     a->lock_wrote = !(flags & GMC_LOCK_READ_ONLY);
     if (a->lock_wrote && !sys_map)
         a->sys_valid = 0; /* the VRAM copy is about to be newer */
     dev->stats.locks++;
-    gmc_resid_touch(dev, a);
+    gmc_cand_touch(dev, a);
     *out = m;
     return GMC_OK;
 }
@@ -236,6 +239,7 @@ static int unlock(gmc_device *dev, struct gmc_valloc *a)
         }
     }
     a->locker = NULL;
+    gmc_cand_sync(dev, a);
     a->lock_flags = 0;
     a->lock_wrote = 0;
     memset(&a->lock_map, 0, sizeof(a->lock_map));

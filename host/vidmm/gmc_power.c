@@ -30,6 +30,7 @@
 #include "gmc_kmd.h"
 #include "gmc_paging.h"
 #include "gmc_status.h"
+#include "gmc_cand.h"
 #include "gmc_resid.h"
 #include "gmc_vobj.h"
 
@@ -44,7 +45,7 @@ static int purged(const struct gmc_vseg *s, enum gmc_power_state to)
 
 static void mark_lost(gmc_device *dev, struct gmc_valloc *a)
 {
-    gmc_resid_unplace(dev, a);
+    gmc_cand_unplace(dev, a);
     a->sys_valid = 0;
     a->state &= ~(uint32_t)GMC_ALLOC_STATE_HAS_CONTENT;
     a->state |= GMC_ALLOC_STATE_LOST;
@@ -189,7 +190,7 @@ int gmc_device_resume(gmc_device *dev, struct gmc_power_report *rep)
     }
     rc = gmc_resid_wait_all(dev);
     if (rc == GMC_OK)
-        rc = gmc_resid_protect_all(dev); /* the registers did not survive */
+        rc = gmc_cand_protect(dev, NULL, NULL); /* the registers did not survive */
     if (rep != NULL)
         *rep = r;
     return rc;

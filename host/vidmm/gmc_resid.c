@@ -50,6 +50,7 @@
 
 #include "gmc.h"
 #include "gmc_backend.h"
+#include "gmc_cand.h"
 #include "gmc_kmd.h"
 #include "gmc_paging.h"
 #include "gmc_place.h"
@@ -167,18 +168,10 @@ static void reap(gmc_device *dev, int force)
 
 /* ------------------------------------------------------- notifications */
 
-static struct gmc_valloc *find_serial(gmc_device *dev, uint64_t serial)
-{
-    for (struct gmc_valloc *a = dev->allocs; a != NULL; a = a->dnext)
-        if (a->serial == serial)
-            return a;
-    return NULL;
-}
-
 static void on_notify(void *user, uint64_t cookie, int resident)
 {
     gmc_device *dev = user;
-    struct gmc_valloc *a = find_serial(dev, cookie);
+    struct gmc_valloc *a = gmc_cand_find_notified(dev, cookie);
     if (a == NULL)
         return; /* destroyed since */
     for (gmc_client *c = dev->clients; c != NULL; c = c->next) {
@@ -208,91 +201,6 @@ static int queue_notify(gmc_device *dev, struct gmc_valloc *a, int resident)
     return resident ? GMC_OK : gmc_resid_wait(dev, f);
 }
 
-/* ------------------------------------------------------ placement */
-
-/* ------------------------------------------------- protected VRAM ranges */
-
-static int is_protected(const struct gmc_valloc *a)
-{
-    return (a->desc.flags & (GMC_ALLOC_PROTECTED | GMC_ALLOC_HARDWARE_PROTECTED)) != 0u;
-}
-
-/* Program the hardware's protected ranges (PROT_BASE/PROT_LIMIT): one per
- * Protected or HardwareProtected allocation resident in a memory segment
- * (its content in VRAM), plus `add`, minus `skip` (its range is lifted for
- * the library's own copy to its kernel-memory system copy, or because it
- * leaves). More such allocations than ranges: GMC_E_PROTECT_RANGES,
- * nothing written. The CPU aperture then refuses those bytes (SLVERR) and
- * the DMA engine faults on copying them to system memory or an aperture
- * (docs/residency.md, "Protected VRAM ranges"). */
-static int protect(gmc_device *dev, const struct gmc_valloc *add, const struct gmc_valloc *skip)
-{
-    uint32_t caps = dev->adapter.caps;
-    unsigned n = (caps & GMC_CAPS_PROTECTION_MASK) ? (caps & GMC_CAPS_PROT_RANGES_MASK) >> GMC_CAPS_PROT_RANGES_LSB : 0u;
-    if (n > GMC_MAX_PROT_RANGES)
-        n = GMC_MAX_PROT_RANGES;
-    if (n == 0u || dev->power != GMC_POWER_D0)
-        return GMC_OK;
-    uint64_t base[GMC_MAX_PROT_RANGES] = { 0 }, limit[GMC_MAX_PROT_RANGES] = { 0 };
-    unsigned k = 0;
-    for (const struct gmc_valloc *a = dev->allocs; a != NULL; a = a->dnext) {
-        if (a == skip || !is_protected(a) || a->node.mgr == NULL ||
-            gmc_vseg_is_aperture(&dev->seg[a->seg]) || (a != add && !a->gpu_valid))
-            continue;
-        if (k == n)
-            return GMC_E_PROTECT_RANGES;
-        base[k] = a->node.start;
-        limit[k] = a->node.start + a->sz.placed;
-        k++;
-    }
-    for (unsigned i = 0; i < n; i++) {
-        int rc = dev->kmd.be->write32(dev->kmd.be_ctx, GMC_REG_PROT_BASE_N(i), (uint32_t)base[i]);
-        if (rc == GMC_OK)
-            rc = dev->kmd.be->write32(dev->kmd.be_ctx, GMC_REG_PROT_LIMIT_N(i), (uint32_t)limit[i]);
-        if (rc != GMC_OK)
-            return rc;
-    }
-    dev->prot_ranges_used = k;
-    return GMC_OK;
-}
-
-int gmc_resid_protect_all(gmc_device *dev)
-{
-    return protect(dev, NULL, NULL);
-}
-
-void gmc_resid_unplace(gmc_device *dev, struct gmc_valloc *a)
-{
-    if (a->node.mgr == NULL)
-        return;
-    struct gmc_vseg *s = &dev->seg[a->seg];
-    if (dev->pg != NULL && gmc_paging_last_issued(dev->pg) > dev->freed_fence[a->seg])
-        dev->freed_fence[a->seg] = gmc_paging_last_issued(dev->pg);
-    gmc_range_remove(&s->mgr, &a->node);
-    s->used -= a->sz.placed;
-    s->count--;
-    if (a->hot) {
-        dev->hot_bytes[a->seg] -= a->sz.placed; /* only placed allocations are hot */
-        a->hot = 0;
-    }
-    a->gpu_valid = 0;
-    a->state &= ~(uint32_t)GMC_ALLOC_STATE_PLACED;
-    if (is_protected(a))
-        (void)protect(dev, NULL, a); /* fewer ranges: cannot run short */
-}
-
-static void placed(gmc_device *dev, struct gmc_valloc *a, const struct gmc_placement *pl)
-{
-    struct gmc_vseg *s = &dev->seg[pl->index];
-    a->seg = pl->index;
-    a->sz = pl->sz;
-    s->used += pl->sz.placed;
-    s->count++;
-    a->gpu_valid = 0;
-    a->refault = 0;
-    a->state |= GMC_ALLOC_STATE_PLACED;
-}
-
 /* The descriptor restricted to the segments of mask. */
 static void restrict_desc(const struct gmc_alloc_desc *d, uint32_t mask, struct gmc_alloc_desc *out)
 {
@@ -312,113 +220,47 @@ static void restrict_desc(const struct gmc_alloc_desc *d, uint32_t mask, struct 
         memset(out->hinted_banks, 0, sizeof(out->hinted_banks));
 }
 
-static int evictable(const struct gmc_valloc *v, const struct gmc_valloc *except)
-{
-    /* HardwareProtected content never leaves VRAM (the engine refuses to
-     * copy protected ranges out), so it is never a victim; under power-down
-     * it is reported lost (gmc_power.c). Protected content is evicted like
-     * any other: its system copy is the library's own (kernel) memory,
-     * never mapped into a client (docs/residency.md). */
-    return v != except && v->node.mgr != NULL && v->resident == 0u &&
-           !(v->state & GMC_ALLOC_STATE_PINNED) && v->locker == NULL &&
-           !(v->desc.flags & GMC_ALLOC_HARDWARE_PROTECTED);
-}
-
-static uint32_t prio(const struct gmc_valloc *a)
-{
-    return (a->desc.info2_flags & GMC_INFO2_OVERRIDE_PRIORITY) ? a->desc.umd_priority
-                                                               : a->desc.priority;
-}
-
-/* Victim order: priority, then cold (least recently used first) before
- * hot (last to join the hot set first). */
-static int victim_cmp(const void *x, const void *y)
-{
-    const struct gmc_valloc *a = *(struct gmc_valloc *const *)x;
-    const struct gmc_valloc *b = *(struct gmc_valloc *const *)y;
-    if (prio(a) != prio(b))
-        return prio(a) < prio(b) ? -1 : 1;
-    if (a->hot != b->hot)
-        return a->hot ? 1 : -1;
-    if (a->hot && a->hot_seq != b->hot_seq)
-        return a->hot_seq > b->hot_seq ? -1 : 1;
-    if (!a->hot && a->lru != b->lru)
-        return a->lru < b->lru ? -1 : 1;
-    return a->serial < b->serial ? -1 : (a->serial > b->serial);
-}
-
-/* ------------------------------------------------------- hot set */
-
-/* Only placed allocations are hot; dev->hot_bytes[seg] sums their placed
- * sizes. */
-static void set_hot(gmc_device *dev, struct gmc_valloc *a, int hot)
-{
-    if (a->hot == hot || a->node.mgr == NULL)
-        return;
-    a->hot = hot;
-    if (hot) {
-        a->hot_seq = ++dev->hot_seq;
-        dev->hot_bytes[a->seg] += a->sz.placed;
-    } else {
-        dev->hot_bytes[a->seg] -= a->sz.placed;
-    }
-}
-
-/* The least recently used hot allocation of priority p in segment seg. */
-static struct gmc_valloc *oldest_hot(gmc_device *dev, unsigned seg, uint32_t p)
-{
-    struct gmc_valloc *o = NULL;
-    for (struct gmc_valloc *x = dev->allocs; x != NULL; x = x->dnext)
-        if (x->hot && x->seg == seg && prio(x) == p &&
-            (o == NULL || x->lru < o->lru || (x->lru == o->lru && x->serial < o->serial)))
-            o = x;
-    return o;
-}
-
-/* Placed without evicting: hot while the segment's hot set has room. */
-static void heat_placed(gmc_device *dev, struct gmc_valloc *a)
-{
-    if (dev->hot_bytes[a->seg] + a->sz.placed <= dev->hot_budget[a->seg])
-        set_hot(dev, a, 1);
-}
-
-/* a (placed size n there) needs room in segment seg: whether it joins the
- * hot set once placed. A refault joins when the set has room, or when a
- * was used more recently than the least recently used hot allocation of
- * its priority; those then leave the set, least recently used first, until
- * a fits. Anything else comes in cold. */
-static int admit(gmc_device *dev, const struct gmc_valloc *a, unsigned seg, uint64_t n)
-{
-    if (!a->refault)
-        return 0;
-    if (dev->hot_bytes[seg] + n <= dev->hot_budget[seg])
-        return 1;
-    struct gmc_valloc *o = oldest_hot(dev, seg, prio(a));
-    if (o == NULL || o->lru > a->lru)
-        return 0;
-    do
-        set_hot(dev, o, 0);
-    while (dev->hot_bytes[seg] + n > dev->hot_budget[seg] && (o = oldest_hot(dev, seg, prio(a))) != NULL);
-    return 1;
-}
+/* The victims a scan looked at, in victim order. */
+struct victims {
+    struct gmc_valloc **v;
+    size_t n, cap;
+};
 
 /*
- * The eviction scan, after drm_mm's: add victims in policy order until the
- * free space around them (holes plus victims already added) holds an
+ * The eviction scan, after drm_mm's: walk the segment's eviction
+ * candidates in victim order (gmc_cand.h), adding each to the scan, until
+ * the free space around them (holes plus victims already added) holds an
  * aligned range of sz->placed bytes; evicting only the victims inside that
- * range then makes room, and victims elsewhere stay. Returns how many
- * victims (a prefix of v) the scan used, 0 when none opens a range; *win is
- * the range's start.
+ * range then makes room, and victims elsewhere stay. vs gets the victims
+ * looked at (a prefix of the victim order); *upto is how many when they
+ * open a range, 0 when none does (then every candidate was looked at);
+ * *win is the range's start. Nothing but the segment's candidates is
+ * visited.
  */
-static size_t scan_window(struct gmc_vseg *s, struct gmc_valloc **v, size_t nv,
-                          const struct gmc_place_size *sz, uint64_t *win)
+static int scan_window(gmc_device *dev, unsigned seg, const struct gmc_valloc *except,
+                       const struct gmc_place_size *sz, struct victims *vs, uint64_t *win, size_t *upto)
 {
-    struct gmc_range_mgr *m = &s->mgr;
+    struct gmc_range_mgr *m = &dev->seg[seg].mgr;
     const uint64_t mstart = m->head.start, mend = m->last + 1u;
-    size_t found = 0;
-    for (size_t k = 0; k < nv && found == 0u; k++) {
-        v[k]->scan = 1;
-        struct gmc_range_node *l = v[k]->node.prev, *r = v[k]->node.next;
+    int rc = GMC_OK;
+    vs->n = 0;
+    *upto = 0;
+    for (struct gmc_valloc *x = gmc_cand_first(dev, seg); x != NULL; x = gmc_cand_next(dev, x)) {
+        if (x == except)
+            continue;
+        if (vs->n == vs->cap) {
+            size_t nc = vs->cap ? vs->cap * 2u : 64u;
+            struct gmc_valloc **nvp = realloc(vs->v, nc * sizeof(*vs->v));
+            if (nvp == NULL) {
+                rc = GMC_E_NO_MEMORY;
+                break;
+            }
+            vs->v = nvp;
+            vs->cap = nc;
+        }
+        vs->v[vs->n++] = x;
+        x->scan = 1;
+        struct gmc_range_node *l = x->node.prev, *r = x->node.next;
         while (l != &m->head && ((struct gmc_valloc *)(void *)l)->scan)
             l = l->prev;
         while (r != &m->head && ((struct gmc_valloc *)(void *)r)->scan)
@@ -428,12 +270,13 @@ static size_t scan_window(struct gmc_vseg *s, struct gmc_valloc **v, size_t nv,
         uint64_t at = (lo + (sz->align - 1u)) & ~(sz->align - 1u);
         if (at >= lo && at < hi && hi - at >= sz->placed) {
             *win = at;
-            found = k + 1u;
+            *upto = vs->n;
+            break;
         }
     }
-    for (size_t k = 0; k < nv; k++)
-        v[k]->scan = 0;
-    return found;
+    for (size_t k = 0; k < vs->n; k++)
+        vs->v[k]->scan = 0;
+    return rc;
 }
 
 int gmc_resid_place(gmc_device *dev, struct gmc_valloc *a, uint32_t mask, int evict,
@@ -447,8 +290,8 @@ int gmc_resid_place(gmc_device *dev, struct gmc_valloc *a, uint32_t mask, int ev
     memset(&a->node, 0, sizeof(a->node));
     int rc = gmc_place(dev->seg, dev->nsegs, &d, &a->node, &pl);
     if (rc == GMC_OK) {
-        placed(dev, a, &pl);
-        heat_placed(dev, a);
+        gmc_cand_placed(dev, a, &pl);
+        gmc_cand_heat_placed(dev, a);
         return GMC_OK;
     }
     if (rc != GMC_E_NO_SPACE || !evict)
@@ -456,52 +299,40 @@ int gmc_resid_place(gmc_device *dev, struct gmc_valloc *a, uint32_t mask, int ev
     unsigned order[GMC_MAX_PREFERRED_SEGMENTS + 32u];
     unsigned n = gmc_place_order(dev->nsegs, &d, order);
     uint64_t best_deficit = UINT64_MAX;
-    struct gmc_valloc **v = NULL;
-    size_t cap = 0;
+    struct victims vs = { NULL, 0, 0 };
     for (unsigned k = 0; k < n; k++) {
         struct gmc_vseg *s = &dev->seg[order[k]];
         struct gmc_place_size sz;
         if (gmc_place_size(&s->desc, &d, &sz) != GMC_OK || sz.placed > s->desc.size)
             continue;
-        size_t nv = 0;
-        uint64_t freeable = s->desc.size - s->used;
-        for (struct gmc_valloc *x = dev->allocs; x != NULL; x = x->dnext) {
-            if (!evictable(x, a) || x->seg != order[k])
-                continue;
-            if (nv == cap) {
-                size_t nc = cap ? cap * 2u : 64u;
-                struct gmc_valloc **nvp = realloc(v, nc * sizeof(*v));
-                if (nvp == NULL) {
-                    free(v);
-                    return GMC_E_NO_MEMORY;
-                }
-                v = nvp;
-                cap = nc;
-            }
-            v[nv++] = x;
-            freeable += x->sz.placed;
-        }
+        /* What evicting every candidate would free (a itself is never one). */
+        uint64_t freeable = s->desc.size - s->used + dev->cand_bytes[order[k]];
+        if (a->in_cand && a->tree_seg == order[k])
+            freeable -= a->cand_size;
         if (freeable < sz.placed) {
             if (sz.placed - freeable < best_deficit)
                 best_deficit = sz.placed - freeable;
             continue;
         }
-        int join = admit(dev, a, order[k], sz.placed);
-        if (nv > 0u) /* v is NULL when nothing was evictable (qsort needs a real array) */
-            qsort(v, nv, sizeof(*v), victim_cmp);
+        int join = gmc_cand_admit(dev, a, order[k], sz.placed);
         uint64_t win = 0;
-        size_t upto = scan_window(s, v, nv, &sz, &win);
+        size_t upto = 0;
+        rc = scan_window(dev, order[k], a, &sz, &vs, &win, &upto);
+        if (rc != GMC_OK) {
+            free(vs.v);
+            return rc;
+        }
         if (upto > 0u) {
             /* Evict only the victims inside the window the scan found. */
             int hot_out = 0;
             for (size_t i = 0; i < upto; i++) {
-                struct gmc_valloc *x = v[i];
+                struct gmc_valloc *x = vs.v[i];
                 if (x->node.start + x->node.size <= win || x->node.start >= win + sz.placed)
                     continue;
                 hot_out |= x->hot;
                 rc = gmc_resid_evict_one(dev, x);
                 if (rc != GMC_OK) {
-                    free(v);
+                    free(vs.v);
                     return rc;
                 }
             }
@@ -513,9 +344,9 @@ int gmc_resid_place(gmc_device *dev, struct gmc_valloc *a, uint32_t mask, int ev
             restrict_desc(&d, GMC_SEGMENT_BIT(order[k] + 1u), &one);
             memset(&a->node, 0, sizeof(a->node));
             if (gmc_place(dev->seg, dev->nsegs, &one, &a->node, &pl) == GMC_OK) {
-                free(v);
-                placed(dev, a, &pl);
-                set_hot(dev, a, join);
+                free(vs.v);
+                gmc_cand_placed(dev, a, &pl);
+                gmc_cand_set_hot(dev, a, join);
                 return GMC_OK;
             }
         }
@@ -526,7 +357,7 @@ int gmc_resid_place(gmc_device *dev, struct gmc_valloc *a, uint32_t mask, int ev
         if (deficit < best_deficit)
             best_deficit = deficit;
     }
-    free(v);
+    free(vs.v);
     if (bytes_needed != NULL)
         *bytes_needed = best_deficit == UINT64_MAX ? a->sz.placed : best_deficit;
     return GMC_E_NO_SPACE;
@@ -617,7 +448,7 @@ int gmc_resid_rename_placement(gmc_device *dev, struct gmc_valloc *a, uint32_t m
     uint64_t old_start = a->node.start, old_size = a->sz.placed;
     int was_hot = a->hot;
     uint64_t hot_seq = a->hot_seq;
-    gmc_resid_unplace(dev, a);
+    gmc_cand_unplace(dev, a);
     memset(&a->node, 0, sizeof(a->node));
     if (gmc_range_reserve(&dev->seg[old_seg].mgr, hold, old_start, old_size) != GMC_RANGE_OK ||
         gmc_range_reserve(&dev->seg[pl.index].mgr, &a->node, new_start, pl.sz.placed) != GMC_RANGE_OK) {
@@ -625,10 +456,11 @@ int gmc_resid_rename_placement(gmc_device *dev, struct gmc_valloc *a, uint32_t m
         free(def);
         return GMC_E_INTERNAL; /* both ranges were just free */
     }
-    placed(dev, a, &pl);
+    gmc_cand_placed(dev, a, &pl);
     if (was_hot) { /* a new range, the same standing */
-        set_hot(dev, a, 1);
+        gmc_cand_set_hot(dev, a, 1);
         a->hot_seq = hot_seq;
+        gmc_cand_sync(dev, a);
     }
     def->node = hold;
     def->seg = old_seg;
@@ -664,12 +496,12 @@ int gmc_resid_page_in(gmc_device *dev, struct gmc_valloc *a)
         return rc;
     struct gmc_vseg *s = &dev->seg[a->seg];
     uint64_t f = 0;
-    if (is_protected(a) && !gmc_vseg_is_aperture(s)) {
+    if (gmc_cand_is_protected(a) && !gmc_vseg_is_aperture(s)) {
         /* Queued copies out of ranges released from this segment must
          * finish before the range is protected. */
         rc = gmc_resid_wait(dev, dev->freed_fence[a->seg]);
         if (rc == GMC_OK)
-            rc = protect(dev, a, NULL);
+            rc = gmc_cand_protect(dev, a, NULL);
         if (rc != GMC_OK)
             return rc;
     }
@@ -797,7 +629,7 @@ static int copy_out(gmc_device *dev, struct gmc_valloc *a, uint64_t *fence)
 static int write_back(gmc_device *dev, struct gmc_valloc *a, int pend)
 {
     uint64_t f = 0;
-    int rc = is_protected(a) ? protect(dev, NULL, a) : GMC_OK; /* the library's own copy */
+    int rc = gmc_cand_is_protected(a) ? gmc_cand_protect(dev, NULL, a) : GMC_OK; /* the library's own copy */
     if (rc == GMC_OK)
         rc = copy_out(dev, a, &f);
     if (rc != GMC_OK)
@@ -845,7 +677,7 @@ int gmc_resid_evict_one(gmc_device *dev, struct gmc_valloc *a)
         if (rc != GMC_OK)
             return rc;
     }
-    gmc_resid_unplace(dev, a); /* cold from now on */
+    gmc_cand_unplace(dev, a); /* cold from now on */
     a->refault = (a->state & GMC_ALLOC_STATE_HAS_CONTENT) != 0u;
     dev->stats.evictions++;
     for (gmc_client *c = dev->clients; c != NULL; c = c->next)
@@ -886,7 +718,7 @@ static void recover(gmc_device *dev)
                  * when it is needed. */
                 if (a->pend == PEND_FILL)
                     a->state &= ~(uint32_t)GMC_ALLOC_STATE_HAS_CONTENT;
-                gmc_resid_unplace(dev, a);
+                gmc_cand_unplace(dev, a);
                 break;
             case PEND_SAVE_KEEP:
                 a->sys_valid = 0; /* the placed copy is intact */
@@ -902,7 +734,7 @@ static void recover(gmc_device *dev)
         if (a->write_fence > done)
             was_lost = 1; /* a submission that wrote it never completed */
         if (was_lost) {
-            gmc_resid_unplace(dev, a);
+            gmc_cand_unplace(dev, a);
             a->sys_valid = 0;
             a->state &= ~(uint32_t)GMC_ALLOC_STATE_HAS_CONTENT;
             a->state |= GMC_ALLOC_STATE_LOST;
@@ -925,7 +757,7 @@ static void recover(gmc_device *dev)
     dev->recovery.lost = lost;
     dev->recovery.fence_completed = done;
     dev->stats.resets++;
-    (void)gmc_resid_protect_all(dev); /* the reset cleared the ranges too */
+    (void)gmc_cand_protect(dev, NULL, NULL); /* the reset cleared the ranges too */
 }
 
 int gmc_resid_wait(gmc_device *dev, uint64_t fence)
@@ -959,6 +791,7 @@ int gmc_resid_init(gmc_device *dev, uint32_t pbuf_bytes, uint64_t tdr_cycles)
     dev->tdr_cycles = tdr_cycles != 0u ? tdr_cycles
                       : DEFAULT_TDR_CYCLES * (engine == GMC_DMA_ENGINE_COMPACT ? COMPACT_TDR_FACTOR : 1u);
     dev->no_paging_status = GMC_E_UNSUPPORTED;
+    gmc_cand_init(dev);
     for (unsigned i = 0; i < GMC_MAX_SEGMENTS; i++)
         dev->hot_budget[i] = UINT64_MAX; /* until a hot allocation must be evicted */
     if (!(dev->adapter.caps & GMC_CAPS_DMA_MASK))
@@ -1005,25 +838,6 @@ void gmc_resid_fini(gmc_device *dev)
     dev->pg = NULL;
 }
 
-static void link_alloc(gmc_device *dev, struct gmc_valloc *a)
-{
-    a->dprev = NULL;
-    a->dnext = dev->allocs;
-    if (dev->allocs != NULL)
-        dev->allocs->dprev = a;
-    dev->allocs = a;
-}
-
-static void unlink_alloc(gmc_device *dev, struct gmc_valloc *a)
-{
-    if (a->dprev != NULL)
-        a->dprev->dnext = a->dnext;
-    else
-        dev->allocs = a->dnext;
-    if (a->dnext != NULL)
-        a->dnext->dprev = a->dprev;
-}
-
 int gmc_resid_create(gmc_device *dev, struct gmc_valloc *a)
 {
     a->serial = ++dev->alloc_serial;
@@ -1054,22 +868,22 @@ int gmc_resid_create(gmc_device *dev, struct gmc_valloc *a)
     if (rc == GMC_OK && pinned && dev->pg != NULL)
         rc = gmc_resid_page_in(dev, a);
     if (rc != GMC_OK) {
-        gmc_resid_unplace(dev, a);
+        gmc_cand_unplace(dev, a);
         if (a->desc.system_mem != NULL)
             gmc_sysmem_free(dev->pg, &a->sys);
         else if (a->sys.host != NULL)
             gmc_sysmem_free(dev->pg, &a->sys);
         return rc;
     }
-    gmc_resid_touch(dev, a);
-    link_alloc(dev, a);
+    gmc_cand_touch(dev, a);
+    gmc_cand_link(dev, a);
     return GMC_OK;
 }
 
 void gmc_resid_destroy(gmc_device *dev, struct gmc_valloc *a)
 {
-    unlink_alloc(dev, a);
-    gmc_resid_unplace(dev, a);
+    gmc_cand_unlink(dev, a);
+    gmc_cand_unplace(dev, a);
     if (a->sys.host != NULL) {
         if (a->desc.system_mem != NULL) {
             /* The caller's memory: the engine must be done with it now. */
@@ -1139,6 +953,7 @@ int gmc_make_resident(gmc_client *c, const gmc_handle *h, unsigned n,
     for (unsigned i = 0; i < n; i++) {
         refs[i]->resident++;
         refs[i]->alloc->resident++;
+        gmc_cand_sync(dev, refs[i]->alloc);
     }
     uint64_t before = gmc_paging_last_issued(dev->pg);
     for (unsigned i = 0; i < n && rc == GMC_OK; i++) {
@@ -1152,12 +967,13 @@ int gmc_make_resident(gmc_client *c, const gmc_handle *h, unsigned n,
             }
             break;
         }
-        gmc_resid_touch(dev, a);
+        gmc_cand_touch(dev, a);
     }
     if (rc != GMC_OK) {
         for (unsigned i = 0; i < n; i++) {
             refs[i]->resident--;
             refs[i]->alloc->resident--;
+            gmc_cand_sync(dev, refs[i]->alloc);
         }
     }
     uint64_t after = dev->pg != NULL ? gmc_paging_last_issued(dev->pg) : 0u;
@@ -1190,6 +1006,7 @@ int gmc_evict(gmc_client *c, const gmc_handle *h, unsigned n)
         struct gmc_vref *r = gmc_vidmm_ref(c, h[i]);
         r->resident--;
         r->alloc->resident--;
+        gmc_cand_sync(c->dev, r->alloc);
     }
     return GMC_OK;
 }
@@ -1259,6 +1076,7 @@ static int move_to(gmc_device *dev, struct gmc_valloc *a, uint32_t mask)
     a->resident++; /* not a victim of its own placement */
     rc = gmc_resid_place(dev, a, mask, 1, NULL);
     a->resident--;
+    gmc_cand_sync(dev, a);
     if (rc == GMC_OK)
         rc = gmc_resid_page_in(dev, a);
     return rc;
@@ -1288,7 +1106,7 @@ static int reach_locked(gmc_device *dev, struct gmc_valloc *a)
             if (rc != GMC_OK)
                 return rc;
         }
-        gmc_resid_unplace(dev, a);
+        gmc_cand_unplace(dev, a);
     }
     struct gmc_alloc_desc keep = a->desc;
     a->desc.supported_segments |= mask;
@@ -1403,7 +1221,7 @@ int gmc_submit(gmc_client *c, const struct gmc_submit *s, uint64_t *fence)
                     a->sys_valid = 0; /* the GPU copy is newer */
                 a->state |= GMC_ALLOC_STATE_HAS_CONTENT;
             }
-            gmc_resid_touch(dev, a);
+            gmc_cand_touch(dev, a);
         }
         dev->stats.submits++;
         if (fence != NULL)

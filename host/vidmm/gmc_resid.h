@@ -39,10 +39,6 @@ int gmc_resid_save(gmc_device *dev, struct gmc_valloc *a);
 int gmc_resid_wait(gmc_device *dev, uint64_t fence);
 /* Queue one paging operation (counting it). */
 int gmc_resid_queue(gmc_device *dev, struct gmc_paging_args *args, uint64_t *fence);
-/* Program the protected VRAM ranges over the resident Protected and
- * HardwareProtected allocations (after a resume). */
-int gmc_resid_protect_all(gmc_device *dev);
-void gmc_resid_unplace(gmc_device *dev, struct gmc_valloc *a);
 int gmc_resid_ensure_sys(gmc_device *dev, struct gmc_valloc *a);
 /* Discard renaming of a placed allocation: move it to a free range of the
  * segments in mask (no eviction) and hold its old range until the GPU work
@@ -56,11 +52,5 @@ uint64_t gmc_resid_user_size(const struct gmc_valloc *a);
 /* Establish first content in the system copy: zeros for Zeroed, else
  * GMC_FILL_UNINITIALISED (the first page-in of a system-held allocation). */
 void gmc_resid_fill_sys(gmc_device *dev, struct gmc_valloc *a);
-/* Device ticks for LRU. */
-static inline void gmc_resid_touch(gmc_device *dev, struct gmc_valloc *a)
-{
-    a->lru = ++dev->tick;
-}
-
 
 #endif /* GMC_RESID_H */

@@ -41,6 +41,7 @@
 #include "gmc_status.h"
 #include "gmc_vidmm.h"
 #include "gmc_lock.h"
+#include "gmc_cand.h"
 #include "gmc_resid.h"
 
 #define PINNED_FLAGS (GMC_ALLOC_OVERLAY | GMC_ALLOC_CAPTURE)
@@ -115,6 +116,7 @@ static void close_ref(struct gmc_vref *r)
     a->resident -= r->resident;
     if (a->locker == r->client)
         gmc_lock_drop(dev, a);
+    gmc_cand_sync(dev, a);
     unlink_ref(r);
     gmc_htab_remove(&dev->handles, r->handle);
     free(r);
