@@ -247,6 +247,25 @@ int gmc_alloc_destroy(gmc_client *c, gmc_handle h)
     return GMC_OK;
 }
 
+int gmc_alloc_set_priority(gmc_client *c, gmc_handle h, uint32_t priority)
+{
+    if (c == NULL)
+        return GMC_E_NULL_POINTER;
+    struct gmc_vref *r = gmc_vidmm_ref(c, h);
+    if (r == NULL)
+        return GMC_E_BAD_HANDLE;
+    struct gmc_valloc *a = r->alloc;
+    int umd = (a->desc.info2_flags & GMC_INFO2_OVERRIDE_PRIORITY) != 0u;
+    if (priority == 0u)
+        return umd ? GMC_E_RULE_OVERRIDEPRIORITY_ZERO : GMC_E_RULE_PRIORITY_ZERO;
+    if (umd)
+        a->desc.umd_priority = priority;
+    else
+        a->desc.priority = priority;
+    gmc_cand_sync(c->dev, a); /* its place among the victims */
+    return GMC_OK;
+}
+
 int gmc_alloc_query(const gmc_client *c, gmc_handle h, struct gmc_alloc_info *out)
 {
     if (out == NULL)
