@@ -69,6 +69,7 @@ void gmc_cand_init(gmc_device *dev)
         gmc_avl_init(&dev->cand[i]);
         gmc_avl_init(&dev->hot[i]);
         dev->cand_bytes[i] = 0;
+        dev->hot_budget[i] = UINT64_MAX; /* until a hot allocation must be evicted */
     }
 }
 

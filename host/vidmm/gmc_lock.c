@@ -29,6 +29,7 @@
 #include "gmc_status.h"
 #include "gmc_cand.h"
 #include "gmc_lock.h"
+#include "gmc_fence.h"
 #include "gmc_resid.h"
 #include "gmc_vobj.h"
 
@@ -68,10 +69,10 @@ static int rename_alloc(gmc_device *dev, struct gmc_valloc *a, int sys_map)
         if (a->desc.system_mem != NULL) {
             /* The caller's memory cannot be renamed: wait instead. */
             gmc_sysmem_free(dev->pg, &fresh);
-            return gmc_resid_wait(dev, a->busy_fence > a->paging_fence ? a->busy_fence
+            return gmc_fence_await(dev, a->busy_fence > a->paging_fence ? a->busy_fence
                                                                       : a->paging_fence);
         }
-        gmc_resid_defer_sysbuf(dev, &a->sys);
+        gmc_fence_defer_sysbuf(dev, &a->sys);
         a->sys = fresh;
         a->sys_valid = 1;
         if (is_aperture(dev, a)) {
@@ -91,7 +92,7 @@ static int rename_alloc(gmc_device *dev, struct gmc_valloc *a, int sys_map)
                                                : GMC_E_NO_SPACE;
         if (rc == GMC_E_NO_SPACE) {
             dev->stats.lock_waits++;
-            return gmc_resid_wait(dev, a->busy_fence > a->paging_fence ? a->busy_fence
+            return gmc_fence_await(dev, a->busy_fence > a->paging_fence ? a->busy_fence
                                                                       : a->paging_fence);
         }
         if (rc != GMC_OK)
@@ -114,7 +115,7 @@ static int prepare_sys(gmc_device *dev, struct gmc_valloc *a)
     if (a->node.mgr != NULL && !is_aperture(dev, a) && a->gpu_valid && !a->sys_valid) {
         int rc = gmc_resid_save(dev, a);
         if (rc == GMC_OK)
-            rc = gmc_resid_wait(dev, a->paging_fence);
+            rc = gmc_fence_await(dev, a->paging_fence);
         return rc;
     }
     if (!(a->state & GMC_ALLOC_STATE_HAS_CONTENT) && !a->sys_valid) {
@@ -149,7 +150,7 @@ static int prepare_bar(gmc_device *dev, struct gmc_valloc *a, uint32_t flags)
     }
     rc = gmc_resid_page_in(dev, a);
     if (rc == GMC_OK)
-        rc = gmc_resid_wait(dev, a->paging_fence);
+        rc = gmc_fence_await(dev, a->paging_fence);
     return rc;
 }
 
@@ -183,7 +184,7 @@ int gmc_lock(gmc_client *c, gmc_handle h, uint32_t flags, struct gmc_lock_map *o
             return GMC_E_STILL_DRAWING;
         } else {
             dev->stats.lock_waits++;
-            rc = gmc_resid_wait(dev, until);
+            rc = gmc_fence_await(dev, until);
         }
         if (rc != GMC_OK)
             return rc;

@@ -31,6 +31,7 @@
 #include "gmc_paging.h"
 #include "gmc_status.h"
 #include "gmc_cand.h"
+#include "gmc_fence.h"
 #include "gmc_resid.h"
 #include "gmc_vobj.h"
 
@@ -66,7 +67,7 @@ int gmc_device_power(gmc_device *dev, enum gmc_power_state to, struct gmc_power_
     for (struct gmc_valloc *a = dev->allocs; a != NULL; a = a->dnext)
         if (a->locker != NULL)
             return GMC_E_LOCKED; /* a CPU mapping cannot survive power-down */
-    int rc = gmc_resid_wait_all(dev);
+    int rc = gmc_fence_wait_all(dev);
     if (rc != GMC_OK)
         return rc;
     struct gmc_power_report r;
@@ -100,7 +101,7 @@ int gmc_device_power(gmc_device *dev, enum gmc_power_state to, struct gmc_power_
         r.allocations_saved++;
         r.bytes_saved += a->sz.size < a->sys.size ? a->sz.size : a->sys.size;
     }
-    rc = gmc_resid_wait_all(dev);
+    rc = gmc_fence_wait_all(dev);
     if (rc == GMC_E_DEVICE_RESET) {
         /* Saves that did not complete were reported lost by the recovery. */
         uint64_t lost = dev->recovery.lost - lost_before;
@@ -166,7 +167,7 @@ int gmc_device_resume(gmc_device *dev, struct gmc_power_report *rep)
         return rc;
     dev->power = GMC_POWER_D0;
     if (dev->gart_purged) {
-        rc = gmc_resid_clear_gart(dev);
+        rc = gmc_fence_clear_gart(dev);
         if (rc != GMC_OK)
             return rc;
         dev->gart_purged = 0;
@@ -188,7 +189,7 @@ int gmc_device_resume(gmc_device *dev, struct gmc_power_report *rep)
         if (!gmc_vseg_is_aperture(&dev->seg[a->seg]))
             r.bytes_restored += a->sz.size;
     }
-    rc = gmc_resid_wait_all(dev);
+    rc = gmc_fence_wait_all(dev);
     if (rc == GMC_OK)
         rc = gmc_cand_protect(dev, NULL, NULL); /* the registers did not survive */
     if (rep != NULL)
