@@ -108,14 +108,20 @@ static void on_notify(void *user, uint64_t cookie, int resident)
     struct gmc_valloc *a = gmc_cand_find_notified(dev, cookie);
     if (a == NULL)
         return; /* destroyed since */
+    /* Each client with a callback, in the device's order, hears it once,
+     * with its newest handle to the allocation (the allocation's handles
+     * are newest first): O(clients x handles of this allocation). */
     for (gmc_client *c = dev->clients; c != NULL; c = c->next) {
         if (c->notify_fn == NULL)
             continue;
-        for (struct gmc_vref *r = c->refs; r != NULL; r = r->next)
-            if (r->alloc == a) {
+        for (struct gmc_vref *r = a->handles; r != NULL; r = r->anext)
+            if (r->client == c) {
                 c->notify_fn(c->notify_user, r->handle, resident);
                 break;
             }
+        /* The callback may have closed handles: look the allocation up again. */
+        if ((a = gmc_cand_find_notified(dev, cookie)) == NULL)
+            return;
     }
 }
 

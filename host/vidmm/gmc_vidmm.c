@@ -76,6 +76,7 @@ int gmc_client_create(gmc_device *dev, const struct gmc_client_desc *desc, gmc_c
     return GMC_OK;
 }
 
+/* r (its alloc set) joins its client's handles and its allocation's. */
 static void link_ref(gmc_client *c, struct gmc_vref *r)
 {
     r->client = c;
@@ -84,6 +85,11 @@ static void link_ref(gmc_client *c, struct gmc_vref *r)
     if (c->refs != NULL)
         c->refs->prev = r;
     c->refs = r;
+    r->aprev = NULL;
+    r->anext = r->alloc->handles;
+    if (r->alloc->handles != NULL)
+        r->alloc->handles->aprev = r;
+    r->alloc->handles = r;
 }
 
 static void unlink_ref(struct gmc_vref *r)
@@ -94,6 +100,12 @@ static void unlink_ref(struct gmc_vref *r)
         r->client->refs = r->next;
     if (r->next != NULL)
         r->next->prev = r->prev;
+    if (r->aprev != NULL)
+        r->aprev->anext = r->anext;
+    else
+        r->alloc->handles = r->anext;
+    if (r->anext != NULL)
+        r->anext->aprev = r->aprev;
 }
 
 static void free_alloc(gmc_device *dev, struct gmc_valloc *a)

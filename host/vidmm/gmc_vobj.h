@@ -50,6 +50,7 @@ struct gmc_valloc {
     uint32_t refs;              /* handles open on it */
     uint64_t global;            /* global share handle, or 0 */
     struct gmc_vshare *shares;  /* every share handle, global included */
+    struct gmc_vref *handles;   /* every handle open on it, newest first */
     /* residency */
     uint64_t serial;            /* never reused: NOTIFY_RESIDENCY cookie */
     struct gmc_valloc *dprev, *dnext; /* the device's allocations */
@@ -90,6 +91,7 @@ struct gmc_vref {
     uint64_t handle;
     uint32_t resident;            /* this handle's residency references */
     struct gmc_vref *prev, *next; /* the client's handles */
+    struct gmc_vref *aprev, *anext; /* the allocation's handles */
 };
 
 struct gmc_client {

@@ -10,7 +10,8 @@
  * the trees, and a device with 20,000 allocations, mostly never placed,
  * on which every eviction takes the victim a naive walk over all
  * allocations (written here from the documented order) would take, while
- * looking at exactly one candidate.
+ * looking at exactly one candidate. Residency notifications reach each
+ * client's newest handle to the allocation.
  */
 #include <math.h>
 
@@ -602,6 +603,78 @@ static void test_many_unplaced(void **state)
     t_close(dev);
 }
 
+/* ------------------------------------------- residency notifications */
+
+struct notes {
+    gmc_handle h[8];
+    int resident[8];
+    unsigned n;
+};
+
+static void on_note(void *user, gmc_handle h, int resident)
+{
+    struct notes *l = user;
+    if (l->n < 8u) {
+        l->h[l->n] = h;
+        l->resident[l->n] = resident;
+    }
+    l->n++;
+}
+
+/* The notification reaches each client with a callback once, with its
+ * newest handle to the allocation, found among the allocation's own
+ * handles (not by walking every handle of every client): two clients with
+ * callbacks (B holding two handles, then one), a third without, and 400
+ * other handles around. */
+static void test_notify_handles(void **state)
+{
+    (void)state;
+    gmc_device *dev = t_open(NULL);
+    gmc_client *a = t_client(dev), *b = t_client(dev), *c = t_client(dev);
+    struct notes na = { 0 }, nb = { 0 };
+    ok(gmc_client_set_residency_callback(a, on_note, &na));
+    ok(gmc_client_set_residency_callback(b, on_note, &nb));
+    for (unsigned i = 0; i < 200; i++) {
+        (void)t_new(a, 16 * KiB, 0, BIT(SEG_VRAM));
+        (void)t_new(b, 16 * KiB, 0, BIT(SEG_VRAM));
+    }
+    struct gmc_alloc_desc d;
+    t_desc(&d, 1 * MiB, GMC_ALLOC_CPU_VISIBLE | GMC_ALLOC_EXPLICIT_RESIDENCY_NOTIFICATION |
+                            GMC_ALLOC_ACCESSED_PHYSICALLY, BIT(SEG_VIS));
+    d.kmt_flags = GMC_KMT_CREATE_RESOURCE | GMC_KMT_CREATE_SHARED;
+    gmc_handle ha = t_create(a, &d);
+    gmc_share_handle sh = t_info(a, ha).share_handle;
+    assert_true(sh != GMC_HANDLE_NONE);
+    gmc_handle hb1 = GMC_HANDLE_NONE, hb2 = GMC_HANDLE_NONE, hc = GMC_HANDLE_NONE;
+    ok(gmc_alloc_open(b, sh, &hb1));
+    ok(gmc_alloc_open(c, sh, &hc));
+    ok(gmc_alloc_open(b, sh, &hb2));
+    assert_true(hb1 != hb2);
+    struct gmc_residency_result res;
+    ok(gmc_make_resident(a, &ha, 1, &res));
+    ok(gmc_fence_wait(dev, res.paging_fence, 0));
+    assert_int_equal(na.n, 1);
+    assert_int_equal(na.h[0], ha);
+    assert_int_equal(na.resident[0], 1);
+    assert_int_equal(nb.n, 1);
+    assert_int_equal(nb.h[0], hb2); /* the newest of B's two */
+    assert_int_equal(nb.resident[0], 1);
+    /* B closes its newest handle; pressure evicts the allocation. */
+    ok(gmc_alloc_destroy(b, hb2));
+    ok(t_evict1(a, ha));
+    gmc_handle big = t_new(c, 2 * MiB, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+    ok(t_resident1(c, big));
+    t_idle(dev);
+    assert_false(t_info(a, ha).state & GMC_ALLOC_STATE_PLACED);
+    assert_int_equal(na.n, 2);
+    assert_int_equal(na.h[1], ha);
+    assert_int_equal(na.resident[1], 0);
+    assert_int_equal(nb.n, 2);
+    assert_int_equal(nb.h[1], hb1);
+    assert_int_equal(nb.resident[1], 0);
+    t_close(dev);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -612,6 +685,7 @@ int main(void)
         cmocka_unit_test(test_crafted_order),
         cmocka_unit_test(test_destroy_in_tree),
         cmocka_unit_test(test_many_unplaced),
+        cmocka_unit_test(test_notify_handles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
