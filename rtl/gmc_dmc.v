@@ -186,22 +186,29 @@ module gmc_dmc #(
 
     // The data movement of one packet.
     reg [2:0]  skind, dkind;
-    reg [47:0] sstart, dstart;   // linear address of byte 0 (MDL: 4096 * PAGE + OFFSET)
+    // Both sides walk forward only (the source one byte, the destination
+    // one block at a time), so their addresses are counters rather than
+    // start + offset sums, and every cache below is dropped when its
+    // counter crosses the boundary the cache covers instead of comparing
+    // addresses.
+    reg [47:0] sl, dl;           // linear address of the next source byte / destination block (MDL: 4096 * PAGE + OFFSET)
+    reg [31:0] left;             // bytes (MAP/UNMAP: pages) still to move
+    reg        s0, d0;           // the side is still in its first page
+    reg [11:3] sseg, dseg;       // word of the side's first byte in that page
     reg [47:0] smdl, dmdl;       // MDL base addresses
-    reg [31:0] len, k;
+    reg [1:0]  so, dof;          // bits 4:3 of the side's first MDL entry
+    reg [2:0]  spc, dpc;         // pages translated on the side so far (saturating at 4)
     reg [31:0] pat;
-    reg        stv, dtv;         // translation caches: valid, page, bus page
-    reg [35:0] stpage, dtpage;
+    reg        stv, dtv;         // translation caches (valid until the page is left), bus page
     reg [47:12] stbase, dtbase;
-    reg        swv;              // source word buffer
-    reg [47:3] swaddr;
+    reg        swv;              // source word buffer (valid until the source leaves the word)
     reg [63:0] swdata;
     reg [63:0] wdata;
     reg [7:0]  wstrb;
     reg [3:0]  j, n;
     reg        xs;               // side being translated: 0 source, 1 destination
     reg [4:0]  xret;             // state to return to after a translation
-    reg [31:0] mi;               // MAP/UNMAP page counter
+    reg [31:0] mp;               // MAP/UNMAP: aperture page of the next PTE
 
     // AXI request registers (held until ready) and the epoch bookkeeping.
     reg        ar_v, aw_v, w_v;
@@ -238,52 +245,43 @@ module gmc_dmc #(
 
     // ------------------------------------------------------- addresses
 
-    // Byte k of each side (destination: the first byte of the block).
-    wire [47:0] dlin = (dkind == K_RES) ? {16'd0, k} : dstart + {16'd0, k};
-    wire [31:0] kj   = k + {28'd0, j};
-    wire [47:0] slin = sstart + {16'd0, kj};
-    wire [47:0] dphys = (dkind == K_AP || dkind == K_MDL) ? {dtbase, dlin[11:0]} : dlin;
-    wire [47:0] sphys = (skind == K_AP || skind == K_MDL) ? {stbase, slin[11:0]} : slin;
+    // The next byte of each side (destination: the first byte of the block).
+    wire [47:0] dlin = dl;
+    wire [47:0] slin = sl;
+    wire        s_tr = skind == K_AP || skind == K_MDL;   // translated sides
+    wire        d_tr = dkind == K_AP || dkind == K_MDL;
+    wire [47:0] dphys = d_tr ? {dtbase, dlin[11:0]} : dlin;
+    wire [47:0] sphys = s_tr ? {stbase, slin[11:0]} : slin;
     // Bytes of the destination block: to the end of its word or of the range.
-    wire [31:0] left = len - k;
     wire [3:0]  to_end = 4'd8 - {1'b0, dlin[2:0]};
     wire [3:0]  nblk = (left < {28'd0, to_end}) ? left[3:0] : to_end;
 
     // The burst the full engine issues for a data beat: inside the 256-byte
     // block, from the first word of the side's range in this page.
-    /* verilator lint_off UNUSEDSIGNAL */
-    function [47:0] burst_of;
-        input [47:0] phys;
-        input [47:0] lin;
-        input [47:0] start;
-        input [47:12] tbase;
-        input         xlated;
-        reg   [11:0]  seg;
-        reg   [11:0]  blk;
+    function [11:0] burst_lo;
+        input [11:8] blk;
+        input        first;
+        input [11:3] seg;
         begin
-            seg = (lin[47:12] == start[47:12]) ? {start[11:3], 3'd0} : 12'd0;
-            blk = {phys[11:8], 8'd0};
-            burst_of = {xlated ? tbase : phys[47:12], (seg > blk) ? seg : blk};
+            burst_lo = (first && seg[11:8] >= blk) ? {seg, 3'd0} : {blk, 8'd0};
         end
     endfunction
-    /* verilator lint_on UNUSEDSIGNAL */
-    wire [47:0] s_burst = burst_of(sphys, slin, sstart, stbase, skind == K_AP || skind == K_MDL);
-    wire [47:0] d_burst = burst_of(dphys, dlin, dstart, dtbase, dkind == K_AP || dkind == K_MDL);
+    wire [47:0] s_burst = {sphys[47:12], burst_lo(slin[11:8], s0, sseg)};
+    wire [47:0] d_burst = {dphys[47:12], burst_lo(dlin[11:8], d0, dseg)};
 
-    // MDL entry of the page being translated, and the first entry the side
-    // uses (entry bursts lie in aligned 32-byte blocks from that entry).
+    // MDL entry of the page being translated (MAP/UNMAP: of the next PTE,
+    // on the source side). The full engine reads entries in aligned
+    // 32-byte blocks from the side's first entry: the burst starts at that
+    // first entry while the entry is in its block, i.e. while the first
+    // entry's bits 4:3 plus the pages translated since stay below 4.
     wire [47:0] x_lin   = xs ? dlin : slin;
     wire [47:0] x_mdl   = xs ? dmdl : smdl;
-    wire [47:0] x_start = xs ? dstart : sstart;
     wire [47:0] x_ent   = x_mdl + {12'd0, x_lin[44:12], 3'd0};
-    wire [47:0] x_first = x_mdl + {12'd0, x_start[44:12], 3'd0};
-    wire [47:0] x_eburst = (x_ent[47:5] == x_first[47:5]) ? x_first : {x_ent[47:5], 5'd0};
+    wire [1:0]  x_o     = xs ? dof : so;
+    wire [2:0]  x_pc    = xs ? dpc : spc;
+    wire [47:0] x_eburst = ({1'b0, x_o} + x_pc <= 3'd3) ? {x_ent[47:5], x_o, 3'd0} : {x_ent[47:5], 5'd0};
     wire [2:0]  x_kind  = xs ? dkind : skind;
-    // MAP_APERTURE's entry i.
-    wire [47:0] m_ent   = w1[47:0] + {26'd0, w3[18:0], 3'd0} + {13'd0, mi, 3'd0};
-    wire [47:0] m_first = w1[47:0] + {26'd0, w3[18:0], 3'd0};
-    wire [47:0] m_eburst = (m_ent[47:5] == m_first[47:5]) ? m_first : {m_ent[47:5], 5'd0};
-    wire [31:0] m_page  = ((w2[31:0] - APERTURE_BASE) >> 12) + mi;
+    wire [31:0] m_page  = mp;
 
     wire [47:0] ring_addr = {ring_base, 12'd0} + {28'd0, head};
     wire [19:0] ring_mask = ~(20'hFFFFF << ring_log2);
@@ -401,6 +399,18 @@ module gmc_dmc #(
     assign quiet = (st == S_IDLE) && !can_fetch && !owes_any && wd_cnt == 32'd0 && !pulses
                    && !m_axi_rvalid && !m_axi_bvalid;
 
+    // The destination block is written: move to the next one (or finish).
+    task next_block;
+        begin
+            dl <= dl_next;
+            left <= left - {28'd0, n};
+            if (dl_next[11:0] == 12'd0) begin dtv <= 1'b0; d0 <= 1'b0; end
+            wdata <= 64'd0;
+            wstrb <= 8'd0;
+            st <= (left == {28'd0, n}) ? S_DONE : S_BLK;
+        end
+    endtask
+
     // Count n bytes moved for a source and a destination kind.
     task count;
         input [2:0] sk;
@@ -478,11 +488,14 @@ module gmc_dmc #(
         input [31:0] l;
         begin
             skind <= sk;
-            sstart <= ss;
+            sl <= ss;
+            s0 <= 1'b1;
+            sseg <= ss[11:3];
             dkind <= dk;
-            dstart <= ds;
-            len <= l;
-            k <= 32'd0;
+            dl <= ds;
+            d0 <= 1'b1;
+            dseg <= ds[11:3];
+            left <= l;
             stv <= 1'b0;
             dtv <= 1'b0;
             swv <= 1'b0;
@@ -493,15 +506,16 @@ module gmc_dmc #(
     endtask
 
     // One byte of the source for the byte j of the block.
-    wire [2:0]  pat_sh = dlin[2:0] + j[2:0];
-    wire [7:0]  imm_b  = w3[8*kj[2:0] +: 8];
-    wire [7:0]  pat_b  = pat[8*pat_sh[1:0] +: 8];
-    wire [7:0]  mem_b  = swdata[8*slin[2:0] +: 8];
-    wire [7:0]  s_byte = (skind == K_IMM) ? imm_b : (skind == K_PAT) ? pat_b : mem_b;
+    // (WRITE_PHYSICAL's source starts at 0, so its byte index is slin too.)
     wire [2:0]  d_pos  = dlin[2:0] + j[2:0];
+    wire [63:0] s_word = (skind == K_IMM) ? w3 : swdata;
+    wire [7:0]  pat_b  = pat[8*d_pos[1:0] +: 8];
+    wire [7:0]  s_byte = (skind == K_PAT) ? pat_b : s_word[8*slin[2:0] +: 8];
     wire        s_mem  = skind == K_VRAM || skind == K_AP || skind == K_MDL || skind == K_BUS;
-    wire        s_xl   = (skind == K_AP || skind == K_MDL) && !(stv && stpage == slin[47:12]);
-    wire        d_xl   = (dkind == K_AP || dkind == K_MDL) && !(dtv && dtpage == dlin[47:12]);
+    wire        s_xl   = s_tr && !stv;
+    wire        d_xl   = d_tr && !dtv;
+    wire [47:0] sl_next = sl + 48'd1;
+    wire [47:0] dl_next = dl + {44'd0, n};
 
     integer b;
 
@@ -564,7 +578,7 @@ module gmc_dmc #(
                 beat <= beat + 2'd1;
                 if (r_err) fetch_err <= 1'b1;
                 if (m_axi_rlast) begin
-                    if (fetch_err || r_err) fault(GMC_DMA_FAULT_BUS, pkt_addr);
+                    if (fetch_err || r_err) fault(GMC_DMA_FAULT_BUS, xact_addr);
                     else st <= S_CHK;
                 end
             end
@@ -572,7 +586,16 @@ module gmc_dmc #(
                 if (chk_code != GMC_DMA_FAULT_NONE) fault(chk_code, chk_addr);
                 else begin
                     st <= S_DONE;
-                    mi <= 32'd0;
+                    // MAP/UNMAP: PTEs from (W2 - APERTURE_BASE) / 4096, MDL
+                    // entries from W3's MDL_PAGE, walked on the source side.
+                    mp <= (w2[31:0] - APERTURE_BASE) >> 12;
+                    left <= plen;
+                    sl <= {17'd0, w3[18:0], 12'd0};
+                    xs <= 1'b0;
+                    so <= w1[4:3] + w3[1:0];
+                    dof <= w2[4:3] + w3[33:32];
+                    spc <= 3'd0;
+                    dpc <= 3'd0;
                     case (op[3:0])
                         GMC_DMA_OP_TRANSFER:
                             xfer(flags[0] ? K_MDL : (s_vram ? K_VRAM : K_AP),
@@ -623,12 +646,15 @@ module gmc_dmc #(
                     xs <= 1'b0;
                     xret <= S_GATH;
                     st <= S_XL;
-                end else if (s_mem && !(swv && swaddr == sphys[47:3])) begin
+                end else if (s_mem && !swv) begin
                     st <= S_SRD;
                 end else begin
                     wdata[8*d_pos +: 8] <= s_byte;
                     wstrb[d_pos] <= 1'b1;
                     j <= j + 4'd1;
+                    sl <= sl_next;
+                    if (sl_next[2:0] == 3'd0) swv <= 1'b0;
+                    if (sl_next[11:0] == 12'd0) begin stv <= 1'b0; s0 <= 1'b0; end
                 end
             end
             S_SRD: begin
@@ -641,15 +667,13 @@ module gmc_dmc #(
             end
             S_VRW: if (vr_valid) begin
                 swdata <= vr_data;
-                swaddr <= sphys[47:3];
                 swv <= 1'b1;
                 st <= S_GATH;
             end
             S_SRDW: if (r_cur) begin
-                if (r_err) fault(GMC_DMA_FAULT_BUS, s_burst);
+                if (r_err) fault(GMC_DMA_FAULT_BUS, xact_addr);
                 else begin
                     swdata <= m_axi_rdata;
-                    swaddr <= sphys[47:3];
                     swv <= 1'b1;
                     st <= S_GATH;
                 end
@@ -658,10 +682,7 @@ module gmc_dmc #(
                 if (dkind == K_VRAM) begin
                     if (vw_gnt) begin
                         count(skind, dkind, n);
-                        k <= k + {28'd0, n};
-                        wdata <= 64'd0;
-                        wstrb <= 8'd0;
-                        st <= (left == {28'd0, n}) ? S_DONE : S_BLK;
+                        next_block;
                     end
                 end else if (dkind == K_RES) begin
                     count(skind, dkind, n);
@@ -676,10 +697,7 @@ module gmc_dmc #(
                 if (b_err) fault(GMC_DMA_FAULT_BUS, xact_addr);
                 else begin
                     count(skind, dkind, n);
-                    k <= k + {28'd0, n};
-                    wdata <= 64'd0;
-                    wstrb <= 8'd0;
-                    st <= (left == {28'd0, n}) ? S_DONE : S_BLK;
+                    next_block;
                 end
             end
 
@@ -700,34 +718,34 @@ module gmc_dmc #(
                           ? GMC_DMA_FAULT_PTE_INVALID : GMC_DMA_FAULT_PTE_PERM,
                           {16'd0, x_lin[31:12], 12'd0});
                 else begin
-                    if (xs) begin dtv <= 1'b1; dtpage <= dlin[47:12]; dtbase <= g_resp_addr[47:12]; end
-                    else begin stv <= 1'b1; stpage <= slin[47:12]; stbase <= g_resp_addr[47:12]; swv <= 1'b0; end
+                    if (xs) begin dtv <= 1'b1; dtbase <= g_resp_addr[47:12]; end
+                    else begin stv <= 1'b1; stbase <= g_resp_addr[47:12]; swv <= 1'b0; end
                     st <= xret;
                 end
             end
             S_XLR: if (r_cur) begin
-                if (r_err) fault(GMC_DMA_FAULT_BUS, x_eburst);
+                if (r_err) fault(GMC_DMA_FAULT_BUS, xact_addr);
                 else begin
-                    if (xs) begin dtv <= 1'b1; dtpage <= dlin[47:12]; dtbase <= m_axi_rdata[47:12]; end
-                    else begin stv <= 1'b1; stpage <= slin[47:12]; stbase <= m_axi_rdata[47:12]; swv <= 1'b0; end
+                    if (xs) begin dtv <= 1'b1; dtbase <= m_axi_rdata[47:12]; if (dpc != 3'd4) dpc <= dpc + 3'd1; end
+                    else begin stv <= 1'b1; stbase <= m_axi_rdata[47:12]; swv <= 1'b0; if (spc != 3'd4) spc <= spc + 3'd1; end
                     st <= xret;
                 end
             end
 
             // ---- MAP / UNMAP: one PTE at a time
             S_MAP: begin
-                if (mi == plen) st <= S_DONE;
+                if (left == 32'd0) st <= S_DONE;
                 else if (op[3:0] == GMC_DMA_OP_UNMAP_APERTURE) begin
                     w_d <= {16'd0, dummy_page, 12'd0} | GMC_PTE_VALID_MASK | GMC_PTE_SYSTEM_MASK
                            | GMC_PTE_READABLE_MASK | GMC_PTE_WRITEABLE_MASK;
                     st <= S_MAPW;
                 end else if (!ar_v) begin
-                    rd(m_ent, 2'd2, 8'd0, m_eburst);
+                    rd(x_ent, 2'd2, 8'd0, x_eburst);
                     st <= S_MAPR;
                 end
             end
             S_MAPR: if (r_cur) begin
-                if (r_err) fault(GMC_DMA_FAULT_BUS, m_eburst);
+                if (r_err) fault(GMC_DMA_FAULT_BUS, xact_addr);
                 else begin
                     w_d <= {16'd0, m_axi_rdata[47:12], 12'd0} | GMC_PTE_VALID_MASK | GMC_PTE_SYSTEM_MASK
                            | (w3[GMC_PKT_MAP_W3_SNOOPED_LSB] ? GMC_PTE_SNOOPED_MASK : 64'd0)
@@ -739,7 +757,10 @@ module gmc_dmc #(
             S_MAPW: if (vw_gnt) begin
                 inv_page_valid <= 1'b1;
                 inv_page <= m_page;
-                mi <= mi + 32'd1;
+                mp <= mp + 32'd1;
+                left <= left - 32'd1;
+                sl[47:12] <= sl[47:12] + 36'd1;
+                if (spc != 3'd4) spc <= spc + 3'd1;
                 st <= S_MAP;
             end
 
@@ -749,7 +770,7 @@ module gmc_dmc #(
                 st <= S_FENB;
             end
             S_FENB: if (b_cur) begin
-                if (b_err) fault(GMC_DMA_FAULT_BUS, w2[47:0]);
+                if (b_err) fault(GMC_DMA_FAULT_BUS, xact_addr);
                 else st <= S_DONE;
             end
 
@@ -817,8 +838,8 @@ module gmc_dmc #(
     end
 
     /* verilator lint_off UNUSEDSIGNAL */
-    wire unused = &{1'b0, w0[31:16], pt_base[2:0], flags[7:6], x_lin[47:45], x_lin[11:0], x_start[47:45],
-                    x_start[11:0], pat_sh[2], m_axi_rid, m_axi_bid, m_axi_rresp[0], m_axi_bresp[0], g_resp_addr[11:0],
+    wire unused = &{1'b0, w0[31:16], pt_base[2:0], flags[7:6], x_lin[47:45], x_lin[11:0], sl_next[47:12],
+                    dl_next[47:12], m_axi_rid, m_axi_bid, m_axi_rresp[0], m_axi_bresp[0], g_resp_addr[11:0],
                     x_ent[2:0], pte_word, op[7:4], dphys[2:0], sphys[2:0]};
     /* verilator lint_on UNUSEDSIGNAL */
 
