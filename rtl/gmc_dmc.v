@@ -86,7 +86,7 @@ module gmc_dmc #(
     input  wire                      g_resp_system,
     output reg                       inv_all,
     output reg                       inv_page_valid,
-    output reg  [31:0]               inv_page,
+    output wire [31:0]               inv_page,
 
     output wire                      vr_req,
     output wire [VRAM_AW-1:0]        vr_addr,
@@ -180,8 +180,6 @@ module gmc_dmc #(
     reg [19:0] head;
     reg        faulted;
     reg [7:0]  f_code;
-    reg        f_ind;
-    reg [47:0] f_pkt, f_addr;
     reg [63:0] fence, rresult;
 
     // The data movement of one packet.
@@ -195,10 +193,8 @@ module gmc_dmc #(
     reg [31:0] left;             // bytes (MAP/UNMAP: pages) still to move
     reg        s0, d0;           // the side is still in its first page
     reg [11:3] sseg, dseg;       // word of the side's first byte in that page
-    reg [47:0] smdl, dmdl;       // MDL base addresses
     reg [1:0]  so, dof;          // bits 4:3 of the side's first MDL entry
     reg [2:0]  spc, dpc;         // pages translated on the side so far (saturating at 4)
-    reg [31:0] pat;
     reg        stv, dtv;         // translation caches (valid until the page is left), bus page
     reg [47:12] stbase, dtbase;
     reg        swv;              // source word buffer (valid until the source leaves the word)
@@ -208,7 +204,7 @@ module gmc_dmc #(
     reg [3:0]  j, n;
     reg        xs;               // side being translated: 0 source, 1 destination
     reg [4:0]  xret;             // state to return to after a translation
-    reg [31:0] mp;               // MAP/UNMAP: aperture page of the next PTE
+    reg [31:0] mp;               // MAP/UNMAP: aperture page of the current PTE (inv_page)
 
     // AXI request registers (held until ready) and the epoch bookkeeping.
     reg        ar_v, aw_v, w_v;
@@ -223,7 +219,6 @@ module gmc_dmc #(
     reg [31:0] wd_cnt;
     reg [47:0] xact_addr;        // burst address of the transaction owed (TIMEOUT)
     reg        g_v;
-    reg [31:0] g_a;
 
     // ------------------------------------------------------- packet check
 
@@ -275,13 +270,12 @@ module gmc_dmc #(
     // first entry while the entry is in its block, i.e. while the first
     // entry's bits 4:3 plus the pages translated since stay below 4.
     wire [47:0] x_lin   = xs ? dlin : slin;
-    wire [47:0] x_mdl   = xs ? dmdl : smdl;
+    wire [47:0] x_mdl   = xs ? w2[47:0] : w1[47:0];   // MDL base addresses
     wire [47:0] x_ent   = x_mdl + {12'd0, x_lin[44:12], 3'd0};
     wire [1:0]  x_o     = xs ? dof : so;
     wire [2:0]  x_pc    = xs ? dpc : spc;
     wire [47:0] x_eburst = ({1'b0, x_o} + x_pc <= 3'd3) ? {x_ent[47:5], x_o, 3'd0} : {x_ent[47:5], 5'd0};
     wire [2:0]  x_kind  = xs ? dkind : skind;
-    wire [31:0] m_page  = mp;
 
     wire [47:0] ring_addr = {ring_base, 12'd0} + {28'd0, head};
     wire [19:0] ring_mask = ~(20'hFFFFF << ring_log2);
@@ -369,11 +363,16 @@ module gmc_dmc #(
     assign m_axi_bready = 1'b1;
 
     assign g_req_valid = {g_v && xs, g_v && !xs};
+    // (Held while g_v: x_lin does not move in S_XLW.)
+    wire [31:0] g_a = {x_lin[31:12], 12'd0};
     assign g_req_addr = {g_a, g_a};
     assign g_req_write = 2'b10;
+    // The page of the PTE being written, still held in the cycle of
+    // inv_page_valid (mp moves on only when the next PTE starts).
+    assign inv_page = mp;
 
     // VRAM: the source word read, and the destination / PTE write.
-    wire [47:0] pte_word = {16'd0, 3'd0, pt_base[31:3]} + {16'd0, m_page};
+    wire [47:0] pte_word = {16'd0, 3'd0, pt_base[31:3]} + {16'd0, mp};
     assign vr_req = (st == S_SRD) && skind == K_VRAM;
     assign vr_addr = sphys[VRAM_AW+2:3];
     assign vw_req = (st == S_WR && dkind == K_VRAM) || st == S_MAPW;
@@ -388,9 +387,12 @@ module gmc_dmc #(
     assign st_wr_out = {6'd0, owe_wr0} + {6'd0, owe_wr1} + {6'd0, owe_wr2} + {6'd0, owe_wr3};
     assign st_head = head;
     assign st_fence = fence;
-    assign st_fault_code = {f_ind, f_code};
-    assign st_fault_pkt = f_pkt;
-    assign st_fault_addr = f_addr;
+    assign st_fault_code = {faulted && in_ib, f_code};
+    // The fault registers: pkt_addr and xact_addr do not move while the
+    // engine is faulted (nothing is fetched or issued until skip or reset,
+    // which clear the fault), so they are the latched values.
+    assign st_fault_pkt = faulted ? pkt_addr : 48'd0;
+    assign st_fault_addr = faulted ? xact_addr : 48'd0;
     assign st_read_result = rresult;
 
     wire pulses = ev_packets != 2'd0 || ev_fault || ev_fence_irq || inv_all || inv_page_valid
@@ -433,9 +435,7 @@ module gmc_dmc #(
         begin
             faulted <= 1'b1;
             f_code <= {4'd0, code};
-            f_ind <= in_ib;
-            f_pkt <= pkt_addr;
-            f_addr <= addr;
+            xact_addr <= addr;
             ev_fault <= 1'b1;
             st <= S_IDLE;
             if (owes_cur) ep <= next_epoch(ep, owe_rd, owe_wr, ar_v, ar_e, aw_v, aw_e);
@@ -509,6 +509,8 @@ module gmc_dmc #(
     // (WRITE_PHYSICAL's source starts at 0, so its byte index is slin too.)
     wire [2:0]  d_pos  = dlin[2:0] + j[2:0];
     wire [63:0] s_word = (skind == K_IMM) ? w3 : swdata;
+    // FILL's pattern is W3[31:0]; DISCARD's poison is 0xDEADBEEF.
+    wire [31:0] pat    = (op[3:0] == GMC_DMA_OP_DISCARD) ? 32'hDEADBEEF : w3[31:0];
     wire [7:0]  pat_b  = pat[8*d_pos[1:0] +: 8];
     wire [7:0]  s_byte = (skind == K_PAT) ? pat_b : s_word[8*slin[2:0] +: 8];
     wire        s_mem  = skind == K_VRAM || skind == K_AP || skind == K_MDL || skind == K_BUS;
@@ -516,6 +518,22 @@ module gmc_dmc #(
     wire        d_xl   = d_tr && !dtv;
     wire [47:0] sl_next = sl + 48'd1;
     wire [47:0] dl_next = dl + {44'd0, n};
+
+    // Faults of the current state. Every bus fault names the burst address
+    // recorded when the transaction was issued; the watchdog's TIMEOUT
+    // wins over any other fault of the same cycle.
+    wire f_bus = (st == S_FR && r_cur && m_axi_rlast && (fetch_err || r_err))
+                 || ((st == S_SRDW || st == S_XLR || st == S_MAPR) && r_cur && r_err)
+                 || ((st == S_WB || st == S_FENB) && b_cur && b_err);
+    wire f_chk = st == S_CHK && chk_code != GMC_DMA_FAULT_NONE;
+    wire f_pte = st == S_XLW && g_resp_valid[xs] && (g_resp_fault || !g_resp_system);
+    wire f_to  = wd_fire && st != S_IDLE;
+    wire flt   = f_bus || f_chk || f_pte || f_to;
+    wire [3:0]  flt_code = f_to ? GMC_DMA_FAULT_TIMEOUT : f_bus ? GMC_DMA_FAULT_BUS
+                         : f_chk ? chk_code
+                         : (g_resp_code == GMC_XLATE_CODE_INVALID || !g_resp_system)
+                           ? GMC_DMA_FAULT_PTE_INVALID : GMC_DMA_FAULT_PTE_PERM;
+    wire [47:0] flt_addr = (f_to || f_bus) ? xact_addr : f_chk ? chk_addr : {16'd0, x_lin[31:12], 12'd0};
 
     integer b;
 
@@ -577,18 +595,14 @@ module gmc_dmc #(
                 endcase
                 beat <= beat + 2'd1;
                 if (r_err) fetch_err <= 1'b1;
-                if (m_axi_rlast) begin
-                    if (fetch_err || r_err) fault(GMC_DMA_FAULT_BUS, xact_addr);
-                    else st <= S_CHK;
-                end
+                if (m_axi_rlast && !fetch_err && !r_err) st <= S_CHK;
             end
             S_CHK: begin
-                if (chk_code != GMC_DMA_FAULT_NONE) fault(chk_code, chk_addr);
-                else begin
+                if (!f_chk) begin   // (else the fault below)
                     st <= S_DONE;
                     // MAP/UNMAP: PTEs from (W2 - APERTURE_BASE) / 4096, MDL
                     // entries from W3's MDL_PAGE, walked on the source side.
-                    mp <= (w2[31:0] - APERTURE_BASE) >> 12;
+                    mp <= ((w2[31:0] - APERTURE_BASE) >> 12) - 32'd1;
                     left <= plen;
                     sl <= {17'd0, w3[18:0], 12'd0};
                     xs <= 1'b0;
@@ -603,11 +617,9 @@ module gmc_dmc #(
                                  flags[1] ? K_MDL : (d_vram ? K_VRAM : K_AP),
                                  flags[1] ? {16'd0, w3[51:32], w3[63:52]} : w2[47:0], plen);
                         GMC_DMA_OP_FILL: begin
-                            pat <= w3[31:0];
                             xfer(K_PAT, 48'd0, K_VRAM, w2[47:0], plen);
                         end
                         GMC_DMA_OP_DISCARD: if (flags[3]) begin
-                            pat <= 32'hDEADBEEF;
                             xfer(K_PAT, 48'd0, K_VRAM, w2[47:0], plen);
                         end
                         GMC_DMA_OP_READ_PHYSICAL:
@@ -625,8 +637,6 @@ module gmc_dmc #(
                         end
                         default: ;
                     endcase
-                    smdl <= w1[47:0];
-                    dmdl <= w2[47:0];
                 end
             end
 
@@ -671,8 +681,7 @@ module gmc_dmc #(
                 st <= S_GATH;
             end
             S_SRDW: if (r_cur) begin
-                if (r_err) fault(GMC_DMA_FAULT_BUS, xact_addr);
-                else begin
+                if (!r_err) begin
                     swdata <= m_axi_rdata;
                     swv <= 1'b1;
                     st <= S_GATH;
@@ -694,8 +703,7 @@ module gmc_dmc #(
                 end
             end
             S_WB: if (b_cur) begin
-                if (b_err) fault(GMC_DMA_FAULT_BUS, xact_addr);
-                else begin
+                if (!b_err) begin
                     count(skind, dkind, n);
                     next_block;
                 end
@@ -705,7 +713,6 @@ module gmc_dmc #(
             S_XL: begin
                 if (x_kind == K_AP) begin
                     g_v <= 1'b1;
-                    g_a <= {x_lin[31:12], 12'd0};
                     st <= S_XLW;
                 end else if (!ar_v) begin
                     rd(x_ent, xs ? 2'd2 : 2'd1, 8'd0, x_eburst);
@@ -713,19 +720,14 @@ module gmc_dmc #(
                 end
             end
             S_XLW: if (g_resp_valid[xs]) begin
-                if (g_resp_fault || !g_resp_system)
-                    fault((g_resp_code == GMC_XLATE_CODE_INVALID || !g_resp_system)
-                          ? GMC_DMA_FAULT_PTE_INVALID : GMC_DMA_FAULT_PTE_PERM,
-                          {16'd0, x_lin[31:12], 12'd0});
-                else begin
+                if (!f_pte) begin
                     if (xs) begin dtv <= 1'b1; dtbase <= g_resp_addr[47:12]; end
                     else begin stv <= 1'b1; stbase <= g_resp_addr[47:12]; swv <= 1'b0; end
                     st <= xret;
                 end
             end
             S_XLR: if (r_cur) begin
-                if (r_err) fault(GMC_DMA_FAULT_BUS, xact_addr);
-                else begin
+                if (!r_err) begin
                     if (xs) begin dtv <= 1'b1; dtbase <= m_axi_rdata[47:12]; if (dpc != 3'd4) dpc <= dpc + 3'd1; end
                     else begin stv <= 1'b1; stbase <= m_axi_rdata[47:12]; swv <= 1'b0; if (spc != 3'd4) spc <= spc + 3'd1; end
                     st <= xret;
@@ -736,17 +738,18 @@ module gmc_dmc #(
             S_MAP: begin
                 if (left == 32'd0) st <= S_DONE;
                 else if (op[3:0] == GMC_DMA_OP_UNMAP_APERTURE) begin
+                    mp <= mp + 32'd1;
                     w_d <= {16'd0, dummy_page, 12'd0} | GMC_PTE_VALID_MASK | GMC_PTE_SYSTEM_MASK
                            | GMC_PTE_READABLE_MASK | GMC_PTE_WRITEABLE_MASK;
                     st <= S_MAPW;
                 end else if (!ar_v) begin
+                    mp <= mp + 32'd1;
                     rd(x_ent, 2'd2, 8'd0, x_eburst);
                     st <= S_MAPR;
                 end
             end
             S_MAPR: if (r_cur) begin
-                if (r_err) fault(GMC_DMA_FAULT_BUS, xact_addr);
-                else begin
+                if (!r_err) begin
                     w_d <= {16'd0, m_axi_rdata[47:12], 12'd0} | GMC_PTE_VALID_MASK | GMC_PTE_SYSTEM_MASK
                            | (w3[GMC_PKT_MAP_W3_SNOOPED_LSB] ? GMC_PTE_SNOOPED_MASK : 64'd0)
                            | (w3[GMC_PKT_MAP_W3_READABLE_LSB] ? GMC_PTE_READABLE_MASK : 64'd0)
@@ -756,8 +759,6 @@ module gmc_dmc #(
             end
             S_MAPW: if (vw_gnt) begin
                 inv_page_valid <= 1'b1;
-                inv_page <= m_page;
-                mp <= mp + 32'd1;
                 left <= left - 32'd1;
                 sl[47:12] <= sl[47:12] + 36'd1;
                 if (spc != 3'd4) spc <= spc + 3'd1;
@@ -769,10 +770,7 @@ module gmc_dmc #(
                 wr(w2[47:0], w3, 8'hFF, w2[47:0]);
                 st <= S_FENB;
             end
-            S_FENB: if (b_cur) begin
-                if (b_err) fault(GMC_DMA_FAULT_BUS, xact_addr);
-                else st <= S_DONE;
-            end
+            S_FENB: if (b_cur && !b_err) st <= S_DONE;
 
             // ---- completion
             S_DONE: begin
@@ -793,12 +791,13 @@ module gmc_dmc #(
             default: st <= S_IDLE;
         endcase
 
-        if (wd_fire && st != S_IDLE) fault(GMC_DMA_FAULT_TIMEOUT, xact_addr);
+        // Faults (one site: the state's own update above is overridden).
+        if (flt) fault(flt_code, flt_addr);
 
         // Commands.
         if (cmd_reset) begin
             faulted <= 1'b0;
-            f_code <= 8'd0; f_ind <= 1'b0; f_pkt <= 48'd0; f_addr <= 48'd0;
+            f_code <= 8'd0;
             in_ib <= 1'b0;
             head <= tail;
             st <= S_IDLE;
@@ -807,7 +806,7 @@ module gmc_dmc #(
             if (w_v) w_s <= 8'd0;
         end else if (cmd_skip && faulted) begin
             faulted <= 1'b0;
-            f_code <= 8'd0; f_ind <= 1'b0; f_pkt <= 48'd0; f_addr <= 48'd0;
+            f_code <= 8'd0;
             if (in_ib && ib_left == 27'd0) begin
                 in_ib <= 1'b0;
                 head <= head_next;
@@ -818,7 +817,7 @@ module gmc_dmc #(
         if (erst) begin
             st <= S_IDLE;
             faulted <= 1'b0;
-            f_code <= 8'd0; f_ind <= 1'b0; f_pkt <= 48'd0; f_addr <= 48'd0;
+            f_code <= 8'd0;
             in_ib <= 1'b0;
             head <= 20'd0;
             fence <= 64'd0;
