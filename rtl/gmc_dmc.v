@@ -222,15 +222,27 @@ module gmc_dmc #(
 
     // ------------------------------------------------------- packet check
 
+    // The checks of gmc_dma (the same module, so the same checks in the
+    // same order), its range arithmetic done one comparison per cycle by
+    // gmc_dmc_range while the engine waits in S_CHK for chk_done.
     wire [3:0]  chk_code;
     wire [47:0] chk_addr;
     wire        s_vram, d_vram;
-    gmc_dma_check #(
+    wire        chk_done;
+    wire [5:0]  chk_ranges;
+    gmc_dmc_range #(
         .VRAM_BYTES(VRAM_BYTES), .APERTURE_BASE(APERTURE_BASE), .APERTURE_PAGES(APERTURE_PAGES),
         .PROT_RANGES(PROT_RANGES)
+    ) u_range (
+        .clk(gclk), .run(st == S_CHK), .w1(w1[31:0]), .w2(w2[31:0]), .len(w0[63:32]),
+        .prot_base(prot_base), .prot_limit(prot_limit), .done(chk_done), .ranges(chk_ranges)
+    );
+    gmc_dma_check #(
+        .VRAM_BYTES(VRAM_BYTES), .APERTURE_BASE(APERTURE_BASE), .APERTURE_PAGES(APERTURE_PAGES),
+        .PROT_RANGES(PROT_RANGES), .EXT_RANGES(1)
     ) u_check (
-        .en(st == S_CHK), .w0(w0), .w1(w1), .w2(w2), .w3(w3), .in_ib(in_ib),
-        .prot_base(prot_base), .prot_limit(prot_limit),
+        .en(st == S_CHK && chk_done), .w0(w0), .w1(w1), .w2(w2), .w3(w3), .in_ib(in_ib),
+        .prot_base(prot_base), .prot_limit(prot_limit), .ranges(chk_ranges),
         .chk_code(chk_code), .chk_addr(chk_addr), .s_vram(s_vram), .d_vram(d_vram)
     );
 
@@ -377,7 +389,9 @@ module gmc_dmc #(
     assign vr_addr = sphys[VRAM_AW+2:3];
     assign vw_req = (st == S_WR && dkind == K_VRAM) || st == S_MAPW;
     assign vw_addr = (st == S_MAPW) ? pte_word[VRAM_AW-1:0] : dphys[VRAM_AW+2:3];
-    assign vw_data = (st == S_MAPW) ? w_d : wdata;
+    // (MAP/UNMAP build the PTE in wdata: w_d may still hold a W beat the
+    // bus has not taken, which must not change.)
+    assign vw_data = wdata;
     assign vw_strb = (st == S_MAPW) ? 8'hFF : wstrb;
 
     assign st_state = faulted ? 2'd2
@@ -439,7 +453,6 @@ module gmc_dmc #(
             ev_fault <= 1'b1;
             st <= S_IDLE;
             if (owes_cur) ep <= next_epoch(ep, owe_rd, owe_wr, ar_v, ar_e, aw_v, aw_e);
-            if (w_v) w_s <= 8'd0;
             g_v <= 1'b0;
         end
     endtask
@@ -525,7 +538,7 @@ module gmc_dmc #(
     wire f_bus = (st == S_FR && r_cur && m_axi_rlast && (fetch_err || r_err))
                  || ((st == S_SRDW || st == S_XLR || st == S_MAPR) && r_cur && r_err)
                  || ((st == S_WB || st == S_FENB) && b_cur && b_err);
-    wire f_chk = st == S_CHK && chk_code != GMC_DMA_FAULT_NONE;
+    wire f_chk = st == S_CHK && chk_done && chk_code != GMC_DMA_FAULT_NONE;
     wire f_pte = st == S_XLW && g_resp_valid[xs] && (g_resp_fault || !g_resp_system);
     wire f_to  = wd_fire && st != S_IDLE;
     wire flt   = f_bus || f_chk || f_pte || f_to;
@@ -598,7 +611,7 @@ module gmc_dmc #(
                 if (m_axi_rlast && !fetch_err && !r_err) st <= S_CHK;
             end
             S_CHK: begin
-                if (!f_chk) begin   // (else the fault below)
+                if (chk_done && !f_chk) begin   // (a fault below instead)
                     st <= S_DONE;
                     // MAP/UNMAP: PTEs from (W2 - APERTURE_BASE) / 4096, MDL
                     // entries from W3's MDL_PAGE, walked on the source side.
@@ -739,7 +752,7 @@ module gmc_dmc #(
                 if (left == 32'd0) st <= S_DONE;
                 else if (op[3:0] == GMC_DMA_OP_UNMAP_APERTURE) begin
                     mp <= mp + 32'd1;
-                    w_d <= {16'd0, dummy_page, 12'd0} | GMC_PTE_VALID_MASK | GMC_PTE_SYSTEM_MASK
+                    wdata <= {16'd0, dummy_page, 12'd0} | GMC_PTE_VALID_MASK | GMC_PTE_SYSTEM_MASK
                            | GMC_PTE_READABLE_MASK | GMC_PTE_WRITEABLE_MASK;
                     st <= S_MAPW;
                 end else if (!ar_v) begin
@@ -750,7 +763,7 @@ module gmc_dmc #(
             end
             S_MAPR: if (r_cur) begin
                 if (!r_err) begin
-                    w_d <= {16'd0, m_axi_rdata[47:12], 12'd0} | GMC_PTE_VALID_MASK | GMC_PTE_SYSTEM_MASK
+                    wdata <= {16'd0, m_axi_rdata[47:12], 12'd0} | GMC_PTE_VALID_MASK | GMC_PTE_SYSTEM_MASK
                            | (w3[GMC_PKT_MAP_W3_SNOOPED_LSB] ? GMC_PTE_SNOOPED_MASK : 64'd0)
                            | (w3[GMC_PKT_MAP_W3_READABLE_LSB] ? GMC_PTE_READABLE_MASK : 64'd0)
                            | (w3[GMC_PKT_MAP_W3_WRITEABLE_LSB] ? GMC_PTE_WRITEABLE_MASK : 64'd0);
@@ -803,7 +816,6 @@ module gmc_dmc #(
             st <= S_IDLE;
             g_v <= 1'b0;
             if (owes_cur) ep <= next_epoch(ep, owe_rd, owe_wr, ar_v, ar_e, aw_v, aw_e);
-            if (w_v) w_s <= 8'd0;
         end else if (cmd_skip && faulted) begin
             faulted <= 1'b0;
             f_code <= 8'd0;
