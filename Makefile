@@ -542,9 +542,9 @@ $(BUILD)/cmp/bin/bench-dma: bench/bench_dma.c hw/gmc_dma_pkt.c hw/gmc_pkt.c $(BU
 
 # The compact engine synthesised alone (yosys synth_ice40) at the HX8K
 # board's parameters: dma_compact_lut4.
-$(BUILD)/fw/dmc/yosys.log: rtl/gmc_dmc.v rtl/gmc_dma_check.v rtl/gmc_clk_gate.v $(RTL_INC)
+$(BUILD)/fw/dmc/yosys.log: rtl/gmc_dmc.v rtl/gmc_dmc_range.v rtl/gmc_dma_check.v rtl/gmc_clk_gate.v $(RTL_INC)
 	@mkdir -p $(@D)
-	$(YOSYS) -q -l $@.tmp -p 'read_verilog -Irtl rtl/gmc_dmc.v rtl/gmc_dma_check.v rtl/gmc_clk_gate.v; \
+	$(YOSYS) -q -l $@.tmp -p 'read_verilog -Irtl rtl/gmc_dmc.v rtl/gmc_dmc_range.v rtl/gmc_dma_check.v rtl/gmc_clk_gate.v; \
 	  chparam -set VRAM_BYTES 16384 -set APERTURE_PAGES 256 gmc_dmc; synth_ice40 -top gmc_dmc; stat' >/dev/null
 	mv $@.tmp $@
 
@@ -552,7 +552,7 @@ $(BUILD)/rel/bin/bench-resid: bench/bench_resid.c $(BUILD)/rel/lib/libgmc.a $(BU
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_C) $(INC_bench) -O2 $< -o $@ $(BUILD)/rel/lib/libgmc.a $(BUILD)/rel/lib/libgmc_sim.a $(SIM_LIBS)
 
-BENCH_DEPS := $(BUILD)/cmp/bin/bench-dma $(BUILD)/fw/dmc/yosys.log $(BUILD)/rel/bin/bench-sim $(BUILD)/rel/bin/bench-alloc $(BUILD)/rel/bin/bench-api \
+BENCH_DEPS := $(BUILD)/cmp/bin/bench-dma $(BUILD)/fw/dmc/yosys.log $(FW_BOARDS:%=$(BUILD)/fw/%-dmc/pack.log) $(BUILD)/rel/bin/bench-sim $(BUILD)/rel/bin/bench-alloc $(BUILD)/rel/bin/bench-api \
               $(BUILD)/rel/bin/bench-dma $(BUILD)/rel/bin/bench-evict $(BUILD)/bench/tb_bench.vvp \
               $(BUILD)/rel/bin/bench-resid $(BUILD)/rel/bin/gmc $(BUILD)/rel/bin/gmc-board-sim
 
@@ -607,6 +607,18 @@ $$(BUILD)/fw/$(1)/gmc.bin: $$(BUILD)/fw/$(1)/gmc.asc
 	$$(ICEPACK) $$< $$@
 
 firmware-$(1): $$(BUILD)/fw/$(1)/gmc.bin
+
+# Fit probe: the board top with the compact engine (DMA_ENGINE=2),
+# synthesised and packed (nextpnr --pack-only), for its logic-cell count
+# while it does not fit (docs/boards.md, DMA engine): <prefix>_dmc_lc and
+# <prefix>_dma_short_lc in make bench.
+$$(BUILD)/fw/$(1)-dmc/pack.log: firmware/$(1)/gmc_board_$(1).v $$(FW_COMMON) $$(RTL) $$(RTL_INC)
+	@mkdir -p $$(@D)
+	$$(YOSYS) -q -l $$(@D)/yosys.log -p 'read_verilog -Irtl $$(RTL) $$(FW_COMMON) $$<; \
+	  chparam -set DMA_ENGINE 2 gmc_board_$(1); synth_ice40 $(FW_SYNTH_$(1)) -top gmc_board_$(1) -json $$(@D)/gmc.json'
+	-$$(NEXTPNR) $(FW_PNR_$(1)) --json $$(@D)/gmc.json --pcf firmware/$(1)/$(1).pcf --pack-only -l $$@.tmp -q
+	grep -q 'ICESTORM_LC:' $$@.tmp
+	mv $$@.tmp $$@
 endef
 $(foreach b,$(FW_BOARDS),$(eval $(call FW_BOARD_RULES,$(b))))
 

@@ -56,6 +56,16 @@ def yosys_cells(log, cell):
     return n
 
 
+def packed_lcs(log):
+    """(used, available) logic cells from a nextpnr-ice40 --pack-only log."""
+    with open(log, encoding="utf-8") as f:
+        for line in f:
+            m = re.search(r"ICESTORM_LC:\s*(\d+)/\s*(\d+)", line)
+            if m:
+                return int(m.group(1)), int(m.group(2))
+    raise RuntimeError(f"{log}: no ICESTORM_LC count")
+
+
 # Debian's python3 carries python3-scipy (tools/deps.sh); the interpreter
 # running this script may be another one.
 SCIPY_PYTHON = os.environ.get("GMC_SCIPY_PYTHON", "/usr/bin/python3")
@@ -333,6 +343,14 @@ def main():
     res["dma_compact_small_packet_cycles"] = cmp["dma_small_packet_cycles"]
     res["dma_compact_fence_latency_cycles"] = cmp["fence_latency_cycles"]
     res["dma_compact_lut4"] = yosys_cells(os.path.join(build, "fw/dmc/yosys.log"), "SB_LUT4")
+    # Each board top with the compact engine, packed (the Makefile's fit
+    # probe): its logic cells, whether that fits the device, and by how
+    # many cells it is short (0 when it fits).
+    for board, prefix in (("hx8k", "hx8k"), ("icebreaker", "up5k")):
+        used, avail = packed_lcs(os.path.join(build, f"fw/{board}-dmc/pack.log"))
+        res[f"{prefix}_dmc_lc"] = used
+        res[f"{prefix}_dma"] = int(used <= avail)
+        res[f"{prefix}_dma_short_lc"] = max(0, used - avail)
     # Eviction policy vs offline LRU, paging throughput and host cost
     # (bench/bench_evict.c, docs/residency.md "Eviction benchmark"); its
     # traces are written as trace files for the optimum (docs/eviction-bench.md).
