@@ -189,7 +189,10 @@ module gmc_dmc #(
     // counter crosses the boundary the cache covers instead of comparing
     // addresses.
     reg [47:0] sl, dl;           // linear address of the next source byte / destination block (MDL: 4096 * PAGE + OFFSET)
-    reg [31:0] left;             // bytes (MAP/UNMAP: pages) still to move
+                                 // (MAP/UNMAP: dl[31:0] is the aperture page of the current PTE, inv_page)
+    // Bytes (MAP/UNMAP: pages) still to move: W0's LENGTH, counted down
+    // in place once the packet is checked.
+    wire [31:0] left = w0[63:32];
     reg        s0, d0;           // the side is still in its first page
     reg [11:3] sseg, dseg;       // word of the side's first byte in that page
     reg [1:0]  so, dof;          // bits 4:3 of the side's first MDL entry
@@ -203,7 +206,6 @@ module gmc_dmc #(
     reg [3:0]  j, n;
     reg        xs;               // side being translated: 0 source, 1 destination
     reg [4:0]  xret;             // state to return to after a translation
-    reg [31:0] mp;               // MAP/UNMAP: aperture page of the current PTE (inv_page)
 
     // AXI request registers (held until ready) and the epoch bookkeeping.
     reg        ar_v, aw_v, w_v;
@@ -245,7 +247,6 @@ module gmc_dmc #(
 
     wire [7:0]  op    = w0[7:0];
     wire [7:0]  flags = w0[15:8];
-    wire [31:0] plen  = w0[63:32];
 
     // ------------------------------------------------------- addresses
 
@@ -384,11 +385,11 @@ module gmc_dmc #(
     assign g_req_addr = {g_a, g_a};
     assign g_req_write = 2'b10;
     // The page of the PTE being written, still held in the cycle of
-    // inv_page_valid (mp moves on only when the next PTE starts).
-    assign inv_page = mp;
+    // inv_page_valid (dl moves on only when the next PTE starts).
+    assign inv_page = dl[31:0];
 
     // VRAM: the source word read, and the destination / PTE write.
-    wire [47:0] pte_word = {16'd0, 3'd0, pt_base[31:3]} + {16'd0, mp};
+    wire [47:0] pte_word = {16'd0, 3'd0, pt_base[31:3]} + {16'd0, dl[31:0]};
     assign vr_req = (st == S_SRD) && skind == K_VRAM;
     assign vr_addr = sphys[VRAM_AW+2:3];
     assign vw_req = (st == S_WR && dkind == K_VRAM) || st == S_MAPW;
@@ -422,7 +423,7 @@ module gmc_dmc #(
     task next_block;
         begin
             dl <= dl_next;
-            left <= left - {28'd0, n};
+            w0[63:32] <= left - {28'd0, n};
             if (dl_next[11:0] == 12'd0) begin dtv <= 1'b0; d0 <= 1'b0; end
             wdata <= 64'd0;
             wstrb <= 8'd0;
@@ -494,7 +495,6 @@ module gmc_dmc #(
         input [47:0] ss;
         input [2:0]  dk;
         input [47:0] ds;
-        input [31:0] l;
         begin
             skind <= sk;
             sl <= ss;
@@ -504,7 +504,6 @@ module gmc_dmc #(
             dl <= ds;
             d0 <= 1'b1;
             dseg <= ds[11:3];
-            left <= l;
             stv <= 1'b0;
             dtv <= 1'b0;
             swv <= 1'b0;
@@ -610,8 +609,8 @@ module gmc_dmc #(
                     st <= S_DONE;
                     // MAP/UNMAP: PTEs from (W2 - APERTURE_BASE) / 4096, MDL
                     // entries from W3's MDL_PAGE, walked on the source side.
-                    mp <= ((w2[31:0] - APERTURE_BASE) >> 12) - 32'd1;
-                    left <= plen;
+                    dl <= {16'd0, ((w2[31:0] - APERTURE_BASE) >> 12) - 32'd1};
+                    n <= 4'd1;   // (MAP/UNMAP: dl and left step by one)
                     sl <= {17'd0, w3[18:0], 12'd0};
                     xs <= 1'b0;
                     so <= w1[4:3] + w3[1:0];
@@ -623,26 +622,29 @@ module gmc_dmc #(
                             xfer(flags[0] ? K_MDL : (s_vram ? K_VRAM : K_AP),
                                  flags[0] ? {16'd0, w3[19:0], w3[31:20]} : w1[47:0],
                                  flags[1] ? K_MDL : (d_vram ? K_VRAM : K_AP),
-                                 flags[1] ? {16'd0, w3[51:32], w3[63:52]} : w2[47:0], plen);
+                                 flags[1] ? {16'd0, w3[51:32], w3[63:52]} : w2[47:0]);
                         GMC_DMA_OP_FILL: begin
-                            xfer(K_PAT, 48'd0, K_VRAM, w2[47:0], plen);
+                            xfer(K_PAT, 48'd0, K_VRAM, w2[47:0]);
                         end
                         GMC_DMA_OP_DISCARD: if (flags[3]) begin
-                            xfer(K_PAT, 48'd0, K_VRAM, w2[47:0], plen);
+                            xfer(K_PAT, 48'd0, K_VRAM, w2[47:0]);
                         end
                         GMC_DMA_OP_READ_PHYSICAL:
-                            xfer(!flags[2] ? K_BUS : (s_vram ? K_VRAM : K_AP), w1[47:0], K_RES, 48'd0, plen);
+                            xfer(!flags[2] ? K_BUS : (s_vram ? K_VRAM : K_AP), w1[47:0], K_RES, 48'd0);
                         GMC_DMA_OP_WRITE_PHYSICAL:
-                            xfer(K_IMM, 48'd0, !flags[2] ? K_BUS : (d_vram ? K_VRAM : K_AP), w2[47:0], plen);
+                            xfer(K_IMM, 48'd0, !flags[2] ? K_BUS : (d_vram ? K_VRAM : K_AP), w2[47:0]);
                         GMC_DMA_OP_MAP_APERTURE, GMC_DMA_OP_UNMAP_APERTURE: st <= S_MAP;
                         GMC_DMA_OP_FLUSH_TLB: inv_all <= 1'b1;
                         // WRITE_MEM: W3 written to W2 as an 8-byte transfer
                         // (not counted), then DMA_FENCE in S_DONE.
-                        GMC_DMA_OP_FENCE: if (flags[4]) xfer(K_IMM, 48'd0, K_BUS, w2[47:0], 32'd8);
+                        GMC_DMA_OP_FENCE: if (flags[4]) begin
+                            xfer(K_IMM, 48'd0, K_BUS, w2[47:0]);
+                            w0[63:32] <= 32'd8;   // (LENGTH is 0, checked)
+                        end
                         GMC_DMA_OP_INDIRECT: begin
                             in_ib <= 1'b1;
                             ib_next <= w1[47:0];
-                            ib_left <= plen[31:5];
+                            ib_left <= left[31:5];
                             st <= S_IDLE;
                         end
                         default: ;
@@ -748,12 +750,12 @@ module gmc_dmc #(
             S_MAP: begin
                 if (left == 32'd0) st <= S_DONE;
                 else if (op[3:0] == GMC_DMA_OP_UNMAP_APERTURE) begin
-                    mp <= mp + 32'd1;
+                    dl <= dl_next;
                     wdata <= {16'd0, dummy_page, 12'd0} | GMC_PTE_VALID_MASK | GMC_PTE_SYSTEM_MASK
                            | GMC_PTE_READABLE_MASK | GMC_PTE_WRITEABLE_MASK;
                     st <= S_MAPW;
                 end else if (!ar_v) begin
-                    mp <= mp + 32'd1;
+                    dl <= dl_next;
                     rd(x_ent, 2'd2, 8'd0, x_eburst);
                     st <= S_MAPR;
                 end
@@ -769,7 +771,7 @@ module gmc_dmc #(
             end
             S_MAPW: if (vw_gnt) begin
                 inv_page_valid <= 1'b1;
-                left <= left - 32'd1;
+                w0[63:32] <= left - {28'd0, n};
                 sl[47:12] <= sl[47:12] + 36'd1;
                 if (spc != 3'd4) spc <= spc + 3'd1;
                 st <= S_MAP;
