@@ -524,7 +524,8 @@ module gmc_dmc #(
     wire        s_mem  = skind == K_VRAM || skind == K_AP || skind == K_MDL || skind == K_BUS;
     wire        s_xl   = s_tr && !stv;
     wire        d_xl   = d_tr && !dtv;
-    wire [47:0] sl_next = sl + 48'd1;
+    // (One adder: the source moves a byte, or MAP/UNMAP's MDL walk a page.)
+    wire [47:0] sl_next = sl + ((st == S_MAPW) ? 48'h1000 : 48'd1);
     wire [47:0] dl_next = dl + {44'd0, n};
 
     // Faults of the current state. Every bus fault names the burst address
@@ -772,7 +773,7 @@ module gmc_dmc #(
             S_MAPW: if (vw_gnt) begin
                 inv_page_valid <= 1'b1;
                 w0[63:32] <= left - {28'd0, n};
-                sl[47:12] <= sl[47:12] + 36'd1;
+                sl <= sl_next;
                 if (spc != 3'd4) spc <= spc + 3'd1;
                 st <= S_MAP;
             end
