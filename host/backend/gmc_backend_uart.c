@@ -62,8 +62,12 @@ int ioctl(int fd, unsigned long request, ...);
  * and a command has been tried at least MAX_TRIES times. */
 #define MAX_TRIES 12
 #define DEAD_MS 5000
-/* A DMA burst quiet for this long (ms) is probed (see pump()). */
+/* A DMA burst quiet for this long (ms) is probed (see pump()); a
+ * DMA_REQ_AGAIN not answered is sent again after as long. */
 #define PROBE_QUIET_MS 20
+/* Directions of DMA_REQ_AGAIN, as bits of uart.ask. */
+#define ASK_RD (1u << GMC_BRIDGE_DIR_READ)
+#define ASK_WR (1u << GMC_BRIDGE_DIR_WRITE)
 
 enum { RESP_OKAY = 0, RESP_SLVERR = 2, RESP_DECERR = 3 };
 
@@ -88,6 +92,14 @@ struct uart {
     uint8_t want_seq;  /* its SEQ (PING: the nonce) */
     int got;           /* 1 reply, 2 ERR for it (not executed), 3 BUSY */
     uint8_t reply[GMC_BRIDGE_MAX_LEN];
+    /* Protocol 3: directions whose request frame may have been lost (a
+     * damaged frame came up): DMA_REQ_AGAIN is sent for them until the
+     * bridge answers with the request or ERR(STATE) (no burst). */
+    unsigned ask;
+    unsigned asked;        /* of those, the ones DMA_REQ_AGAIN has been sent for */
+    uint64_t ask_ms;
+    uint64_t partial_ms;   /* since when an incomplete frame waits in rx, 0 none */
+    unsigned ack_every;    /* DMA_WR_ACK every so many write beats: a quarter of the window */
     /* DMA read burst */
     struct {
         int active;
@@ -100,10 +112,13 @@ struct uart {
     } rd;
     /* DMA write burst */
     struct {
-        int active;
+        int valid;         /* a burst with this TAG has been seen */
+        int active;        /* its beats are being gathered */
         uint64_t addr;
         unsigned len, size, burst, next;
-        int broken;
+        unsigned acked;    /* the last DMA_WR_ACK sent (beats below it) */
+        int rewound;       /* beat of the last resend asked, -1 none */
+        uint64_t last_ms;  /* last beat taken, or resend asked */
         uint8_t resp;
         uint8_t tag;
         int unconfirmed;   /* DMA_WR_RESP sent, not yet known to be taken */
@@ -342,13 +357,32 @@ static int rd_stream(struct uart *u)
     return GMC_OK;
 }
 
+/* DMA_WR_ACK: every beat below `beat` received; RESEND: send again from it. */
+static int wr_ack(struct uart *u, unsigned beat, int resend)
+{
+    const uint8_t pl[3] = { (uint8_t)beat, resend ? GMC_BRIDGE_WR_ACK_RESEND : 0u, u->wr.tag };
+    u->wr.acked = beat;
+    u->st.wr_acks++;
+    return send_frame(u, GMC_BRIDGE_OP_DMA_WR_ACK, pl, sizeof pl);
+}
+
+/* Ask for the request frame of a burst in flight (protocol 3). */
+static void want_req(struct uart *u, unsigned dirs)
+{
+    if (u->ask == 0)
+        u->ask_ms = 0; /* at once; a pending ask is repeated on its own clock */
+    u->ask |= dirs;
+}
+
+static void ask_done(struct uart *u, unsigned dirs)
+{
+    u->ask &= ~dirs;
+    u->asked &= ~dirs;
+}
+
 static int wr_finish(struct uart *u)
 {
     uint8_t resp = u->wr.resp;
-    if (u->wr.broken) {
-        resp = RESP_SLVERR;
-        u->st.dma_broken++;
-    }
     if (resp == RESP_OKAY) {
         for (unsigned i = 0; i <= u->wr.len; i++) {
             uint64_t b = beat_addr(u->wr.addr, i, u->wr.size, u->wr.burst, u->wr.len) & ~7ull;
@@ -388,6 +422,14 @@ static int handle(struct uart *u, uint8_t op, const uint8_t *p, unsigned len)
         u->st.irq_frames++;
         return GMC_OK;
     case GMC_BRIDGE_OP_DMA_RD_REQ:
+        if (u->rd.active && p[10] == u->rd.tag) {
+            /* Sent again (DMA_REQ_AGAIN): a burst we know. */
+            ask_done(u, ASK_RD);
+            return GMC_OK;
+        }
+        if (u->asked & ASK_RD)
+            u->st.req_recovered++;
+        ask_done(u, ASK_RD);
         u->rd.active = 1;
         u->rd.addr = le(p + 1, 6);
         u->rd.len = p[7];
@@ -401,10 +443,19 @@ static int handle(struct uart *u, uint8_t op, const uint8_t *p, unsigned len)
         u->st.dma_rd_bursts++;
         return rd_stream(u);
     case GMC_BRIDGE_OP_DMA_WR_REQ:
+        if (u->wr.valid && p[10] == u->wr.tag) {
+            ask_done(u, ASK_WR); /* sent again: a burst we know */
+            return GMC_OK;
+        }
+        if (u->asked & ASK_WR)
+            u->st.req_recovered++;
+        ask_done(u, ASK_WR);
         if (u->wr.active) {
-            /* The previous burst's last beats were lost: it was answered. */
+            /* A new burst before the last one was whole (the bridge was
+             * reset, or aborted it): the old one is dropped untouched. */
             u->st.dma_broken++;
         }
+        u->wr.valid = 1;
         u->wr.active = 1;
         u->wr.addr = le(p + 1, 6);
         u->wr.len = p[7];
@@ -413,29 +464,70 @@ static int handle(struct uart *u, uint8_t op, const uint8_t *p, unsigned len)
         u->wr.tag = p[10];
         u->wr.unconfirmed = 0;
         u->wr.next = 0;
-        u->wr.broken = 0;
+        u->wr.acked = 0;
+        u->wr.rewound = -1;
+        u->wr.last_ms = now_ms();
         u->wr.resp = burst_mapped(u, u->wr.addr, u->wr.len, u->wr.size, u->wr.burst) ? RESP_OKAY : RESP_DECERR;
         if (u->wr.resp != RESP_OKAY)
             u->st.dma_refused++;
         u->st.dma_wr_bursts++;
         return GMC_OK;
     case GMC_BRIDGE_OP_DMA_WR_DATA:
-        if (!u->wr.active)
+        if (!u->wr.valid || p[10] != u->wr.tag) {
+            /* A beat of a burst whose DMA_WR_REQ we never got. */
+            want_req(u, ASK_WR);
             return GMC_OK;
-        if (p[0] != u->wr.next)
-            u->wr.broken = 1;
-        if (p[0] <= u->wr.len) {
-            memcpy(u->wr.data[p[0]], p + 2, 8);
-            u->wr.strb[p[0]] = p[1];
         }
+        if (!u->wr.active || p[0] < u->wr.next || p[0] > u->wr.len)
+            return GMC_OK; /* a copy of a beat we have */
+        if (p[0] > u->wr.next) {
+            /* Beats lost on the way up: the bridge sends again from the
+             * first missing one (its window keeps every beat not yet
+             * acknowledged). Once per rewind: the beats already on the
+             * wire behind the lost one say the same; a resend lost again
+             * is found by the quiet probe (pump()). */
+            if ((int)u->wr.next > u->wr.rewound) {
+                u->wr.rewound = (int)u->wr.next;
+                u->wr.last_ms = now_ms();
+                u->st.retries++;
+                u->st.wr_resends++;
+                return wr_ack(u, u->wr.next, 1);
+            }
+            return GMC_OK;
+        }
+        memcpy(u->wr.data[p[0]], p + 2, 8);
+        u->wr.strb[p[0]] = p[1];
         u->wr.next = p[0] + 1u;
+        u->wr.last_ms = now_ms();
         u->st.dma_wr_beats++;
-        if (p[0] >= u->wr.len)
+        if (u->wr.next > u->wr.len)
             return wr_finish(u);
+        if (u->wr.next - u->wr.acked >= u->ack_every)
+            return wr_ack(u, u->wr.next, 0);
         return GMC_OK;
     case GMC_BRIDGE_OP_ERR:
         u->irq = p[3] & GMC_BRIDGE_STATUS_IRQ;
         u->st.err_frames++;
+        /* The bridge on a burst we do not know (its TAGs, bytes 4 and 5):
+         * its request frame may have been lost; ask for it. */
+        if ((p[3] & GMC_BRIDGE_STATUS_DMA_RD) && (!u->rd.active || p[4] != u->rd.tag))
+            want_req(u, ASK_RD);
+        if ((p[3] & GMC_BRIDGE_STATUS_DMA_WR) && (!u->wr.valid || p[5] != u->wr.tag))
+            want_req(u, ASK_WR);
+        if (p[1] == GMC_BRIDGE_OP_DMA_REQ_AGAIN) {
+            if (p[0] == GMC_BRIDGE_ERR_STATE && p[6] <= GMC_BRIDGE_DIR_WRITE)
+                ask_done(u, 1u << p[6]); /* no burst in that direction */
+            else
+                u->ask_ms = 0;           /* damaged: ask again */
+            return GMC_OK;
+        }
+        if (p[1] == GMC_BRIDGE_OP_DMA_WR_ACK) {
+            /* STATE or SEQ: an acknowledgement of a burst that is over, or
+             * a stale one. Damaged: the quiet probe sends it again now. */
+            if (p[0] <= GMC_BRIDGE_ERR_FRAMING && u->wr.active)
+                u->wr.last_ms = 0;
+            return GMC_OK;
+        }
         /* p[2] (the next beat the bridge expects), p[4] and p[5] (its read
          * and write TAGs) are current when the ERR is sent; p[6] is the
          * last byte of the frame refused (its SEQ or TAG). */
@@ -459,7 +551,8 @@ static int handle(struct uart *u, uint8_t op, const uint8_t *p, unsigned len)
             return GMC_OK;
         }
         if (u->want_op != 0 && p[0] <= GMC_BRIDGE_ERR_FRAMING && p[1] != GMC_BRIDGE_OP_DMA_RD_DATA &&
-            p[1] != GMC_BRIDGE_OP_DMA_WR_RESP)
+            p[1] != GMC_BRIDGE_OP_DMA_WR_RESP && p[1] != GMC_BRIDGE_OP_DMA_WR_ACK &&
+            p[1] != GMC_BRIDGE_OP_DMA_REQ_AGAIN)
             u->got = 2; /* a damaged frame: perhaps our command, not executed */
         /* A read beat lost or out of order: go on from p[2], the beat the
          * bridge waits for. Only when that is past the last rewind: ERRs
@@ -506,6 +599,7 @@ static int parse(struct uart *u)
         size_t left = u->rn - i;
         if (f[0] != GMC_BRIDGE_SYNC) {
             u->st.junk++;
+            want_req(u, ASK_RD | ASK_WR); /* what was damaged may have been a DMA request */
             i++;
             continue;
         }
@@ -516,6 +610,7 @@ static int parse(struct uart *u)
             len = f[2]; /* any version's PING reply, to name the version */
         if (len < 0 || f[2] != (uint8_t)len) {
             u->st.bad_frames++;
+            want_req(u, ASK_RD | ASK_WR);
             i++;
             continue;
         }
@@ -526,16 +621,24 @@ static int parse(struct uart *u)
             c = crc8(c, f[k]);
         if (c != 0) {
             u->st.bad_frames++;
+            want_req(u, ASK_RD | ASK_WR);
             i++;
             continue;
         }
         u->st.frames_rx++;
+        u->partial_ms = 0;
         u->last_frame_ms = now_ms();
         i += (size_t)len + 4u;
         rc = handle(u, f[1], f + 3, (unsigned)len);
     }
     memmove(u->rx, u->rx + i, u->rn - i);
     u->rn -= i;
+    /* An incomplete frame left waiting: its end may have been lost (timed
+     * in pump()). */
+    if (u->rn == 0)
+        u->partial_ms = 0;
+    else if (u->partial_ms == 0)
+        u->partial_ms = now_ms();
     return rc;
 }
 
@@ -566,11 +669,51 @@ static int pump(struct uart *u, int ms)
         u->st.probes++;
         const uint8_t pl[2] = { u->wr.resp, u->wr.tag };
         rc = send_frame(u, GMC_BRIDGE_OP_DMA_WR_RESP, pl, 2);
+        if (rc != GMC_OK)
+            return rc;
+    }
+    /* A write burst quiet for a while (its last beats or our acknowledgement
+     * lost, the window full): acknowledge what we have and ask for the rest. */
+    if (u->wr.active && t - u->wr.last_ms >= PROBE_QUIET_MS) {
+        u->wr.last_ms = t;
+        u->wr.rewound = (int)u->wr.next;
+        u->st.probes++;
+        rc = wr_ack(u, u->wr.next, 1);
+        if (rc != GMC_OK)
+            return rc;
+    }
+    /* The end of a frame never came: perhaps a DMA request's. */
+    if (u->partial_ms != 0 && t - u->partial_ms >= PROBE_QUIET_MS) {
+        u->partial_ms = t;
+        want_req(u, ASK_RD | ASK_WR);
+    }
+    if (u->ask != 0 && (u->ask_ms == 0 || t - u->ask_ms >= PROBE_QUIET_MS)) {
+        u->ask_ms = t;
+        u->asked = u->ask;
+        for (unsigned d = GMC_BRIDGE_DIR_READ; d <= GMC_BRIDGE_DIR_WRITE; d++) {
+            if (u->ask & (1u << d)) {
+                const uint8_t pl[1] = { (uint8_t)d };
+                u->st.req_asks++;
+                rc = send_frame(u, GMC_BRIDGE_OP_DMA_REQ_AGAIN, pl, 1);
+                if (rc != GMC_OK)
+                    return rc;
+            }
+        }
     }
     return rc;
 }
 
 /* ------------------------------------------------------------ commands */
+
+/* A STATUS byte (PING reply) saying a DMA burst is in flight: ask for
+ * its request unless we are serving one in that direction. */
+static void status_hints(struct uart *u, uint8_t status)
+{
+    if ((status & GMC_BRIDGE_STATUS_DMA_RD) && (!u->rd.active || u->rd.done))
+        want_req(u, ASK_RD);
+    if ((status & GMC_BRIDGE_STATUS_DMA_WR) && !u->wr.active && !u->wr.unconfirmed)
+        want_req(u, ASK_WR);
+}
 
 static int resync(struct uart *u)
 {
@@ -599,6 +742,7 @@ static int resync(struct uart *u)
         }
         if (u->got == 1) {
             u->irq = u->reply[2] & GMC_BRIDGE_STATUS_IRQ;
+            status_hints(u, u->reply[2]);
             u->want_op = 0;
             return GMC_OK;
         }
@@ -928,6 +1072,10 @@ static int probe(struct uart *u)
             /* Start after the bridge's last SEQ: a command of an earlier
              * session is never taken for a repeat. */
             u->seq = u->reply[3];
+            /* Acknowledge write beats every quarter of the bridge's window. */
+            u->ack_every = u->reply[4] <= 8u && (1u << u->reply[4]) >= 4u ? (1u << u->reply[4]) / 4u : 1u;
+            /* A burst left in flight by an earlier session. */
+            status_hints(u, u->reply[2]);
             uint32_t id = 0, ver = 0;
             rc = reg_rd(u, GMC_REG_ID, &id);
             if (rc == GMC_OK)
@@ -975,6 +1123,7 @@ static int uart_open(const struct gmc_devspec *spec, void **ctx)
         return GMC_E_NO_MEMORY;
     }
     u->fd = fd;
+    u->ack_every = 1;
     int rc = GMC_OK;
     if (!isatty(fd))
         rc = GMC_E_UART_NOT_TTY;
