@@ -57,6 +57,8 @@ int ioctl(int fd, unsigned long request, ...);
 #define REPLY_MS 150
 #define QUIET_MS 15
 #define PROBE_MS 150
+/* After a damaged frame while a reply is awaited, wait this much more. */
+#define DAMAGE_MS 20
 /* The board counts as not answering when no whole frame has come from it
  * for DEAD_MS (on a loaded host a simulated board can lag by seconds),
  * and a command has been tried at least MAX_TRIES times. */
@@ -91,6 +93,7 @@ struct uart {
     uint8_t want_op;   /* reply opcode, 0 = none */
     uint8_t want_seq;  /* its SEQ (PING: the nonce) */
     int got;           /* 1 reply, 2 ERR for it (not executed), 3 BUSY */
+    uint64_t damage_ms;  /* the last damaged frame received, 0 none */
     uint8_t reply[GMC_BRIDGE_MAX_LEN];
     /* Protocol 3: directions whose request frame may have been lost (a
      * damaged frame came up): DMA_REQ_AGAIN is sent for them until the
@@ -366,11 +369,22 @@ static int wr_ack(struct uart *u, unsigned beat, int resend)
     return send_frame(u, GMC_BRIDGE_OP_DMA_WR_ACK, pl, sizeof pl);
 }
 
-/* Ask for the request frame of a burst in flight (protocol 3). */
+/* Ask for the request frame of a burst in flight (protocol 3): at once
+ * after a damaged frame; after PROBE_QUIET_MS when only a STATUS byte
+ * hints at a burst we do not know (its request is usually queued behind
+ * the ERR or reply that carried the hint, and then cancels the ask). A
+ * pending ask is repeated on its own clock. */
 static void want_req(struct uart *u, unsigned dirs)
 {
     if (u->ask == 0)
-        u->ask_ms = 0; /* at once; a pending ask is repeated on its own clock */
+        u->ask_ms = 0;
+    u->ask |= dirs;
+}
+
+static void hint_req(struct uart *u, unsigned dirs)
+{
+    if (u->ask == 0)
+        u->ask_ms = now_ms();
     u->ask |= dirs;
 }
 
@@ -447,13 +461,26 @@ static int handle(struct uart *u, uint8_t op, const uint8_t *p, unsigned len)
             ask_done(u, ASK_WR); /* sent again: a burst we know */
             return GMC_OK;
         }
+        if (u->wr.active && !(u->asked & ASK_WR)) {
+            /* The bridge starts no write burst before we answered the last
+             * one: this is a damaged frame that passed the CRC (a byte
+             * dropped: the next frame's SYNC taken for the CRC, 1 in 256).
+             * Ask the bridge which burst it is on. */
+            u->st.stale++;
+            want_req(u, ASK_WR);
+            return GMC_OK;
+        }
         if (u->asked & ASK_WR)
             u->st.req_recovered++;
         ask_done(u, ASK_WR);
         if (u->wr.active) {
-            /* A new burst before the last one was whole (the bridge was
-             * reset, or aborted it): the old one is dropped untouched. */
-            u->st.dma_broken++;
+            /* The bridge is on another burst than ours (it was reset or
+             * aborted ours, or ours was a damaged frame that passed the
+             * CRC): ours is dropped untouched. */
+            if (u->wr.next > 0)
+                u->st.dma_broken++;
+            else
+                u->st.stale++;
         }
         u->wr.valid = 1;
         u->wr.active = 1;
@@ -511,9 +538,9 @@ static int handle(struct uart *u, uint8_t op, const uint8_t *p, unsigned len)
         /* The bridge on a burst we do not know (its TAGs, bytes 4 and 5):
          * its request frame may have been lost; ask for it. */
         if ((p[3] & GMC_BRIDGE_STATUS_DMA_RD) && (!u->rd.active || p[4] != u->rd.tag))
-            want_req(u, ASK_RD);
+            hint_req(u, ASK_RD);
         if ((p[3] & GMC_BRIDGE_STATUS_DMA_WR) && (!u->wr.valid || p[5] != u->wr.tag))
-            want_req(u, ASK_WR);
+            hint_req(u, ASK_WR);
         if (p[1] == GMC_BRIDGE_OP_DMA_REQ_AGAIN) {
             if (p[0] == GMC_BRIDGE_ERR_STATE && p[6] <= GMC_BRIDGE_DIR_WRITE)
                 ask_done(u, 1u << p[6]); /* no burst in that direction */
@@ -599,6 +626,7 @@ static int parse(struct uart *u)
         size_t left = u->rn - i;
         if (f[0] != GMC_BRIDGE_SYNC) {
             u->st.junk++;
+            u->damage_ms = now_ms();
             want_req(u, ASK_RD | ASK_WR); /* what was damaged may have been a DMA request */
             i++;
             continue;
@@ -610,6 +638,7 @@ static int parse(struct uart *u)
             len = f[2]; /* any version's PING reply, to name the version */
         if (len < 0 || f[2] != (uint8_t)len) {
             u->st.bad_frames++;
+            u->damage_ms = now_ms();
             want_req(u, ASK_RD | ASK_WR);
             i++;
             continue;
@@ -621,6 +650,7 @@ static int parse(struct uart *u)
             c = crc8(c, f[k]);
         if (c != 0) {
             u->st.bad_frames++;
+            u->damage_ms = now_ms();
             want_req(u, ASK_RD | ASK_WR);
             i++;
             continue;
@@ -710,9 +740,9 @@ static int pump(struct uart *u, int ms)
 static void status_hints(struct uart *u, uint8_t status)
 {
     if ((status & GMC_BRIDGE_STATUS_DMA_RD) && (!u->rd.active || u->rd.done))
-        want_req(u, ASK_RD);
+        hint_req(u, ASK_RD);
     if ((status & GMC_BRIDGE_STATUS_DMA_WR) && !u->wr.active && !u->wr.unconfirmed)
-        want_req(u, ASK_WR);
+        hint_req(u, ASK_WR);
 }
 
 static int resync(struct uart *u)
@@ -770,10 +800,17 @@ static int xact(struct uart *u, uint8_t op, uint8_t *pl, unsigned len)
         if (rc != GMC_OK)
             return rc;
         uint64_t until = now_ms() + REPLY_MS;
+        u->damage_ms = 0;
         while (u->got == 0 && now_ms() < until) {
             rc = pump(u, 2);
             if (rc != GMC_OK)
                 return rc;
+            /* A damaged frame came: perhaps the reply. Its copy would come
+             * right behind it, so wait only DAMAGE_MS more before the
+             * resynchronisation (the command is then sent again with its
+             * SEQ: executed once). */
+            if (u->damage_ms != 0 && u->damage_ms + DAMAGE_MS < until)
+                until = u->damage_ms + DAMAGE_MS;
         }
         if (u->got == 1) {
             u->want_op = 0;
