@@ -81,6 +81,7 @@ enum gmc_status {
     GMC_E_PCI_MAP = -161,
     GMC_E_PCI_ENABLE = -162,
     GMC_E_PCI_VFIO = -163,
+    GMC_E_PCI_POWER = -164,
     GMC_E_UART_NO_PORT = -100,
     GMC_E_UART_PERMISSION = -101,
     GMC_E_UART_PORT_BUSY = -102,
@@ -183,7 +184,7 @@ enum gmc_status {
     GMC_E_RULE_SYSMEM_UNUSED = -1409,
 };
 
-#define GMC_STATUS_COUNT 169u
+#define GMC_STATUS_COUNT 170u
 
 struct gmc_status_info {
     int code;

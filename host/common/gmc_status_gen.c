@@ -73,6 +73,7 @@ const struct gmc_status_info gmc_status_table[GMC_STATUS_COUNT] = {
     { GMC_E_PCI_MAP, "GMC_E_PCI_MAP", "mapping a PCI BAR failed" },
     { GMC_E_PCI_ENABLE, "GMC_E_PCI_ENABLE", "enabling the PCI device or writing its command register failed" },
     { GMC_E_PCI_VFIO, "GMC_E_PCI_VFIO", "a VFIO call failed (container, group, device or DMA mapping)" },
+    { GMC_E_PCI_POWER, "GMC_E_PCI_POWER", "the PCI device did not take the power state written to its PM capability (PMCSR reads back another)" },
     { GMC_E_UART_NO_PORT, "GMC_E_UART_NO_PORT", "no such serial port" },
     { GMC_E_UART_PERMISSION, "GMC_E_UART_PERMISSION", "permission denied on the serial port: join the dialout group (or install firmware/99-gmc-board.rules) and log in again" },
     { GMC_E_UART_PORT_BUSY, "GMC_E_UART_PORT_BUSY", "serial port is in use by another process" },
