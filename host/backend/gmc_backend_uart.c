@@ -100,6 +100,7 @@ struct uart {
      * bridge answers with the request or ERR(STATE) (no burst). */
     unsigned ask;
     unsigned asked;        /* of those, the ones DMA_REQ_AGAIN has been sent for */
+    unsigned ask_damage;   /* of those, the ones a damaged frame asked for */
     uint64_t ask_ms;
     uint64_t partial_ms;   /* since when an incomplete frame waits in rx, 0 none */
     unsigned ack_every;    /* DMA_WR_ACK every so many write beats: a quarter of the window */
@@ -379,6 +380,7 @@ static void want_req(struct uart *u, unsigned dirs)
     if (u->ask == 0)
         u->ask_ms = 0;
     u->ask |= dirs;
+    u->ask_damage |= dirs;
 }
 
 static void hint_req(struct uart *u, unsigned dirs)
@@ -392,6 +394,15 @@ static void ask_done(struct uart *u, unsigned dirs)
 {
     u->ask &= ~dirs;
     u->asked &= ~dirs;
+    u->ask_damage &= ~dirs;
+}
+
+/* A new burst's request while we asked because of a damaged frame: counted
+ * as learnt again (a request that was only late, after a hint, is not). */
+static void count_recovered(struct uart *u, unsigned dir)
+{
+    if (u->asked & u->ask_damage & dir)
+        u->st.req_recovered++;
 }
 
 static int wr_finish(struct uart *u)
@@ -441,8 +452,7 @@ static int handle(struct uart *u, uint8_t op, const uint8_t *p, unsigned len)
             ask_done(u, ASK_RD);
             return GMC_OK;
         }
-        if (u->asked & ASK_RD)
-            u->st.req_recovered++;
+        count_recovered(u, ASK_RD);
         ask_done(u, ASK_RD);
         u->rd.active = 1;
         u->rd.addr = le(p + 1, 6);
@@ -470,8 +480,7 @@ static int handle(struct uart *u, uint8_t op, const uint8_t *p, unsigned len)
             want_req(u, ASK_WR);
             return GMC_OK;
         }
-        if (u->asked & ASK_WR)
-            u->st.req_recovered++;
+        count_recovered(u, ASK_WR);
         ask_done(u, ASK_WR);
         if (u->wr.active) {
             /* The bridge is on another burst than ours (it was reset or
@@ -712,10 +721,11 @@ static int pump(struct uart *u, int ms)
         if (rc != GMC_OK)
             return rc;
     }
-    /* The end of a frame never came: perhaps a DMA request's. */
+    /* The end of a frame has not come: perhaps a DMA request's was lost
+     * (or the board is only slow: asked after another PROBE_QUIET_MS). */
     if (u->partial_ms != 0 && t - u->partial_ms >= PROBE_QUIET_MS) {
         u->partial_ms = t;
-        want_req(u, ASK_RD | ASK_WR);
+        hint_req(u, ASK_RD | ASK_WR);
     }
     if (u->ask != 0 && (u->ask_ms == 0 || t - u->ask_ms >= PROBE_QUIET_MS)) {
         u->ask_ms = t;

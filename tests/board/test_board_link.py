@@ -137,8 +137,11 @@ def main():
                 check(injected == 0 and link.get("bad_frames") == 0 and link.get("junk") == 0
                       and link.get("dma_broken") == 0 and link.get("dma_refused") == 0,
                       f"clean: no fault injected, no damaged frame, no refused DMA ({link})")
-                check(link.get("req_asks") == 0 and link.get("req_recovered") == 0 and link.get("wr_resends") == 0,
-                      "clean: no DMA request asked for again, no write beat sent again")
+                # (DMA_REQ_AGAIN may still be sent on a loaded machine: a
+                # STATUS naming a burst whose request is late; nothing is
+                # then counted as learnt again.)
+                check(link.get("req_recovered") == 0 and link.get("wr_resends") == 0,
+                      "clean: no DMA burst learnt from a request sent again, no write beat sent again")
             else:
                 check(up_damage > 20 and down_damage > 20,
                       f"faults: {up_damage} frame-damaging faults board->host, {down_damage} host->board "
