@@ -282,7 +282,7 @@ static void addr_tree_insert(struct gmc_range_mgr *mgr, struct gmc_range_node *o
 	tree_link(&mgr->addr_root, &o->addr_link, parent, slot, addr_aug);
 }
 
-/* Set the size of the hole after o, keeping both trees and counters right. */
+/* Set the size of the hole after o, keeping the built trees and counters right. */
 static void hole_set(struct gmc_range_mgr *mgr, struct gmc_range_node *o, uint64_t nsz)
 {
 	uint64_t old = o->hole_size;
@@ -290,21 +290,26 @@ static void hole_set(struct gmc_range_mgr *mgr, struct gmc_range_node *o, uint64
 	if (old == nsz)
 		return;
 	mgr->free_bytes = mgr->free_bytes - old + nsz;
-	if (old)
+	if (old && mgr->size_on)
 		tree_erase(&mgr->size_root, &o->size_link, NULL);
 	if (old && nsz) {
 		o->hole_size = nsz;
-		addr_aug_up(&o->addr_link);
-		size_tree_insert(mgr, o);
+		if (mgr->addr_on)
+			addr_aug_up(&o->addr_link);
+		if (mgr->size_on)
+			size_tree_insert(mgr, o);
 	} else if (old) {
 		o->hole_size = 0;
-		tree_erase(&mgr->addr_root, &o->addr_link, addr_aug);
+		if (mgr->addr_on)
+			tree_erase(&mgr->addr_root, &o->addr_link, addr_aug);
 		o->max_hole = 0;
 		mgr->hole_count--;
 	} else {
 		o->hole_size = nsz;
-		addr_tree_insert(mgr, o);
-		size_tree_insert(mgr, o);
+		if (mgr->addr_on)
+			addr_tree_insert(mgr, o);
+		if (mgr->size_on)
+			size_tree_insert(mgr, o);
 		mgr->hole_count++;
 	}
 }
@@ -318,23 +323,61 @@ static void hole_set(struct gmc_range_mgr *mgr, struct gmc_range_node *o, uint64
 static void hole_transfer(struct gmc_range_mgr *mgr, struct gmc_range_node *from,
 			  struct gmc_range_node *to, uint64_t nsz)
 {
-	struct gmc_range_link *l = &to->addr_link;
-
-	tree_erase(&mgr->size_root, &from->size_link, NULL);
-	*l = from->addr_link;
-	if (l->left)
-		l->left->parent = l;
-	if (l->right)
-		l->right->parent = l;
-	replace_child(&mgr->addr_root, l->parent, &from->addr_link, l);
-	memset(&from->addr_link, 0, sizeof(from->addr_link));
-	to->max_hole = from->max_hole;
-	from->max_hole = 0;
+	if (mgr->size_on)
+		tree_erase(&mgr->size_root, &from->size_link, NULL);
 	mgr->free_bytes = mgr->free_bytes - from->hole_size + nsz;
 	from->hole_size = 0;
 	to->hole_size = nsz;
-	addr_aug_up(l);
-	size_tree_insert(mgr, to);
+	if (mgr->addr_on) {
+		struct gmc_range_link *l = &to->addr_link;
+
+		*l = from->addr_link;
+		if (l->left)
+			l->left->parent = l;
+		if (l->right)
+			l->right->parent = l;
+		replace_child(&mgr->addr_root, l->parent, &from->addr_link, l);
+		memset(&from->addr_link, 0, sizeof(from->addr_link));
+		to->max_hole = from->max_hole;
+		from->max_hole = 0;
+		addr_aug_up(l);
+	}
+	if (mgr->size_on)
+		size_tree_insert(mgr, to);
+}
+
+/*
+ * Each tree is built the first time a request needs it (O(n log n) once,
+ * from the node ring) and kept up to date from then on, so a manager used
+ * only with LOW/HIGH never pays for the size tree, nor one used only with
+ * unrestricted BEST for the address tree.
+ */
+static void need_size_tree(struct gmc_range_mgr *mgr)
+{
+	struct gmc_range_node *o = &mgr->head;
+
+	if (mgr->size_on)
+		return;
+	mgr->size_on = true;
+	do {
+		if (o->hole_size)
+			size_tree_insert(mgr, o);
+		o = o->next;
+	} while (o != &mgr->head);
+}
+
+static void need_addr_tree(struct gmc_range_mgr *mgr)
+{
+	struct gmc_range_node *o = &mgr->head;
+
+	if (mgr->addr_on)
+		return;
+	mgr->addr_on = true;
+	do {
+		if (o->hole_size)
+			addr_tree_insert(mgr, o);
+		o = o->next;
+	} while (o != &mgr->head);
 }
 
 /* ------------------------------------------------------------ search */
@@ -673,6 +716,10 @@ int gmc_range_insert_in_range(struct gmc_range_mgr *mgr, struct gmc_range_node *
 	if (r.hi - r.lo < size - 1)
 		return GMC_RANGE_ENOSPC;
 
+	if (mode != GMC_RANGE_BEST || r.lo > mgr->start || r.hi < mgr->last)
+		need_addr_tree(mgr);
+	if (mode == GMC_RANGE_BEST)
+		need_size_tree(mgr);
 	owner = search(mgr, &r, &addr);
 	if (!owner)
 		return GMC_RANGE_ENOSPC;
@@ -706,6 +753,7 @@ int gmc_range_reserve(struct gmc_range_mgr *mgr, struct gmc_range_node *node,
 		return GMC_RANGE_ERANGE;
 
 	/* The hole with the greatest start <= start is the only one that can contain it. */
+	need_addr_tree(mgr);
 	for (l = mgr->addr_root; l;) {
 		if (hole_start(ADDR_NODE(l)) <= start) {
 			hit = l;
@@ -766,10 +814,20 @@ struct gmc_range_node *gmc_range_node_next(const struct gmc_range_mgr *mgr,
 	return node->next;
 }
 
+/* The first node from o on (o included) that owns a hole; NULL past the last. */
+static const struct gmc_range_node *ring_hole_from(const struct gmc_range_mgr *mgr,
+						   const struct gmc_range_node *o)
+{
+	for (; !o->hole_size; o = o->next)
+		if (o->next == &mgr->head)
+			return NULL;
+	return o;
+}
+
 bool gmc_range_hole_next(const struct gmc_range_mgr *mgr, struct gmc_range_hole_iter *it,
 			 struct gmc_range_hole *hole)
 {
-	struct gmc_range_link *l;
+	const struct gmc_range_node *o;
 
 	if (hole) {
 		hole->start = 0;
@@ -777,23 +835,53 @@ bool gmc_range_hole_next(const struct gmc_range_mgr *mgr, struct gmc_range_hole_
 	}
 	if (!mgr_ok(mgr) || !it || !hole || it->done)
 		return false;
-	if (!it->owner) {
-		l = link_first(mgr->addr_root);
-	} else {
-		if (it->owner->mgr != mgr || it->owner->hole_size == 0) {
-			it->done = true; /* stale cursor: the manager changed under it */
-			return false;
-		}
-		l = link_next((struct gmc_range_link *)&it->owner->addr_link);
+	if (it->owner && (it->owner->mgr != mgr || it->owner->hole_size == 0)) {
+		it->done = true; /* stale cursor: the manager changed under it */
+		return false;
 	}
-	if (!l) {
+	if (mgr->addr_on) {
+		const struct gmc_range_link *l = it->owner ? link_next((struct gmc_range_link *)&it->owner->addr_link)
+							   : link_first(mgr->addr_root);
+
+		o = l ? ADDR_NODE(l) : NULL;
+	} else if (!it->owner) {
+		o = ring_hole_from(mgr, &mgr->head);
+	} else {
+		o = it->owner->next == &mgr->head ? NULL : ring_hole_from(mgr, it->owner->next);
+	}
+	if (!o) {
 		it->done = true;
 		return false;
 	}
-	it->owner = ADDR_NODE(l);
-	hole->start = hole_start(it->owner);
-	hole->size = it->owner->hole_size;
+	it->owner = o;
+	hole->start = hole_start(o);
+	hole->size = o->hole_size;
 	return true;
+}
+
+/* The largest hole, from whichever index is built (the ring if none is). */
+static uint64_t largest_hole(const struct gmc_range_mgr *mgr)
+{
+	const struct gmc_range_node *o = &mgr->head;
+	uint64_t m = 0;
+
+	if (mgr->addr_on)
+		return max_hole_of(mgr->addr_root);
+	if (mgr->size_on) {
+		const struct gmc_range_link *l = mgr->size_root;
+
+		if (!l)
+			return 0;
+		while (l->right)
+			l = l->right;
+		return SIZE_NODE(l)->hole_size;
+	}
+	do {
+		if (o->hole_size > m)
+			m = o->hole_size;
+		o = o->next;
+	} while (o != &mgr->head);
+	return m;
 }
 
 int gmc_range_get_stats(const struct gmc_range_mgr *mgr, struct gmc_range_stats *st)
@@ -807,7 +895,7 @@ int gmc_range_get_stats(const struct gmc_range_mgr *mgr, struct gmc_range_stats 
 	st->node_count = mgr->node_count;
 	st->hole_count = mgr->hole_count;
 	st->free_bytes = mgr->free_bytes;
-	st->largest_hole = max_hole_of(mgr->addr_root);
+	st->largest_hole = largest_hole(mgr);
 	return GMC_RANGE_OK;
 }
 

@@ -70,6 +70,8 @@ struct gmc_range_mgr {
 	uint64_t node_count;
 	uint64_t hole_count;
 	uint64_t free_bytes;
+	bool size_on; /* size tree built (first BEST request) */
+	bool addr_on; /* address tree built (first LOW/HIGH, restricted BEST or reserve) */
 };
 
 struct gmc_range_hole {

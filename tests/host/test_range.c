@@ -268,25 +268,31 @@ static void check_mgr(const struct gmc_range_mgr *m, const char *file, int line)
 	CHK(&c, (u128)m->free_bytes == freeb, "free_bytes expected 0x%llx actual 0x%llx",
 	    (unsigned long long)freeb, (unsigned long long)m->free_bytes);
 
-	/* address tree: exactly the holes, in address order */
+	/* address tree (once built): exactly the holes, in address order */
 	c.n = 0;
 	chk_addr_tree(&c, m->addr_root, NULL, &maxh);
-	CHK(&c, c.n == nh, "addr tree holds %zu holes, expected %zu", c.n, nh);
-	for (i = 0; i < nh; i++)
+	CHK(&c, c.n == (m->addr_on ? nh : 0), "addr tree holds %zu holes, expected %zu", c.n,
+	    m->addr_on ? nh : 0);
+	for (i = 0; i < c.n; i++)
 		CHK(&c, c.inorder[i] == holes[i].owner, "addr tree order wrong at hole %zu (0x%llx)", i,
 		    (unsigned long long)holes[i].start);
-	CHK(&c, maxh == largest, "root max_hole expected 0x%llx actual 0x%llx",
-	    (unsigned long long)largest, (unsigned long long)maxh);
+	CHK(&c, maxh == (m->addr_on ? largest : 0), "root max_hole expected 0x%llx actual 0x%llx",
+	    (unsigned long long)(m->addr_on ? largest : 0), (unsigned long long)maxh);
+	for (o = m->head.next; !m->addr_on && o != &m->head; o = o->next)
+		CHK(&c, o->addr_link.height == 0 && o->max_hole == 0, "addr link set with no addr tree");
 
-	/* size tree: the same holes, strictly ascending by (size, start) */
+	/* size tree (once built): the same holes, strictly ascending by (size, start) */
 	c.n = 0;
 	chk_size_tree(&c, m->size_root, NULL);
-	CHK(&c, c.n == nh, "size tree holds %zu holes, expected %zu", c.n, nh);
+	CHK(&c, c.n == (m->size_on ? nh : 0), "size tree holds %zu holes, expected %zu", c.n,
+	    m->size_on ? nh : 0);
+	for (o = m->head.next; !m->size_on && o != &m->head; o = o->next)
+		CHK(&c, o->size_link.height == 0, "size link set with no size tree");
 	for (i = 0; i < c.n; i++) {
 		const struct gmc_range_node *a = c.inorder[i];
 
 		CHK(&c, a->hole_size > 0, "empty hole in size tree");
-		CHK(&c, a->addr_link.height > 0, "size-tree hole missing from addr tree");
+		CHK(&c, !m->addr_on || a->addr_link.height > 0, "size-tree hole missing from addr tree");
 		if (i > 0) {
 			const struct gmc_range_node *p = c.inorder[i - 1];
 			u128 ps = p == &m->head ? m->start : (u128)p->start + p->size;
