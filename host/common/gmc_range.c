@@ -38,6 +38,13 @@
 
 /* ------------------------------------------------------------ AVL trees */
 
+/*
+ * The tree primitives take the augmentation as a function pointer; inlining
+ * them into every caller makes each copy specific to one tree (the size tree
+ * has none), so the pointer test and the indirect call fold away.
+ */
+#define TREE_INLINE static inline __attribute__((always_inline))
+
 /* Recompute a node's augmentation from its children; true if it changed. */
 typedef bool (*gmc_range_aug_fn)(struct gmc_range_link *l);
 
@@ -51,7 +58,7 @@ static uint32_t link_height(const struct gmc_range_link *l)
 	return l ? l->height : 0;
 }
 
-static void link_fix(struct gmc_range_link *n, gmc_range_aug_fn aug)
+TREE_INLINE void link_fix(struct gmc_range_link *n, gmc_range_aug_fn aug)
 {
 	uint32_t hl = link_height(n->left), hr = link_height(n->right);
 
@@ -71,7 +78,7 @@ static void replace_child(struct gmc_range_link **root, struct gmc_range_link *p
 		parent->right = new_child;
 }
 
-static struct gmc_range_link *rotate_left(struct gmc_range_link **root, struct gmc_range_link *x,
+TREE_INLINE struct gmc_range_link *rotate_left(struct gmc_range_link **root, struct gmc_range_link *x,
 					  gmc_range_aug_fn aug)
 {
 	struct gmc_range_link *y = x->right;
@@ -88,7 +95,7 @@ static struct gmc_range_link *rotate_left(struct gmc_range_link **root, struct g
 	return y;
 }
 
-static struct gmc_range_link *rotate_right(struct gmc_range_link **root, struct gmc_range_link *x,
+TREE_INLINE struct gmc_range_link *rotate_right(struct gmc_range_link **root, struct gmc_range_link *x,
 					   gmc_range_aug_fn aug)
 {
 	struct gmc_range_link *y = x->left;
@@ -111,7 +118,7 @@ static struct gmc_range_link *rotate_right(struct gmc_range_link **root, struct 
  * augmentation came out unchanged without a rotation (its ancestors only
  * depend on those), but never before must has been passed: O(log n).
  */
-static void rebalance_up(struct gmc_range_link **root, struct gmc_range_link *n,
+TREE_INLINE void rebalance_up(struct gmc_range_link **root, struct gmc_range_link *n,
 			 gmc_range_aug_fn aug, struct gmc_range_link *must)
 {
 	while (n) {
@@ -143,7 +150,7 @@ static void rebalance_up(struct gmc_range_link **root, struct gmc_range_link *n,
 }
 
 /* Link n into *slot below parent (found by the caller's descent), then rebalance. */
-static void tree_link(struct gmc_range_link **root, struct gmc_range_link *n,
+TREE_INLINE void tree_link(struct gmc_range_link **root, struct gmc_range_link *n,
 		      struct gmc_range_link *parent, struct gmc_range_link **slot,
 		      gmc_range_aug_fn aug)
 {
@@ -157,7 +164,7 @@ static void tree_link(struct gmc_range_link **root, struct gmc_range_link *n,
 	rebalance_up(root, parent, aug, NULL);
 }
 
-static void tree_erase(struct gmc_range_link **root, struct gmc_range_link *z, gmc_range_aug_fn aug)
+TREE_INLINE void tree_erase(struct gmc_range_link **root, struct gmc_range_link *z, gmc_range_aug_fn aug)
 {
 	struct gmc_range_link *from, *must = NULL;
 
@@ -187,8 +194,14 @@ static void tree_erase(struct gmc_range_link **root, struct gmc_range_link *z, g
 		z->left->parent = y;
 		y->parent = z->parent;
 		replace_child(root, z->parent, z, y);
-		/* y's stored height and augmentation are stale for its new place */
-		must = y;
+		/*
+		 * y takes z's place: with z's height it is right unless a
+		 * change below reaches it, which the walk from "from" sees. Its
+		 * augmentation (z's subtree without z) must be recomputed.
+		 */
+		y->height = z->height;
+		if (aug)
+			must = y;
 	}
 	memset(z, 0, sizeof(*z));
 	rebalance_up(root, from, aug, must);
@@ -499,7 +512,11 @@ static struct gmc_range_node *addr_walk_next(const struct gmc_range_mgr *mgr,
 
 	if (*done)
 		return NULL;
-	l = addr_find_low(mgr->addr_root, r->size, *key);
+	/* every hole ends at or above the manager start: no key to compare */
+	if (*key <= mgr->start)
+		l = addr_leftmost_size(mgr->addr_root, r->size);
+	else
+		l = addr_find_low(mgr->addr_root, r->size, *key);
 	if (!l || hole_start(ADDR_NODE(l)) > r->hi) {
 		*done = true;
 		return NULL;
@@ -611,14 +628,14 @@ static void node_clear(struct gmc_range_node *node)
 	memset(node, 0, sizeof(*node));
 }
 
-/* Link node (already filled in) after owner at [a, a + size) inside owner's hole. */
+/* Link node (all zero) after owner at [a, a + size) inside owner's hole. */
 static void place(struct gmc_range_mgr *mgr, struct gmc_range_node *owner,
 		  struct gmc_range_node *node, uint64_t a, uint64_t size)
 {
 	uint64_t hs = hole_start(owner), hl = hole_last(owner);
 	uint64_t before = a - hs, after = hl - (a + (size - 1));
 
-	node_clear(node);
+	/* node is all zero (the callers cleared it) */
 	node->start = a;
 	node->size = size;
 	node->mgr = mgr;
