@@ -48,15 +48,20 @@ struct gmc_range_link {
  * gmc_range_remove() it is zeroed again and may be reused.
  */
 struct gmc_range_node {
+	/*
+	 * private, laid out so that a visit in one tree reads one 64-byte
+	 * window: the size tree needs size_link .. hole_size, the address
+	 * tree start .. addr_link
+	 */
+	struct gmc_range_link size_link;   /* hole tree keyed by (hole_size, hole_start) */
 	uint64_t start; /* first address; read-only */
 	uint64_t size;  /* bytes; read-only */
 	/* private */
-	struct gmc_range_mgr *mgr;         /* owner while allocated, else NULL */
-	struct gmc_range_node *prev, *next; /* address-ordered ring through mgr->head */
 	uint64_t hole_size;                /* free bytes right after this node */
 	uint64_t max_hole;                 /* max hole_size in this node's addr-tree subtree */
-	struct gmc_range_link size_link;   /* hole tree keyed by (hole_size, hole_start) */
 	struct gmc_range_link addr_link;   /* hole tree keyed by hole_start, augmented by max_hole */
+	struct gmc_range_mgr *mgr;         /* owner while allocated, else NULL */
+	struct gmc_range_node *prev, *next; /* address-ordered ring through mgr->head */
 };
 
 /* The manager. Caller-provided storage; set up by gmc_range_init(). */
