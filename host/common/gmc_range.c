@@ -266,13 +266,14 @@ static void addr_aug_up(struct gmc_range_link *l)
 static void size_tree_insert(struct gmc_range_mgr *mgr, struct gmc_range_node *o)
 {
 	struct gmc_range_link **slot = &mgr->size_root, *parent = NULL;
-	uint64_t sz = o->hole_size, st = hole_start(o);
+	uint64_t sz = o->hole_size, st = o->start;
 
+	/* owner start orders equal sizes as hole start does */
 	while (*slot) {
 		struct gmc_range_node *p = SIZE_NODE(*slot);
 
 		parent = *slot;
-		if (sz < p->hole_size || (sz == p->hole_size && st < hole_start(p)))
+		if (sz < p->hole_size || (sz == p->hole_size && st < p->start))
 			slot = &(*slot)->left;
 		else
 			slot = &(*slot)->right;
@@ -283,11 +284,11 @@ static void size_tree_insert(struct gmc_range_mgr *mgr, struct gmc_range_node *o
 static void addr_tree_insert(struct gmc_range_mgr *mgr, struct gmc_range_node *o)
 {
 	struct gmc_range_link **slot = &mgr->addr_root, *parent = NULL;
-	uint64_t st = hole_start(o);
+	uint64_t st = o->start;
 
 	while (*slot) {
 		parent = *slot;
-		if (st < hole_start(ADDR_NODE(*slot)))
+		if (st < ADDR_NODE(*slot)->start) /* the order of hole starts */
 			slot = &(*slot)->left;
 		else
 			slot = &(*slot)->right;

@@ -49,17 +49,18 @@ struct gmc_range_link {
  */
 struct gmc_range_node {
 	/*
-	 * private, laid out so that a visit in one tree reads one 64-byte
-	 * window: the size tree needs size_link .. hole_size, the address
-	 * tree start .. addr_link
+	 * private. Both trees order holes by the owner's start (the same order
+	 * as by hole start, holes do not overlap), and the fields are laid out
+	 * so that one step in either tree reads a short span: size_link to
+	 * start for the size tree, max_hole to addr_link for the address tree.
 	 */
-	struct gmc_range_link size_link;   /* hole tree keyed by (hole_size, hole_start) */
+	struct gmc_range_link size_link;   /* hole tree keyed by (hole_size, start) */
+	uint64_t max_hole;                 /* max hole_size in this node's addr-tree subtree */
+	uint64_t hole_size;                /* free bytes right after this node */
 	uint64_t start; /* first address; read-only */
+	struct gmc_range_link addr_link;   /* hole tree keyed by start, augmented by max_hole */
 	uint64_t size;  /* bytes; read-only */
 	/* private */
-	uint64_t hole_size;                /* free bytes right after this node */
-	uint64_t max_hole;                 /* max hole_size in this node's addr-tree subtree */
-	struct gmc_range_link addr_link;   /* hole tree keyed by hole_start, augmented by max_hole */
 	struct gmc_range_mgr *mgr;         /* owner while allocated, else NULL */
 	struct gmc_range_node *prev, *next; /* address-ordered ring through mgr->head */
 };
