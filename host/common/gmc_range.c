@@ -281,11 +281,39 @@ static void size_tree_insert(struct gmc_range_mgr *mgr, struct gmc_range_node *o
 	tree_link(&mgr->size_root, &o->size_link, parent, slot, NULL);
 }
 
+/*
+ * Insert the hole of o into the address tree. If the node after o (or
+ * before it) owns a hole already in the tree, that hole is o's neighbour in
+ * address order, so o's slot is next to it (a child of it, or at the end of
+ * the spine of its subtree on o's side: O(1) steps on average) and no
+ * descent from the root is needed.
+ */
 static void addr_tree_insert(struct gmc_range_mgr *mgr, struct gmc_range_node *o)
 {
 	struct gmc_range_link **slot = &mgr->addr_root, *parent = NULL;
+	struct gmc_range_node *q = o->next, *p = o->prev;
 	uint64_t st = o->start;
 
+	if (q != &mgr->head && q->addr_link.height) {
+		parent = &q->addr_link;
+		slot = &parent->left;
+		while (*slot) {
+			parent = *slot;
+			slot = &parent->right;
+		}
+		tree_link(&mgr->addr_root, &o->addr_link, parent, slot, addr_aug);
+		return;
+	}
+	if (o != &mgr->head && p->addr_link.height) {
+		parent = &p->addr_link;
+		slot = &parent->right;
+		while (*slot) {
+			parent = *slot;
+			slot = &parent->left;
+		}
+		tree_link(&mgr->addr_root, &o->addr_link, parent, slot, addr_aug);
+		return;
+	}
 	while (*slot) {
 		parent = *slot;
 		if (st < ADDR_NODE(*slot)->start) /* the order of hole starts */
