@@ -13,17 +13,22 @@
  * struct gmc_range_mgr per segment.
  *
  * Holes are indexed twice, in two AVL trees written for this file: one keyed
- * by (hole size, hole start) for best fit, one keyed by hole start and
- * augmented with the largest hole in each subtree for lowest/highest-address
- * fit. Cost, n = number of holes: reserve, remove and the update after a
- * search are O(log n); a LOW/HIGH search is O((1 + k) log n) and an
+ * by (hole size, owner start) for best fit, one keyed by owner start (the
+ * same order as hole start) and augmented with the largest hole in each
+ * subtree for lowest/highest-address fit. Each tree is built the first time
+ * a request needs it (the size tree for BEST, the address tree for LOW,
+ * HIGH, restricted BEST and reserve; O(n log n) once, from the node ring)
+ * and kept up to date from then on, so a manager used in one mode pays for
+ * one tree. Cost, n = number of holes: reserve, remove and the update after
+ * a search are O(log n); a LOW/HIGH search is O((1 + k) log n) and an
  * unrestricted BEST search O(log n + k), where k counts holes that are big
  * enough by size but fail after alignment or clipping (k = 0 without
  * alignment and restriction; docs/placement.md has the exact bounds).
  * Iteration over nodes and holes in address order is O(1) amortised per
- * step. Host memory: 120 bytes per node (LP64), 176 per manager. Every node
- * is one contiguous range, so AccessedPhysically allocations need nothing
- * special.
+ * step with the address tree, and walks the node ring (O(1) per node)
+ * without it. Host memory: 120 bytes per node (LP64), 184 per manager.
+ * Every node is one contiguous range, so AccessedPhysically allocations
+ * need nothing special.
  *
  * Results depend only on the sequence of calls (no randomness, no address
  * dependence on host pointers), so placement is deterministic.
