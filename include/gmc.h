@@ -529,6 +529,11 @@ struct gmc_link_stats {
     uint64_t dma_refused;      /* bursts outside host memory: DECERR, nothing touched */
     uint64_t dma_broken;       /* write bursts with a lost beat: SLVERR, nothing touched */
     uint64_t probes;           /* quiet DMA bursts probed (last read beat or write response again) */
+    /* protocol 3 */
+    uint64_t req_asks;         /* DMA_REQ_AGAIN sent (a DMA request frame may have been damaged) */
+    uint64_t req_recovered;    /* DMA bursts learnt from a request sent again */
+    uint64_t wr_resends;       /* DMA_WR_ACK with RESEND: write beats sent again from the bridge's window */
+    uint64_t wr_acks;          /* DMA_WR_ACK sent */
 };
 /* GMC_OK, or GMC_E_UNSUPPORTED when the device has no serial link. */
 int gmc_device_link_stats(const gmc_device *dev, struct gmc_link_stats *out);
