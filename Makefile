@@ -368,7 +368,7 @@ FUZZ_NAMES   := $(patsubst tests/fuzz/%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.
 # The library, the parser and the DMA reference model, built with clang and
 # coverage instrumentation; the Verilated model is the rel one (gcc, not
 # instrumented: it is C++ behind a C API and linked as it is).
-FUZZ_SRC     := $(HOST_SRC) cli/trace.c tests/common/gmc_dma_ref.c hw/gmc_dma_pkt.c tests/common/gmc_dma_gen.c
+FUZZ_SRC     := $(HOST_SRC) cli/trace.c cli/trace_flags.c tests/common/gmc_dma_ref.c hw/gmc_dma_pkt.c tests/common/gmc_dma_gen.c
 FUZZ_OBJ     := $(FUZZ_SRC:%.c=$(BUILD)/fuzz/obj/%.o)
 
 $(BUILD)/fuzz/obj/%.o: %.c
@@ -397,7 +397,7 @@ fuzz: fuzz-build
 define FUZZ_REPLAY_RULES
 $(BUILD)/$(1)/tests/fuzz/%: tests/fuzz/%.c tests/fuzz/replay.c tests/fuzz/fuzz.h \
                             $(BUILD)/$(1)/obj/common/gmc_dma_ref.o $(BUILD)/$(1)/obj/hw/gmc_dma_pkt.o $(BUILD)/$(1)/obj/common/gmc_dma_gen.o \
-                            $(BUILD)/$(1)/obj/cli/trace.o $(BUILD)/$(1)/lib/libgmc.a $(BUILD)/$(1)/lib/libgmc_sim.a
+                            $(BUILD)/$(1)/obj/cli/trace.o $(BUILD)/$(1)/obj/cli/trace_flags.o $(BUILD)/$(1)/lib/libgmc.a $(BUILD)/$(1)/lib/libgmc_sim.a
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS_C) $$(INC_tests) -Itests/fuzz $(OPT_$(1)) -DFUZZ_NAME='"$$*"' $$< tests/fuzz/replay.c \
 	  $$(filter %.o,$$^) -o $$@ $(BUILD)/$(1)/lib/libgmc.a $(BUILD)/$(1)/lib/libgmc_sim.a $$(SIM_LIBS)
@@ -599,7 +599,7 @@ install: $(BUILD)/rel/lib/libgmc_sim.a $(BUILD)/rel/lib/libgmc_sim.so $(BUILD)/r
 	install -m 755 $(BUILD)/rel/bin/gmc $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(BUILD)/rel/lib/libgmc_sim.a $(BUILD)/rel/lib/libgmc.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(BUILD)/rel/lib/libgmc_sim.so $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 sim/gmc_sim.h sim/gmc_sim_status.h include/gmc_regs.h include/gmc.h include/gmc_alloc.h include/gmc_status.h \
+	install -m 644 sim/gmc_sim.h sim/gmc_sim_status.h include/gmc_regs.h include/gmc.h include/gmc_alloc.h include/gmc_flags.h include/gmc_status.h \
 	  $(DESTDIR)$(PREFIX)/include/gmc/
 	sed -e 's|@PREFIX@|$(PREFIX)|' sim/gmc_sim.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/gmc_sim.pc
 	sed -e 's|@PREFIX@|$(PREFIX)|' host/gmc.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/gmc.pc
