@@ -69,7 +69,7 @@ INC_train   := $(call layer_flags,sim/gmc_sim_train.c)
 VLT_ROOT = $(shell $(VERILATOR) --getenv VERILATOR_ROOT 2>/dev/null)
 
 RTL      := $(sort $(wildcard rtl/*.v))
-RTL_INC  := rtl/gmc_regs.vh
+RTL_INC  := rtl/gmc_regs.vh rtl/gmc_defaults.vh
 TOP      := gmc_top
 
 # The simulator model is Verilated with segment straps (see docs/sim.md).
@@ -421,7 +421,7 @@ tour: deps-test $(BUILD)/rel/bin/gmc-sim-tour
 
 # The cross-check compiles every generated constant with the C compiler and
 # with Icarus and compares what each prints.
-$(BUILD)/xcheck/ok: spec/gmc.toml tools/gen_spec.py include/gmc_regs.h rtl/gmc_regs.vh
+$(BUILD)/xcheck/ok: spec/gmc.toml tools/gen_spec.py include/gmc_regs.h rtl/gmc_regs.vh rtl/gmc_defaults.vh
 	@mkdir -p $(@D)
 	$(PYTHON) tools/gen_spec.py crosscheck $(@D)
 	$(CC) -std=c11 $(WARN) -Iinclude $(@D)/xcheck.c -o $(@D)/xcheck_c
