@@ -599,7 +599,7 @@ install: $(BUILD)/rel/lib/libgmc_sim.a $(BUILD)/rel/lib/libgmc_sim.so $(BUILD)/r
 	install -m 755 $(BUILD)/rel/bin/gmc $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(BUILD)/rel/lib/libgmc_sim.a $(BUILD)/rel/lib/libgmc.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(BUILD)/rel/lib/libgmc_sim.so $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 sim/gmc_sim.h sim/gmc_sim_status.h include/gmc_regs.h include/gmc.h include/gmc_alloc.h include/gmc_flags.h include/gmc_status.h \
+	install -m 644 sim/gmc_sim.h sim/gmc_sim_status.h include/gmc_regs.h include/gmc.h include/gmc_alloc.h include/gmc_flags.h include/gmc_check.h include/gmc_status.h \
 	  $(DESTDIR)$(PREFIX)/include/gmc/
 	sed -e 's|@PREFIX@|$(PREFIX)|' sim/gmc_sim.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/gmc_sim.pc
 	sed -e 's|@PREFIX@|$(PREFIX)|' host/gmc.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/gmc.pc
