@@ -181,7 +181,7 @@ $(BUILD)/%/vobj/V$(TOP)__ALL.a: $(RTL) $(RTL_INC) Makefile tools/check_sched.py 
 	@rm -rf $(BUILD)/$*/vobj $(BUILD)/$*/pgo; mkdir -p $(BUILD)/$*
 	$(VERILATOR) $(VFLAGS) $(VFLAGS_$*) -Mdir $(BUILD)/$*/vobj -CFLAGS "-fPIC $(VOPT_$*) -std=c++17" $(RTL) \
 	  >$(BUILD)/$*.verilator.log 2>&1 || { cat $(BUILD)/$*.verilator.log; exit 1; }
-	$(PYTHON) tools/check_sched.py $(BUILD)/$*/vobj
+	$(PYTHON) tools/check_sched.py $(SCHED_$*) $(BUILD)/$*/vobj
 	$(if $(PGO_$*),$(call vbuild,$*,$(call vmake_pgo,-fprofile-generate=$(abspath $(BUILD)/$*/pgo) -fprofile-update=single)),$(call vbuild,$*,$(VMAKE_$*)))
 	$(if $(PGO_$*),$(call pgo_train,$*))
 	$(if $(PGO_$*),rm -f $(BUILD)/$*/vobj/*.o $(BUILD)/$*/vobj/*.a)
@@ -290,6 +290,19 @@ $(eval $(call VARIANT_RULES,cmp))
 $(foreach l,$(HOST_LAYERS),$(eval $(call LAYER_RULES,cmp,$(l))))
 CMP_TESTS := $(patsubst %,$(BUILD)/cmp/tests/%,rtl/test_dma_xfer rtl/test_dma_ring rtl/test_dma_fault rtl/test_dma_gate \
              rtl/test_dma_random host/test_paging host/test_resid host/test_power host/test_tdr)
+
+# The scheduler shortcut's fallback (docs/sim.md, The cycle): variant evl
+# is the release model built with check_sched.py --force-eval, so the shim
+# runs the plain eval() as it would under another Verilator version; the
+# DMA tests (exact cycle counts) and a paging test run on it again, and
+# tests/sim/test_sched_fallback.sh checks which way each model was built.
+OPT_evl   := $(OPT_rel)
+VOPT_evl  := $(OPT_rel)
+VMAKE_evl := $(VMAKE_rel)
+SCHED_evl := --force-eval
+$(eval $(call VARIANT_RULES,evl))
+$(foreach l,$(HOST_LAYERS),$(eval $(call LAYER_RULES,evl,$(l))))
+EVL_TESTS := $(patsubst %,$(BUILD)/evl/tests/%,rtl/test_regs rtl/test_dma_xfer rtl/test_dma_ring host/test_paging)
 
 # The pci backend against the real RTL (tests/pci/test_pci_rtl.sh): the
 # trap harness (an LD_PRELOAD library over libgmc_sim.so), the fake-tree
@@ -439,14 +452,17 @@ SCRIPT_TESTS = $(GEN_TESTS) tests/lint/test_check_layers.py tests/build/test_fre
 SCRIPT_TESTS += $(CLI_SCRIPT_TESTS)
 # The eviction benchmark's offline optimum (bench/evict_opt.py, Debian's python3-scipy).
 SCRIPT_TESTS += tests/bench/test_evict_opt.py
+# Which way the release and evl models step the clock (the shortcut or eval()).
+SCRIPT_TESTS += tests/sim/test_sched_fallback.sh
 
 test: deps-test check-gen lint $(BUILD)/xcheck/ok $(TEST_BINS_rel) $(TEST_BINS_asan) $(SIM_TEST_BINS_rel) $(SIM_TEST_BINS_asan) \
       $(CLI_TEST_BINS_rel) $(CLI_TEST_BINS_asan) $(BUILD)/rel/bin/gmc $(BUILD)/asan/bin/gmc \
       $(BUILD)/rel/lib/libgmc_sim.so $(BUILD)/fw/tb/tb_fw_bridge.vvp $(PCI_RTL_BINS) \
-      $(FUZZ_REPLAY_BINS_rel) $(FUZZ_REPLAY_BINS_asan) $(CMP_TESTS)
+      $(FUZZ_REPLAY_BINS_rel) $(FUZZ_REPLAY_BINS_asan) $(CMP_TESTS) $(EVL_TESTS)
 	@BUILD=$(BUILD) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  tools/run_tests.sh $(SCRIPT_TESTS) $(TEST_BINS_rel) $(TEST_BINS_asan) $(SIM_TEST_BINS_rel) $(SIM_TEST_BINS_asan) \
-	  $(CLI_TEST_BINS_rel) $(CLI_TEST_BINS_asan) $(FUZZ_REPLAY_BINS_rel) $(FUZZ_REPLAY_BINS_asan) $(CMP_TESTS)
+	  $(CLI_TEST_BINS_rel) $(CLI_TEST_BINS_asan) $(FUZZ_REPLAY_BINS_rel) $(FUZZ_REPLAY_BINS_asan) $(CMP_TESTS) \
+	  $(EVL_TESTS)
 
 # ------------------------------------------------------------------- soak
 # 10^6 seeded random DMA packets against the reference model, with random
