@@ -152,7 +152,7 @@ module gmc_dma_core #(
     // Ring geometry.
     wire [19:0] ring_mask = (20'hFFFFF >> (5'd20 - ring_log2));
     // The tail within the ring: needed only when idle (status) and at a
-    // reset command (the simulator skips it in the other cycles).
+    // reset command; 0 otherwise.
     reg  [19:0] tail_m;
     always @* begin
         tail_m = 20'd0;
@@ -193,8 +193,7 @@ module gmc_dma_core #(
             ld_addr = ld_ib_reg ? ld_ib_addr_reg : ({ring_base, 12'd0} | {28'd0, ld_off_reg});
     end
     // (take, and the map and read-physical conditions below, are worked
-    // out in the state that uses them only: the simulator skips them in
-    // the others, e.g. all through a transfer.)
+    // out in the state that uses them only, 0 in the others.)
     reg take;
     assign fw_pop = fw_valid && !nxt_valid_reg && !f_restart;
 
@@ -252,8 +251,7 @@ module gmc_dma_core #(
 
     // -------------------------------------------------------- side setup
 
-    // Used only while the packet is decoded (state S_DECODE); 0 otherwise,
-    // so the simulator skips this logic in the other cycles.
+    // Used only while the packet is decoded (state S_DECODE); 0 otherwise.
     reg [11:0] s12, d12;
     reg [32:0] s_pg_sum, d_pg_sum;
     reg [1:0]  s_kind, d_kind;
@@ -353,8 +351,7 @@ module gmc_dma_core #(
     assign st_indirect = in_ib_reg;
 
     // Context of a fault: the executing packet, else the next one. (Worked
-    // out only at a fault, below: the simulator skips it in the other
-    // cycles.)
+    // out only at a fault, below; 0 otherwise.)
     wire exec = (state_reg == S_DECODE) || (state_reg == S_XFER) || (state_reg == S_RDP)
                 || (state_reg == S_MAP);
     reg  [47:0] ctx_addr;
@@ -439,7 +436,7 @@ module gmc_dma_core #(
 
     // The ring offsets after the packet: needed when it completes, when it
     // is an INDIRECT (decoded), and when a fault is skipped (worked out
-    // only then: the simulator skips them while a transfer runs).
+    // only then; 0 otherwise).
     reg [19:0] pkt_next_off, ib_next_off;
     always @* begin
         pkt_next_off = 20'd0;
