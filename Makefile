@@ -153,7 +153,7 @@ lint: deps-test
 	  >/dev/null 2>&1 || { grep -A5 -i "selection\|error" $(BUILD)/lint/latches_dmc.log; exit 1; }
 	@for b in $(FW_BOARDS); do \
 	  echo "$(VERILATOR) --lint-only -Wall ... --top-module gmc_board_$$b"; \
-	  $(VERILATOR) --lint-only -Wall -Irtl --top-module gmc_board_$$b $(RTL) $(FW_COMMON) \
+	  $(VERILATOR) --lint-only -Wall -Irtl -Ifirmware/common --top-module gmc_board_$$b $(RTL) $(FW_COMMON) \
 	    firmware/$$b/gmc_board_$$b.v || exit 1; \
 	done
 	@echo "lint: clean"
@@ -337,6 +337,37 @@ $(BUILD)/rel/bin/gmc-sim-tour: examples/sim_tour.c $(BUILD)/rel/lib/libgmc_sim.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_C) $(INC_sim) -O2 $< -o $@ $(BUILD)/rel/lib/libgmc_sim.a $(SIM_LIBS)
 
+# ------------------------------------------------------- board simulation
+
+# gmc-board-sim (docs/board-sim.md): each board top of firmware/, UART
+# bridge included, Verilated with the compact paging engine
+# (DMA_ENGINE=2, simulation only: it does not fit the bitstreams yet), behind a
+# pseudo-terminal. Release build only: it is a server the tests start.
+BOARD_SIM_TOPS := icebreaker hx8k
+BOARD_FW_COMMON := $(sort $(wildcard firmware/common/*.v))
+BOARD_VFLAGS := --cc -Irtl -Ifirmware/common -GDMA_ENGINE=2 -O3 --x-assign fast --x-initial fast -Wall -Wno-fatal --no-timing -fno-case
+
+define BOARD_SIM_RULES
+$$(BUILD)/board/$(1)/vobj/Vgmc_board_$(1)__ALL.a: firmware/$(1)/gmc_board_$(1).v $$(BOARD_FW_COMMON) firmware/common/gmc_bridge.vh $$(RTL) $$(RTL_INC) | deps-test
+	@rm -rf $$(BUILD)/board/$(1); mkdir -p $$(BUILD)/board/$(1)
+	$$(VERILATOR) $$(BOARD_VFLAGS) --top-module gmc_board_$(1) -Mdir $$(@D) -CFLAGS "-O2 -std=c++17" \
+	  $$(RTL) $$(BOARD_FW_COMMON) $$< >$$(BUILD)/board/$(1)/verilator.log 2>&1 || { cat $$(BUILD)/board/$(1)/verilator.log; exit 1; }
+	$$(MAKE) -s -j 2 -C $$(@D) -f Vgmc_board_$(1).mk OPT_FAST=-O2 OPT_GLOBAL=-O2 OPT_SLOW=-O1 \
+	  Vgmc_board_$(1)__ALL.a verilated.o verilated_threads.o >>$$(BUILD)/board/$(1)/verilator.log 2>&1 \
+	  || { cat $$(BUILD)/board/$(1)/verilator.log; exit 1; }
+endef
+$(foreach b,$(BOARD_SIM_TOPS),$(eval $(call BOARD_SIM_RULES,$(b))))
+
+BOARD_SIM_LIBS := $(foreach b,$(BOARD_SIM_TOPS),$(BUILD)/board/$(b)/vobj/Vgmc_board_$(b)__ALL.a)
+$(BUILD)/rel/bin/gmc-board-sim: sim/board/gmc_board_sim.cpp $(BOARD_SIM_LIBS)
+	@mkdir -p $(@D)
+	$(CXX) -std=c++17 $(WARN) -Wno-unused-parameter -O2 -g $(foreach b,$(BOARD_SIM_TOPS),-I$(BUILD)/board/$(b)/vobj) \
+	  -I$(VLT_ROOT)/include -I$(VLT_ROOT)/include/vltstd $< $(BOARD_SIM_LIBS) \
+	  $(BUILD)/board/icebreaker/vobj/verilated.o $(BUILD)/board/icebreaker/vobj/verilated_threads.o -o $@ -pthread
+
+board-sim: $(BUILD)/rel/bin/gmc-board-sim
+.PHONY: board-sim
+
 # ------------------------------------------------------------ gmc command
 
 # The gmc command (docs/cli.md): cli/*.c over libgmc. Its parser and report
@@ -450,6 +481,8 @@ $(BUILD)/xcheck/ok: spec/gmc.toml tools/gen_spec.py include/gmc_regs.h rtl/gmc_r
 SCRIPT_TESTS = $(GEN_TESTS) tests/lint/test_check_layers.py tests/build/test_fresh_make.sh tests/install/test_install.sh tests/pci/test_pci_rtl.sh tests/formal/test_formal.sh $(BUILD)/fw/tb/tb_fw_bridge.vvp
 # The CLI script tests run $(BUILD)/rel/bin/gmc and $(BUILD)/asan/bin/gmc.
 SCRIPT_TESTS += $(CLI_SCRIPT_TESTS)
+# The board path end to end: gmc over uart:<pty> against gmc-board-sim.
+SCRIPT_TESTS += tests/board/test_board_link.py
 # The eviction benchmark's offline optimum (bench/evict_opt.py, Debian's python3-scipy).
 SCRIPT_TESTS += tests/bench/test_evict_opt.py
 # Which way the release and evl models step the clock (the shortcut or eval()).
@@ -457,7 +490,7 @@ SCRIPT_TESTS += tests/sim/test_sched_fallback.sh
 
 test: deps-test check-gen lint $(BUILD)/xcheck/ok $(TEST_BINS_rel) $(TEST_BINS_asan) $(SIM_TEST_BINS_rel) $(SIM_TEST_BINS_asan) \
       $(CLI_TEST_BINS_rel) $(CLI_TEST_BINS_asan) $(BUILD)/rel/bin/gmc $(BUILD)/asan/bin/gmc \
-      $(BUILD)/rel/lib/libgmc_sim.so $(BUILD)/fw/tb/tb_fw_bridge.vvp $(PCI_RTL_BINS) \
+      $(BUILD)/rel/lib/libgmc_sim.so $(BUILD)/fw/tb/tb_fw_bridge.vvp $(PCI_RTL_BINS) $(BUILD)/rel/bin/gmc-board-sim \
       $(FUZZ_REPLAY_BINS_rel) $(FUZZ_REPLAY_BINS_asan) $(CMP_TESTS) $(EVL_TESTS)
 	@BUILD=$(BUILD) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  tools/run_tests.sh $(SCRIPT_TESTS) $(TEST_BINS_rel) $(TEST_BINS_asan) $(SIM_TEST_BINS_rel) $(SIM_TEST_BINS_asan) \
@@ -537,6 +570,8 @@ BOARD          ?= icebreaker
 FW_FREQ        ?= 12
 OPENFPGALOADER ?= openFPGALoader
 FW_COMMON      := $(sort $(wildcard firmware/common/*.v))
+# The bridge's protocol constants, generated from spec/bridge.toml.
+FW_INC         := firmware/common/gmc_bridge.vh
 
 FW_SYNTH_icebreaker   := -spram -dsp
 FW_PNR_icebreaker     := --up5k --package sg48
@@ -555,9 +590,9 @@ firmware: $(FW_BOARDS:%=$(BUILD)/fw/%/gmc.bin)
 	@cat $(BUILD)/fw/report.json
 
 define FW_BOARD_RULES
-$$(BUILD)/fw/$(1)/gmc.json: firmware/$(1)/gmc_board_$(1).v $$(FW_COMMON) $$(RTL) $$(RTL_INC)
+$$(BUILD)/fw/$(1)/gmc.json: firmware/$(1)/gmc_board_$(1).v $$(FW_COMMON) $$(FW_INC) $$(RTL) $$(RTL_INC)
 	@mkdir -p $$(@D)
-	$$(YOSYS) -q -l $$(@D)/yosys.log -p 'read_verilog -Irtl $$(RTL) $$(FW_COMMON) $$<; \
+	$$(YOSYS) -q -l $$(@D)/yosys.log -p 'read_verilog -Irtl -Ifirmware/common $$(RTL) $$(FW_COMMON) $$<; \
 	  chparam -set DMA_ENGINE $(FW_ENGINE_$(1)) gmc_board_$(1); synth_ice40 $(FW_SYNTH_$(1)) -top gmc_board_$(1) -json $$@'
 	echo $(FW_ENGINE_$(1)) > $$(@D)/dma_engine
 
@@ -582,9 +617,9 @@ flash: $(BUILD)/fw/$(BOARD)/gmc.bin
 	         "plug it in and check USB permissions" >&2; exit 1; }
 	timeout 300 $(OPENFPGALOADER) -b ice40_generic -f $<
 
-$(BUILD)/fw/tb/tb_fw_bridge.vvp: tests/fw/tb_fw_bridge.v $(FW_COMMON) firmware/icebreaker/gmc_board_icebreaker.v $(RTL) $(RTL_INC)
+$(BUILD)/fw/tb/tb_fw_bridge.vvp: tests/fw/tb_fw_bridge.v $(FW_COMMON) $(FW_INC) firmware/icebreaker/gmc_board_icebreaker.v $(RTL) $(RTL_INC)
 	@mkdir -p $(@D)
-	$(IVERILOG) -g2005 -Wall -Wno-sensitivity-entire-array -Irtl -s tb_fw_bridge -o $@ \
+	$(IVERILOG) -g2005 -Wall -Wno-sensitivity-entire-array -Irtl -Ifirmware/common -s tb_fw_bridge -o $@ \
 	  $< firmware/icebreaker/gmc_board_icebreaker.v $(FW_COMMON) $(RTL)
 
 test-fw: $(BUILD)/fw/tb/tb_fw_bridge.vvp
@@ -596,12 +631,12 @@ test-fw: $(BUILD)/fw/tb/tb_fw_bridge.vvp
 YOSYS_ICE40_SIM ?= $(dir $(shell command -v $(YOSYS)))../share/yosys/ice40/cells_sim.v
 FW_BRIDGE_SRC := $(filter-out firmware/common/gmc_fpga_core.v,$(FW_COMMON))
 
-$(BUILD)/fw/gate/gmc_board_icebreaker_syn.v: firmware/icebreaker/gmc_board_icebreaker.v $(FW_COMMON) $(RTL) $(RTL_INC)
+$(BUILD)/fw/gate/gmc_board_icebreaker_syn.v: firmware/icebreaker/gmc_board_icebreaker.v $(FW_COMMON) $(FW_INC) $(RTL) $(RTL_INC)
 	@mkdir -p $(@D)
-	$(YOSYS) -q -l $(@D)/yosys.log -p 'read_verilog -Irtl $(RTL) $(FW_COMMON) $<; chparam -set TIMEOUT_LOG2 10 -set POR_LOG2 4 -set ACT_LOG2 4 gmc_board_icebreaker; synth_ice40 -spram -dsp -top gmc_board_icebreaker; write_verilog -noattr $@'
+	$(YOSYS) -q -l $(@D)/yosys.log -p 'read_verilog -Irtl -Ifirmware/common $(RTL) $(FW_COMMON) $<; chparam -set TIMEOUT_LOG2 10 -set POR_LOG2 4 -set ACT_LOG2 4 gmc_board_icebreaker; synth_ice40 -spram -dsp -top gmc_board_icebreaker; write_verilog -noattr $@'
 
 $(BUILD)/fw/gate/tb_fw_bridge.vvp: tests/fw/tb_fw_bridge.v $(BUILD)/fw/gate/gmc_board_icebreaker_syn.v $(FW_BRIDGE_SRC)
-	$(IVERILOG) -g2005 -Wno-timescale -DGMC_GATE_SIM -DNO_ICE40_DEFAULT_ASSIGNMENTS -s tb_fw_bridge -o $@ \
+	$(IVERILOG) -g2005 -Wno-timescale -Ifirmware/common -DGMC_GATE_SIM -DNO_ICE40_DEFAULT_ASSIGNMENTS -s tb_fw_bridge -o $@ \
 	  $^ $(YOSYS_ICE40_SIM)
 
 test-fw-gate: $(BUILD)/fw/gate/tb_fw_bridge.vvp

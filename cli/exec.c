@@ -143,11 +143,18 @@ static void progress(struct run *r, int final)
     if (frame >= 0)
         snprintf(fr, sizeof(fr), "  frame %d/%u", frame + 1, r->t->frames);
     double el = now_s() - ((double)r->t0.tv_sec + (double)r->t0.tv_nsec * 1e-9);
+    /* A serial link: its throughput (bytes both ways per wall second) and
+     * the frames sent again after damage. */
+    char link[96] = "";
+    struct gmc_link_stats ls;
+    if (gmc_device_link_stats(r->dev, &ls) == GMC_OK)
+        snprintf(link, sizeof(link), "  link %.1f KB/s, %" PRIu64 " retries",
+                 el > 0.0 ? (double)(ls.bytes_tx + ls.bytes_rx) / el / 1000.0 : 0.0, ls.retries);
     if (r->o->progress == EXEC_PROGRESS_TTY)
         fprintf(stderr, "\r\033[K");
     fprintf(stderr, "gmc: step %u/%u (%u%%)%s  evictions %" PRIu64 "  paged in %s out %s  cycles %" PRIu64
-                    "  %.1f s%s",
-            r->step, r->t->nops, pct, fr, r->prev.evictions, in, out, r->prev.cycles, el,
+                    "  %.1f s%s%s",
+            r->step, r->t->nops, pct, fr, r->prev.evictions, in, out, r->prev.cycles, el, link,
             r->o->progress == EXEC_PROGRESS_TTY ? (final ? "\n" : "") : "\n");
     fflush(stderr);
 }
@@ -680,6 +687,7 @@ static void run_finish(struct run *r, unsigned end_step)
             r->er[e].cur = -1;
         }
     tl->has_stats = gmc_device_stats(r->dev, &tl->stats) == GMC_OK;
+    tl->has_link = gmc_device_link_stats(r->dev, &tl->link) == GMC_OK;
     gmc_device_query(r->dev, &tl->info);
     for (unsigned i = 0; i < tl->nsegs; i++)
         gmc_segment_query(r->dev, i + 1, &tl->segs[i].end);
@@ -728,8 +736,12 @@ int exec_run(const struct trace *t, const struct exec_opts *o, struct timeline *
     r.last_progress = r.t0;
     double start = now_s();
     const char *base = strrchr(t->file, '/');
-    dlog(&r, "gmc decision log: %s seed %" PRIu64 " device %s operations %u", base ? base + 1 : t->file, t->seed,
-         o->device, t->nops);
+    /* The device string is not hashed: the same decisions on the sim
+     * backend strapped like a board and on the board itself (uart:) give
+     * the same digest (docs/board-sim.md). */
+    if (o->log)
+        fprintf(o->log, "# device %s\n", o->device);
+    dlog(&r, "gmc decision log: %s seed %" PRIu64 " operations %u", base ? base + 1 : t->file, t->seed, t->nops);
     int rc = 0;
     for (r.step = 0; r.step < t->nops; r.step++) {
         if (run_step(&r) != 0) {

@@ -15,6 +15,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <glob.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,7 +38,8 @@ static const char *const usage_main =
     "commands:\n"
     "  info     the adapter as the hardware reports it: ID, version, capabilities,\n"
     "           segments, page and TLB size\n"
-    "  list     the devices gmc can open here: the simulator and PCI gmc boards\n"
+    "  list     the devices gmc can open here: the simulator, PCI gmc boards and\n"
+    "           serial ports with a gmc bridge (uart:/dev/ttyUSB1, ...)\n"
     "  run      run a workload trace, print a summary, optionally write a report\n"
     "  replay   run a trace without progress and print the digest of its decisions\n"
     "  check    parse a trace and say what it expands to; nothing runs\n"
@@ -61,7 +63,10 @@ static const char *const usage_list =
     "\n"
     "Print one device string per line, with what it is: the simulated\n"
     "controller, then every PCI device with the gmc vendor/device IDs\n"
-    "(docs/pci.md). Nothing is opened.\n";
+    "(docs/pci.md; not opened), then every serial port that could hold a board\n"
+    "(/dev/ttyUSB*, /dev/ttyACM*, /dev/gmc-board), each opened and probed with\n"
+    "the bridge's PING (docs/uart-bridge.md). Lines starting with # say why\n"
+    "something is not a device.\n";
 
 static const char *const usage_run =
     "usage: gmc run WORKLOAD [OPTIONS]\n"
@@ -261,13 +266,19 @@ static int cmd_info(int argc, char **argv)
                "  flags %s\n",
                i, si.desc.base, si.desc.size, sz, si.desc.banks, si.desc.cpu_offset, fl[0] ? fl : "-");
     }
+    struct gmc_link_stats ls;
+    if (gmc_device_link_stats(d, &ls) == GMC_OK)
+        printf("link: %" PRIu32 " baud, bridge protocol %" PRIu32 ", FTDI latency timer %s\n", ls.baud,
+               ls.bridge_version,
+               ls.latency_timer == 1 ? "set to 1 ms" : ls.latency_timer == 0 ? "- (not an FTDI port)"
+                                                                           : "not writable (see README)");
     gmc_device_close(d);
     return 0;
 }
 
 /* ------------------------------------------------------------------ list */
 
-/* PCI gmc boards (libpciaccess); kept apart so other device kinds add their own. */
+/* PCI gmc boards (libpciaccess). */
 static void list_pci(void)
 {
     char devs[64][GMC_PCI_DEVSTR_LEN];
@@ -283,6 +294,38 @@ static void list_pci(void)
         printf("# pci: no gmc PCI device (vendor %04x, device %04x)\n", GMC_PCI_VENDOR_ID, GMC_PCI_DEVICE_ID);
 }
 
+/* Every serial port a board could be on, each probed with PING (bounded to
+ * well under a second; something else on a port only sees one PING frame). */
+static void list_uart(void)
+{
+    static const char *const pats[] = { "/dev/ttyUSB*", "/dev/ttyACM*", "/dev/gmc-board" };
+    unsigned found = 0;
+    for (size_t k = 0; k < sizeof(pats) / sizeof(pats[0]); k++) {
+        glob_t g;
+        if (glob(pats[k], 0, NULL, &g) != 0)
+            continue;
+        for (size_t i = 0; i < g.gl_pathc; i++) {
+            char dev[300];
+            snprintf(dev, sizeof(dev), "uart:%s", g.gl_pathv[i]);
+            gmc_device *d = NULL;
+            int st = gmc_device_open(dev, &d);
+            if (st == GMC_OK) {
+                struct gmc_device_info in;
+                gmc_device_query(d, &in);
+                printf("%-24s gmc bridge: %" PRIu64 " KiB VRAM, version %" PRIu32 ".%" PRIu32 "\n", dev,
+                       in.vram_size >> 10, in.version >> 16, in.version & 0xffffu);
+                gmc_device_close(d);
+                found++;
+            } else {
+                printf("# %-22s %s (%s)\n", dev, gmc_strerror(st), gmc_status_name(st));
+            }
+        }
+        globfree(&g);
+    }
+    if (found == 0)
+        printf("# uart: no gmc board on a serial port\n");
+}
+
 static int cmd_list(int argc, char **argv)
 {
     struct cli c = { .cmd = "list" };
@@ -291,6 +334,7 @@ static int cmd_list(int argc, char **argv)
         return rc;
     printf("%-24s the simulated controller (Verilated gmc_top)\n", "sim");
     list_pci();
+    list_uart();
     return 0;
 }
 
@@ -334,6 +378,11 @@ static void summary(const struct timeline *tl, const struct trace *t)
     printf("  paged out         %s (GPU memory -> system)\n", out);
     printf("  filled            %s (first page-in fills)\n", fill);
     printf("  faults            %" PRIu64 ", resets %" PRIu64 "\n", s->faults, s->resets);
+    if (tl->has_link)
+        printf("  serial link       %" PRIu32 " baud, %" PRIu64 " bytes out, %" PRIu64 " in, %" PRIu64
+               " retries, %" PRIu64 " resyncs, %" PRIu64 " damaged frames\n",
+               tl->link.baud, tl->link.bytes_tx, tl->link.bytes_rx, tl->link.retries, tl->link.resyncs,
+               tl->link.bad_frames);
     printf("  fences            %" PRIu64 " issued, %" PRIu64 " completed\n", s->fences_issued, s->fences_completed);
     printf("  locks             %" PRIu64 " (%" PRIu64 " waited, %" PRIu64 " renamed)\n", s->locks, s->lock_waits,
            s->renames);

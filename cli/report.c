@@ -141,7 +141,19 @@ int report_write_json(const struct timeline *tl, const char *path, char *err, si
     sep = ", ";
     HW_COUNTERS(X)
 #undef X
-    fprintf(f, "},\n  \"segments\": [");
+    fprintf(f, "},\n");
+    if (tl->has_link) {
+        const struct gmc_link_stats *l = &tl->link;
+        fprintf(f, "  \"link\": {\"baud\": %" PRIu32 ", \"bridge_version\": %" PRIu32 ", \"latency_timer\": %" PRId32,
+                l->baud, l->bridge_version, l->latency_timer);
+#define L(n) fprintf(f, ", \"" #n "\": %" PRIu64, l->n);
+        L(bytes_tx) L(bytes_rx) L(frames_tx) L(frames_rx) L(commands) L(retries) L(timeouts) L(resyncs)
+        L(bad_frames) L(junk) L(stale) L(err_frames) L(irq_frames) L(dma_rd_bursts) L(dma_rd_beats)
+        L(dma_wr_bursts) L(dma_wr_beats) L(dma_refused) L(dma_broken) L(probes)
+#undef L
+        fprintf(f, "},\n");
+    }
+    fprintf(f, "  \"segments\": [");
     for (unsigned i = 0; i < tl->nsegs; i++) {
         const struct tl_seg *s = &tl->segs[i];
         fprintf(f, "%s\n    {\"id\": %u, \"base\": %" PRIu64 ", \"size\": %" PRIu64 ", \"flags\": ", i ? "," : "",

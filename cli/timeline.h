@@ -81,6 +81,8 @@ struct timeline {
     unsigned frames;
     int has_stats;
     struct gmc_device_stats stats; /* at the end */
+    struct gmc_link_stats link;    /* at the end, when has_link (uart devices) */
+    int has_link;
     uint64_t ops_failed, ops_expected_fail, reads_verified, bytes_verified;
     double wall_seconds;
     uint64_t digest;

@@ -497,6 +497,30 @@ int gmc_device_stats(const gmc_device *dev, struct gmc_device_stats *out);
  * (the kept copy is then unchanged). */
 int gmc_device_hw_counters(gmc_device *dev, struct gmc_hw_counters *out);
 
+/* The serial link of a uart device (docs/uart-bridge.md): what went over
+ * it and how often a damaged frame was recovered. */
+struct gmc_link_stats {
+    uint32_t baud;
+    uint32_t bridge_version;   /* the bridge's protocol version (PING) */
+    int32_t latency_timer;     /* FTDI latency timer: 1 set to 1 ms, 0 not an FTDI port, -1 not allowed */
+    uint64_t bytes_tx, bytes_rx, frames_tx, frames_rx;
+    uint64_t commands;         /* register, aperture, PING and DMA_ABORT commands */
+    uint64_t retries;          /* commands and DMA read beats sent again */
+    uint64_t timeouts;         /* commands without an answer in time */
+    uint64_t resyncs;          /* PING resynchronisations */
+    uint64_t bad_frames;       /* received frames with a bad CRC or length */
+    uint64_t junk;             /* received bytes outside any frame */
+    uint64_t stale;            /* replies that answered nothing outstanding */
+    uint64_t err_frames;       /* ERR frames received */
+    uint64_t irq_frames;
+    uint64_t dma_rd_bursts, dma_rd_beats, dma_wr_bursts, dma_wr_beats;
+    uint64_t dma_refused;      /* bursts outside host memory: DECERR, nothing touched */
+    uint64_t dma_broken;       /* write bursts with a lost beat: SLVERR, nothing touched */
+    uint64_t probes;           /* quiet DMA bursts probed (last read beat or write response again) */
+};
+/* GMC_OK, or GMC_E_UNSUPPORTED when the device has no serial link. */
+int gmc_device_link_stats(const gmc_device *dev, struct gmc_link_stats *out);
+
 struct gmc_client_stats {
     uint64_t allocations;     /* handles held */
     uint64_t bytes_resident;  /* bytes of allocations this client references as resident */

@@ -140,18 +140,11 @@ module gmc_uart_bridge #(
 
     // ------------------------------------------------------------ protocol
 
-    localparam integer MAX_LEN = 13;
-    localparam [7:0] VERSION = 8'h01;
-
-    // Opcodes, host to board.
-    localparam [7:0] OP_REG_RD = 8'h01, OP_REG_WR = 8'h02, OP_AP_RD = 8'h03, OP_AP_WR = 8'h04,
-                     OP_PING = 8'h05, OP_DMA_ABORT = 8'h06, OP_DMA_RD_DATA = 8'h10,
-                     OP_DMA_WR_RESP = 8'h11;
-    // Opcodes, board to host (replies are the command opcode | 0x80).
-    localparam [7:0] OP_DMA_RD_REQ = 8'h90, OP_DMA_WR_REQ = 8'h91, OP_DMA_WR_DATA = 8'h92,
-                     OP_IRQ = 8'hA0, OP_ERR = 8'hE0;
-    // ERR codes (1, 2, 4 and 5 come from the packet receiver).
-    localparam [3:0] E_OPCODE = 4'd3, E_BUSY = 4'd6, E_STATE = 4'd7, E_SEQ = 4'd8;
+    // Opcodes, payload lengths, ERR codes and the version: spec/bridge.toml
+    // (generated; replies are the command opcode | 0x80). ERR codes 1, 2, 4
+    // and 5 come from the packet receiver.
+    `include "gmc_bridge.vh"
+    localparam integer MAX_LEN = BRIDGE_MAX_LEN;
 
     localparam [1:0] RESP_SLVERR = 2'd2;
 
@@ -175,14 +168,14 @@ module gmc_uart_bridge #(
         input [7:0] op;
         begin
             case (op)
-                OP_REG_RD:      req_len = 4'd2;
-                OP_REG_WR:      req_len = 4'd7;
-                OP_AP_RD:       req_len = 4'd4;
-                OP_AP_WR:       req_len = 4'd13;
-                OP_PING:        req_len = 4'd1;
-                OP_DMA_ABORT:   req_len = 4'd0;
-                OP_DMA_RD_DATA: req_len = 4'd10;
-                OP_DMA_WR_RESP: req_len = 4'd1;
+                OP_REG_RD:      req_len = LEN_REG_RD;
+                OP_REG_WR:      req_len = LEN_REG_WR;
+                OP_AP_RD:       req_len = LEN_AP_RD;
+                OP_AP_WR:       req_len = LEN_AP_WR;
+                OP_PING:        req_len = LEN_PING;
+                OP_DMA_ABORT:   req_len = LEN_DMA_ABORT;
+                OP_DMA_RD_DATA: req_len = LEN_DMA_RD_DATA;
+                OP_DMA_WR_RESP: req_len = LEN_DMA_WR_RESP;
                 default:        req_len = 4'hF;
             endcase
         end
@@ -233,32 +226,47 @@ module gmc_uart_bridge #(
         .pkt_buf(pkt_buf)
     );
 
-    // Payload fields: with LEN = L, byte i is at pkt_buf[8*(13-L+i)].
-    wire [15:0] f_reg_rd_addr  = pkt_buf[88 +: 16];  // REG_RD      L=2
-    wire [15:0] f_reg_wr_addr  = pkt_buf[48 +: 16];  // REG_WR      L=7
+    // Payload fields: with LEN = L, byte i is at pkt_buf[8*(14-L+i)]. The
+    // last byte of every command is its SEQ and the last byte of
+    // DMA_RD_DATA its burst TAG: both at pkt_buf[104 +: 8].
+    wire [15:0] f_reg_rd_addr  = pkt_buf[88 +: 16];  // REG_RD      L=3
+    wire [15:0] f_reg_wr_addr  = pkt_buf[48 +: 16];  // REG_WR      L=8
     wire [31:0] f_reg_wr_data  = pkt_buf[64 +: 32];
     wire [3:0]  f_reg_wr_strb  = pkt_buf[96 +: 4];
-    wire [31:0] f_ap_rd_addr   = pkt_buf[72 +: 32];  // AP_RD       L=4
-    wire [31:0] f_ap_wr_addr   = pkt_buf[0 +: 32];   // AP_WR       L=13
+    wire [31:0] f_ap_rd_addr   = pkt_buf[72 +: 32];  // AP_RD       L=5
+    wire [31:0] f_ap_wr_addr   = pkt_buf[0 +: 32];   // AP_WR       L=14
     wire [7:0]  f_ap_wr_strb   = pkt_buf[32 +: 8];
     wire [63:0] f_ap_wr_data   = pkt_buf[40 +: 64];
-    wire [7:0]  f_ping_nonce   = pkt_buf[96 +: 8];   // PING        L=1
-    wire [7:0]  f_rd_beat      = pkt_buf[24 +: 8];   // DMA_RD_DATA L=10
+    wire [7:0]  f_ping_nonce   = pkt_buf[104 +: 8];  // PING        L=1
+    wire [7:0]  f_seq          = pkt_buf[104 +: 8];  // other commands
+    wire [7:0]  f_rd_beat      = pkt_buf[24 +: 8];   // DMA_RD_DATA L=11
     wire [1:0]  f_rd_resp      = pkt_buf[32 +: 2];
     wire [63:0] f_rd_data      = pkt_buf[40 +: 64];
-    wire [1:0]  f_wr_resp      = pkt_buf[96 +: 2];   // DMA_WR_RESP L=1
+    wire [7:0]  f_rd_tag       = pkt_buf[104 +: 8];
+    wire [1:0]  f_wr_resp      = pkt_buf[96 +: 2];   // DMA_WR_RESP L=2
+    wire [7:0]  f_wr_tag       = pkt_buf[104 +: 8];
 
     // ----------------------------------------------------------- state
 
     // Command engine.
     reg  [2:0]  cmd_op_reg;        // low bits of the command opcode
-    reg  [7:0]  cmd_nonce_reg;
+    reg  [7:0]  cmd_nonce_reg;     // PING nonce, or the command's SEQ
     reg         cmd_aw_done_reg, cmd_w_done_reg;
+    // Exactly once: the SEQ, opcode and AXI response of the last command
+    // whose reply was sent. A write or DMA_ABORT that comes again with that
+    // SEQ (its reply was lost on the way) is not executed again: the stored
+    // response is replayed. Reads are executed again (no side effects).
+    reg  [7:0]  last_seq_reg;
+    reg  [2:0]  last_op_reg;
+    reg  [1:0]  last_resp_reg;
+    reg         last_valid_reg;
+    reg         replay_reg;
 
     // ERR slot: one pending report; later ones are counted as lost.
     reg         err_valid_reg;
     reg  [3:0]  err_code_reg;
     reg  [7:0]  err_op_reg;
+    reg  [7:0]  err_tag_reg;       // last payload byte of the refused frame (its SEQ or TAG)
     reg         err_lost_reg, overrun_reg;
 
     // IRQ level last reported upstream.
@@ -266,6 +274,10 @@ module gmc_uart_bridge #(
 
     // DMA read engine.
     reg  [1:0]            rd_state_reg;
+    // Burst TAG: counts read bursts; DMA_RD_REQ carries it and every
+    // DMA_RD_DATA must carry it back, so a beat resent for an earlier burst
+    // is refused (ERR STATE) instead of landing in the next one.
+    reg  [7:0]            rd_tag_reg;
     reg  [S_ID_WIDTH-1:0] rd_id_reg;
     reg  [7:0]            rd_len_reg;
     reg  [8:0]            rd_next_reg;    // next beat expected from the host
@@ -276,6 +288,9 @@ module gmc_uart_bridge #(
 
     // DMA write engine.
     reg  [2:0]            wr_state_reg;
+    // Write burst TAG, as rd_tag_reg: a DMA_WR_RESP sent again (its first
+    // copy was damaged) is refused once its burst has been answered.
+    reg  [7:0]            wr_tag_reg;
     reg  [S_ID_WIDTH-1:0] wr_id_reg;
     reg  [7:0]            wr_len_reg;
     reg  [7:0]            wr_beat_reg;
@@ -321,7 +336,7 @@ module gmc_uart_bridge #(
                     h_cmd = 1'b1;
                 end
             end else if (pkt_op == OP_DMA_RD_DATA) begin
-                if (rd_state_reg != R_DATA || rd_abort_reg) begin
+                if (rd_state_reg != R_DATA || rd_abort_reg || f_rd_tag != rd_tag_reg) begin
                     h_err = 1'b1;
                     h_code = E_STATE;
                 end else if ({1'b0, f_rd_beat} != rd_next_reg) begin
@@ -334,7 +349,7 @@ module gmc_uart_bridge #(
                     h_rd_load = 1'b1;
                 end
             end else begin
-                if (wr_state_reg != W_RESP || wr_abort_reg) begin
+                if (wr_state_reg != W_RESP || wr_abort_reg || f_wr_tag != wr_tag_reg) begin
                     h_err = 1'b1;
                     h_code = E_STATE;
                 end else begin
@@ -351,6 +366,10 @@ module gmc_uart_bridge #(
     wire op_ap_rd  = (cmd_op_reg == OP_AP_RD[2:0]);
     wire op_ap_wr  = (cmd_op_reg == OP_AP_WR[2:0]);
     wire op_ping   = (cmd_op_reg == OP_PING[2:0]);
+    // The command just received repeats the last one answered (same SEQ and
+    // opcode): a write or abort is answered from last_resp_reg.
+    wire repeat_now = last_valid_reg && (f_seq == last_seq_reg) && (pkt_op[2:0] == last_op_reg)
+                   && (pkt_op == OP_REG_WR || pkt_op == OP_AP_WR || pkt_op == OP_DMA_ABORT);
     wire issuing   = (cmd_state_reg == C_ISSUE);
     wire reply_done = tx_done && (tx_src_reg == SRC_REPLY);
 
@@ -360,7 +379,7 @@ module gmc_uart_bridge #(
     assign m_axil_wdata   = f_reg_wr_data;
     assign m_axil_wstrb   = f_reg_wr_strb;
     assign m_axil_wvalid  = issuing && op_reg_wr && !cmd_w_done_reg;
-    assign m_axil_bready  = reply_done && op_reg_wr;
+    assign m_axil_bready  = reply_done && op_reg_wr && !replay_reg;
     assign m_axil_araddr  = f_reg_rd_addr;
     assign m_axil_arprot  = 3'b000;
     assign m_axil_arvalid = issuing && op_reg_rd;
@@ -379,7 +398,7 @@ module gmc_uart_bridge #(
     assign m_axi_wstrb   = f_ap_wr_strb;
     assign m_axi_wlast   = 1'b1;
     assign m_axi_wvalid  = issuing && op_ap_wr && !cmd_w_done_reg;
-    assign m_axi_bready  = reply_done && op_ap_wr;
+    assign m_axi_bready  = reply_done && op_ap_wr && !replay_reg;
     assign m_axi_arid    = {M_ID_WIDTH{1'b0}};
     assign m_axi_araddr  = f_ap_rd_addr;
     assign m_axi_arlen   = 8'd0;
@@ -409,7 +428,9 @@ module gmc_uart_bridge #(
                     cmd_nonce_reg <= f_ping_nonce;
                     cmd_aw_done_reg <= 1'b0;
                     cmd_w_done_reg <= 1'b0;
-                    cmd_state_reg <= (pkt_op == OP_PING || pkt_op == OP_DMA_ABORT) ? C_REPLY : C_ISSUE;
+                    replay_reg <= repeat_now;
+                    cmd_state_reg <= (pkt_op == OP_PING || pkt_op == OP_DMA_ABORT || repeat_now) ? C_REPLY
+                                                                                                 : C_ISSUE;
                 end
             end
             C_ISSUE: begin
@@ -428,8 +449,20 @@ module gmc_uart_bridge #(
             end
         endcase
 
-        if (rst)
+        // Remember what was answered (PING has no SEQ and changes nothing).
+        if (reply_done && !op_ping && !replay_reg) begin
+            last_seq_reg <= cmd_nonce_reg;
+            last_op_reg <= cmd_op_reg;
+            last_resp_reg <= op_reg_wr ? m_axil_bresp : op_ap_wr ? m_axi_bresp : 2'd0;
+            last_valid_reg <= 1'b1;
+        end
+
+        if (rst) begin
             cmd_state_reg <= C_IDLE;
+            replay_reg <= 1'b0;
+            last_valid_reg <= 1'b0;
+            last_seq_reg <= 8'd0;
+        end
     end
 
     // ------------------------------------------------- ERR slot and flags
@@ -444,6 +477,7 @@ module gmc_uart_bridge #(
                 err_valid_reg <= 1'b1;
                 err_code_reg <= h_code;
                 err_op_reg <= pkt_op;
+                err_tag_reg <= pkt_buf[104 +: 8];
             end else begin
                 err_lost_reg <= 1'b1;
             end
@@ -465,7 +499,7 @@ module gmc_uart_bridge #(
 
     // ----------------------------------------------------- DMA read engine
 
-    wire abort_now = h_cmd && (pkt_op == OP_DMA_ABORT);
+    wire abort_now = h_cmd && (pkt_op == OP_DMA_ABORT) && !repeat_now;
     wire rdreq_done = tx_done && (tx_src_reg == SRC_RD_REQ);
     // Aborted: the bridge fills the remaining beats itself with SLVERR.
     wire rd_fill = rd_abort_reg && !r_valid_reg && (rd_next_reg <= {1'b0, rd_len_reg});
@@ -485,6 +519,7 @@ module gmc_uart_bridge #(
             end
             R_REQ: begin
                 if (rdreq_done) begin
+                    rd_tag_reg <= rd_tag_reg + 8'd1;
                     rd_id_reg <= s_axi_arid;
                     rd_len_reg <= s_axi_arlen;
                     rd_next_reg <= 9'd0;
@@ -515,6 +550,7 @@ module gmc_uart_bridge #(
             rd_abort_reg <= 1'b0;
             r_valid_reg <= 1'b0;
             rd_next_reg <= 9'd0;
+            rd_tag_reg <= 8'd0;
         end
     end
 
@@ -540,6 +576,7 @@ module gmc_uart_bridge #(
             end
             W_REQ: begin
                 if (wrreq_done) begin
+                    wr_tag_reg <= wr_tag_reg + 8'd1;
                     wr_id_reg <= s_axi_awid;
                     wr_len_reg <= s_axi_awlen;
                     wr_beat_reg <= 8'd0;
@@ -574,6 +611,7 @@ module gmc_uart_bridge #(
         if (rst) begin
             wr_state_reg <= W_IDLE;
             wr_abort_reg <= 1'b0;
+            wr_tag_reg <= 8'd0;
         end
     end
 
@@ -594,32 +632,34 @@ module gmc_uart_bridge #(
         pick_src = SRC_REPLY;
         pick_op = {5'b10000, cmd_op_reg};
         case (cmd_op_reg)
-            OP_REG_RD[2:0]: pick_len = 4'd5;
-            OP_AP_RD[2:0]:  pick_len = 4'd9;
-            OP_PING[2:0]:   pick_len = 4'd3;
-            default:        pick_len = 4'd1;
+            OP_REG_RD[2:0]: pick_len = LEN_REG_RD_REPLY;
+            OP_REG_WR[2:0]: pick_len = LEN_REG_WR_REPLY;
+            OP_AP_RD[2:0]:  pick_len = LEN_AP_RD_REPLY;
+            OP_AP_WR[2:0]:  pick_len = LEN_AP_WR_REPLY;
+            OP_PING[2:0]:   pick_len = LEN_PING_REPLY;
+            default:        pick_len = LEN_DMA_ABORT_REPLY;
         endcase
         if (!req_reply) begin
             if (req_err) begin
                 pick_src = SRC_ERR;
                 pick_op = OP_ERR;
-                pick_len = 4'd4;
+                pick_len = LEN_ERR;
             end else if (req_irq) begin
                 pick_src = SRC_IRQ;
                 pick_op = OP_IRQ;
-                pick_len = 4'd1;
+                pick_len = LEN_IRQ;
             end else if (req_rdreq) begin
                 pick_src = SRC_RD_REQ;
                 pick_op = OP_DMA_RD_REQ;
-                pick_len = 4'd10;
+                pick_len = LEN_DMA_RD_REQ;
             end else if (req_wrreq) begin
                 pick_src = SRC_WR_REQ;
                 pick_op = OP_DMA_WR_REQ;
-                pick_len = 4'd10;
+                pick_len = LEN_DMA_WR_REQ;
             end else begin
                 pick_src = SRC_WR_DATA;
                 pick_op = OP_DMA_WR_DATA;
-                pick_len = 4'd10;
+                pick_len = LEN_DMA_WR_DATA;
             end
         end
     end
@@ -647,24 +687,34 @@ module gmc_uart_bridge #(
         tx_byte = 8'd0;
         case (tx_src_reg)
             SRC_REPLY: begin
+                // Every reply ends with the command's SEQ (PING: the last
+                // SEQ answered, so a host that restarts can tell).
                 case (cmd_op_reg)
                     OP_REG_RD[2:0]: tx_byte = (tx_idx == 4'd0) ? {6'd0, m_axil_rresp}
+                                            : (tx_idx == 4'd5) ? cmd_nonce_reg
                                             : byte32(m_axil_rdata, tx_idx_m1[1:0]);
-                    OP_REG_WR[2:0]: tx_byte = {6'd0, m_axil_bresp};
+                    OP_REG_WR[2:0]: tx_byte = (tx_idx == 4'd1) ? cmd_nonce_reg
+                                            : {6'd0, replay_reg ? last_resp_reg : m_axil_bresp};
                     OP_AP_RD[2:0]:  tx_byte = (tx_idx == 4'd0) ? {6'd0, m_axi_rresp}
+                                            : (tx_idx == 4'd9) ? cmd_nonce_reg
                                             : byte64(m_axi_rdata, tx_idx_m1[2:0]);
-                    OP_AP_WR[2:0]:  tx_byte = {6'd0, m_axi_bresp};
+                    OP_AP_WR[2:0]:  tx_byte = (tx_idx == 4'd1) ? cmd_nonce_reg
+                                            : {6'd0, replay_reg ? last_resp_reg : m_axi_bresp};
                     OP_PING[2:0]:   tx_byte = (tx_idx == 4'd0) ? cmd_nonce_reg
-                                            : (tx_idx == 4'd1) ? VERSION : status;
-                    default:        tx_byte = status;
+                                            : (tx_idx == 4'd1) ? BRIDGE_VERSION
+                                            : (tx_idx == 4'd2) ? status : last_seq_reg;
+                    default:        tx_byte = (tx_idx == 4'd1) ? cmd_nonce_reg : status;
                 endcase
             end
             SRC_ERR: begin
-                case (tx_idx[1:0])
-                    2'd0: tx_byte = {4'd0, err_code_reg};
-                    2'd1: tx_byte = err_op_reg;
-                    2'd2: tx_byte = rd_next_reg[7:0];
-                    default: tx_byte = status;
+                case (tx_idx[2:0])
+                    3'd0: tx_byte = {4'd0, err_code_reg};
+                    3'd1: tx_byte = err_op_reg;
+                    3'd2: tx_byte = rd_next_reg[7:0];
+                    3'd3: tx_byte = status;
+                    3'd4: tx_byte = rd_tag_reg;
+                    3'd5: tx_byte = wr_tag_reg;
+                    default: tx_byte = err_tag_reg;
                 endcase
             end
             SRC_IRQ: tx_byte = {7'd0, irq_sent_reg};
@@ -675,6 +725,8 @@ module gmc_uart_bridge #(
                     4'd7: tx_byte = (tx_src_reg == SRC_RD_REQ) ? s_axi_arlen : s_axi_awlen;
                     4'd8: tx_byte = {5'd0, (tx_src_reg == SRC_RD_REQ) ? s_axi_arsize : s_axi_awsize};
                     4'd9: tx_byte = {6'd0, (tx_src_reg == SRC_RD_REQ) ? s_axi_arburst : s_axi_awburst};
+                    // Byte 10: the TAG this burst will have.
+                    4'd10: tx_byte = (tx_src_reg == SRC_RD_REQ) ? rd_tag_reg + 8'd1 : wr_tag_reg + 8'd1;
                     default: tx_byte = byte64((tx_src_reg == SRC_RD_REQ) ? {16'd0, s_axi_araddr}
                                                                          : {16'd0, s_axi_awaddr},
                                               tx_idx_m1[2:0]);

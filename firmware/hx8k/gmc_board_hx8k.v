@@ -21,7 +21,9 @@ module gmc_board_hx8k #(
     // Activity LED stretch, 2^ACT_LOG2 cycles.
     parameter integer ACT_LOG2 = 20,
     // DMA paging engine (enum DMA_ENGINE): 0 none, 2 compact. The compact
-    // engine does not fit yet (docs/boards.md), so the image carries none.
+    // engine does not fit yet (docs/boards.md), so the image carries none;
+    // the board simulation (sim/board/, docs/board-sim.md) sets 2 so that
+    // paging runs end to end over the link.
     parameter integer DMA_ENGINE = 0
 ) (
     input  wire       clk_12m,

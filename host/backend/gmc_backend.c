@@ -1,11 +1,10 @@
 /*
- * gmc_backend.c - backend selection, and the one table that serves every
- * backend this build does not have (uart, not available yet; the pci
- * backend is host/backend/gmc_backend_pci.c).
+ * gmc_backend.c - backend selection (sim, uart, pci), and the one table that
+ * serves a backend a build leaves out.
  *
- * Their device strings are parsed and validated in full (gmc_devstr.c),
- * so a typo is reported as one; a well-formed string then answers
- * GMC_E_BACKEND_UNAVAILABLE from open. Every other operation is
+ * A left-out backend's device strings are still parsed and validated in
+ * full (gmc_devstr.c), so a typo is reported as one; a well-formed string
+ * then answers GMC_E_BACKEND_UNAVAILABLE from open. Every other operation is
  * unreachable without an open context and answers the same.
  */
 #include <stddef.h>
@@ -113,9 +112,9 @@ static uint64_t stub_cycles(void *ctx)
     return 0;
 }
 
-/* Every backend this build does not have: pci (a PCIe board through
- * libpciaccess) and uart (an iCE40 board behind the serial bridge,
- * docs/uart-bridge.md) until their files land. */
+/* A backend this build leaves out. Every backend is built today (sim;
+ * uart, gmc_backend_uart.c; pci, gmc_backend_pci.c); a build configured
+ * with GMC_NO_PCI (no libpciaccess on the platform) routes pci here. */
 const struct gmc_backend_ops gmc_backend_unavailable = {
     .name = "unavailable",
     .open = stub_open,
@@ -139,9 +138,13 @@ const struct gmc_backend_ops *gmc_backend_for(const struct gmc_devspec *spec)
     case GMC_DEV_SIM:
         return &gmc_backend_sim;
     case GMC_DEV_PCI:
-        return &gmc_backend_pci;
-    case GMC_DEV_UART:
+#ifdef GMC_NO_PCI
         return &gmc_backend_unavailable;
+#else
+        return &gmc_backend_pci;
+#endif
+    case GMC_DEV_UART:
+        return &gmc_backend_uart;
     }
     return NULL;
 }

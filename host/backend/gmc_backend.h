@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "gmc.h"
 #include "gmc_devstr.h"
 
 struct gmc_backend_ops {
@@ -55,12 +56,17 @@ struct gmc_backend_ops {
      * into a waveform file at `path` from cycle `start` to `end` (0: to
      * the close), as gmc_device_trace() documents. */
     int (*trace)(void *ctx, const char *path, uint64_t start, uint64_t end);
+    /* Optional (NULL: no serial link): the link's counters. */
+    int (*link_stats)(void *ctx, struct gmc_link_stats *out);
 };
 
 extern const struct gmc_backend_ops gmc_backend_sim;
 /* A PCIe board through libpciaccess (gmc_backend_pci.c, docs/pci.md). */
 extern const struct gmc_backend_ops gmc_backend_pci;
-/* The table of a backend this build does not have (pci, uart): open
+/* An iCE40 board behind the serial bridge (gmc_backend_uart.c,
+ * docs/uart-bridge.md). */
+extern const struct gmc_backend_ops gmc_backend_uart;
+/* The table of a backend a build leaves out (GMC_NO_PCI): open
  * answers GMC_E_BACKEND_UNAVAILABLE, and so does every other operation. */
 extern const struct gmc_backend_ops gmc_backend_unavailable;
 

@@ -29,8 +29,8 @@
  *      GMC_E_PCI_NO_VFIO, naming the fix; physical addresses are never used.
  *
  * Registers are 32-bit volatile accesses. The aperture is accessed in
- * aligned 8-byte volatile words (bytes at the unaligned edges); an sfence
- * follows every aperture write, so write-combined data is posted before
+ * aligned 8-byte volatile words (bytes at the unaligned edges); a store
+ * fence (wc_flush) follows every aperture write, so write-combined data is posted before
  * the next register write (a doorbell, a fence) can overtake it.
  *
  * A register read of all ones is checked against the ID register: when
@@ -44,7 +44,8 @@
  * Reset: VFIO_DEVICE_RESET when VFIO offers one, else a function-level
  * reset through sysfs when the device advertises FLR, else the
  * controller's own reset: the engine's RESET command and every read-write
- * register back to its reset value.
+ * register back to its reset value. Power: D3hot and back through the PCI
+ * Power Management capability (pci_power).
  *
  * libpciaccess keeps process-wide state: the handles of one process share
  * it, and this backend is not thread-safe (one thread opens and closes).
@@ -57,6 +58,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <poll.h>
 #include <sys/eventfd.h>
@@ -65,6 +67,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/pci_regs.h>
 #include <linux/vfio.h>
 #include <pciaccess.h>
 
@@ -75,15 +78,6 @@
 #include "gmc_status.h"
 
 #define SYSFS_PCI "/sys/bus/pci/devices"
-#define PCI_COMMAND 0x04u
-#define PCI_COMMAND_MEMORY 0x2u
-#define PCI_COMMAND_MASTER 0x4u
-#define PCI_STATUS 0x06u
-#define PCI_STATUS_CAP_LIST 0x10u
-#define PCI_CAP_PTR 0x34u
-#define PCI_CAP_ID_EXP 0x10u
-#define PCI_EXP_DEVCAP 4u
-#define PCI_EXP_DEVCAP_FLR (1u << 28)
 #define ALL_ONES 0xFFFFFFFFu
 #define MAX_DMA_MAPS 256u
 
@@ -105,6 +99,10 @@ struct pci_ctx {
     uint64_t window;
     int gone;
     uint32_t pt_base; /* PT_BASE as found at open: its reset value */
+    /* The BAR registers as found at open, written back after a D3hot->D0
+     * transition that reset the function (PMCSR.No_Soft_Reset clear). */
+    uint32_t bars[6];
+    int powered_down; /* in D3hot since power(1|2): no BAR access */
     struct timespec t0;
     /* VFIO (all -1 when the device is not bound to vfio-pci) */
     int container, group, device;
@@ -369,11 +367,31 @@ fail:
 
 /* ------------------------------------------------------------------ open */
 
+static int pci_power(void *ctx, int state, const uint64_t *ranges, unsigned n);
+
+/* Order write-combined aperture stores before any later store (a register
+ * write, a doorbell): x86 needs sfence for WC memory; AArch64 a store
+ * barrier to the outer shareable domain, where devices are; elsewhere the
+ * strongest C11 fence. */
+static inline void wc_flush(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __asm__ __volatile__("sfence" ::: "memory");
+#elif defined(__aarch64__)
+    __asm__ __volatile__("dmb oshst" ::: "memory");
+#else
+    atomic_thread_fence(memory_order_seq_cst);
+#endif
+}
+
 static void pci_close(void *ctx)
 {
     struct pci_ctx *c = ctx;
     if (c == NULL)
         return;
+    /* A device closed in D3hot is left in D0, as it was found. */
+    if (c->powered_down && !c->gone)
+        (void)pci_power(c, 0, NULL, 0);
     if (c->container >= 0) {
         for (unsigned i = 0; i < c->nmaps; i++) {
             struct vfio_iommu_type1_dma_unmap um = {
@@ -412,6 +430,9 @@ static int setup(struct pci_ctx *c, const struct gmc_devspec *spec)
     pci_device_enable(c->dev); /* writes sysfs "enable"; checked through the command register */
     if ((rc = set_command(c)) != GMC_OK)
         return rc;
+    for (unsigned i = 0; i < 6u; i++)
+        if (pci_device_cfg_read_u32(c->dev, &c->bars[i], PCI_BASE_ADDRESS_0 + 4u * i) != 0)
+            return GMC_E_PCI_ENABLE;
     void *p = NULL;
     c->regs_size = c->dev->regions[GMC_PCI_BAR_REGS].size;
     if ((rc = map_bar(c, GMC_PCI_BAR_REGS, c->regs_size, 0u, &p)) != GMC_OK)
@@ -459,6 +480,15 @@ static int pci_open(const struct gmc_devspec *spec, void **ctx)
 
 /* ------------------------------------------------------------- registers */
 
+/* May the BARs be touched? Not once the device is gone, nor in D3hot
+ * (a powered-down function answers memory reads with all ones). */
+static int usable(const struct pci_ctx *c)
+{
+    if (c->gone)
+        return GMC_E_PCI_GONE;
+    return c->powered_down ? GMC_E_POWER_STATE : GMC_OK;
+}
+
 /* An all-ones read: the device is gone when the ID register reads all ones too. */
 static int check_gone(struct pci_ctx *c)
 {
@@ -471,8 +501,9 @@ static int pci_read32(void *ctx, uint32_t off, uint32_t *val)
 {
     struct pci_ctx *c = ctx;
     *val = 0;
-    if (c->gone)
-        return GMC_E_PCI_GONE;
+    int u = usable(c);
+    if (u != GMC_OK)
+        return u;
     if (off % 4u != 0u || off >= c->regs_size)
         return GMC_E_INVALID_ARG;
     uint32_t v = reg_rd(c, off);
@@ -485,8 +516,9 @@ static int pci_read32(void *ctx, uint32_t off, uint32_t *val)
 static int pci_write32(void *ctx, uint32_t off, uint32_t val)
 {
     struct pci_ctx *c = ctx;
-    if (c->gone)
-        return GMC_E_PCI_GONE;
+    int u = usable(c);
+    if (u != GMC_OK)
+        return u;
     if (off % 4u != 0u || off >= c->regs_size)
         return GMC_E_INVALID_ARG;
     reg_wr(c, off, val);
@@ -497,8 +529,9 @@ static int pci_write32(void *ctx, uint32_t off, uint32_t val)
 
 static int ap_range(const struct pci_ctx *c, uint64_t off, size_t len)
 {
-    if (c->gone)
-        return GMC_E_PCI_GONE;
+    int u = usable(c);
+    if (u != GMC_OK)
+        return u;
     if (off > c->window || len > c->window - off)
         return GMC_E_BUS; /* past the window: the hardware answers DECERR */
     return GMC_OK;
@@ -548,8 +581,7 @@ static int pci_aperture_write(void *ctx, uint64_t off, const void *buf, size_t l
     }
     for (; i < len; i++)
         c->ap[off + i] = in[i];
-    /* Write-combined stores are posted before any later register write. */
-    __asm__ __volatile__("sfence" ::: "memory");
+    wc_flush();
     return GMC_OK;
 }
 
@@ -663,35 +695,34 @@ static int pci_wait(void *ctx, uint64_t cycles, int until_irq, uint64_t *ran)
 
 /* ----------------------------------------------------------- power, reset */
 
-static int pci_power(void *ctx, int state, const uint64_t *ranges, unsigned n)
-{
-    (void)ctx;
-    (void)state;
-    (void)ranges;
-    (void)n;
-    return GMC_E_UNSUPPORTED; /* D3 through the PM capability: not implemented (docs/pci.md) */
-}
-
-/* Does the device advertise function-level reset (PCIe DevCap.FLR)? */
-static int has_flr(struct pci_device *d)
+/* The config-space offset of capability `id`, or 0 when the device has none
+ * (or its list is unreadable). The walk is bounded: a looping list ends. */
+static uint8_t find_cap(struct pci_device *d, uint8_t id)
 {
     uint16_t status = 0;
     uint8_t at = 0;
     if (pci_device_cfg_read_u16(d, &status, PCI_STATUS) != 0 || !(status & PCI_STATUS_CAP_LIST))
         return 0;
-    if (pci_device_cfg_read_u8(d, &at, PCI_CAP_PTR) != 0)
+    if (pci_device_cfg_read_u8(d, &at, PCI_CAPABILITY_LIST) != 0)
         return 0;
     for (unsigned hops = 0; at >= 0x40u && hops < 48u; hops++) {
-        uint8_t id = 0, next = 0;
-        uint32_t devcap = 0;
-        if (pci_device_cfg_read_u8(d, &id, at) != 0 || pci_device_cfg_read_u8(d, &next, at + 1u) != 0)
+        uint8_t cid = 0, next = 0;
+        if (pci_device_cfg_read_u8(d, &cid, at) != 0 || pci_device_cfg_read_u8(d, &next, at + 1u) != 0)
             return 0;
-        if (id == PCI_CAP_ID_EXP)
-            return pci_device_cfg_read_u32(d, &devcap, at + PCI_EXP_DEVCAP) == 0 &&
-                   (devcap & PCI_EXP_DEVCAP_FLR) != 0u;
+        if (cid == id)
+            return at;
         at = (uint8_t)(next & 0xFCu);
     }
     return 0;
+}
+
+/* Does the device advertise function-level reset (PCIe DevCap.FLR)? */
+static int has_flr(struct pci_device *d)
+{
+    uint32_t devcap = 0;
+    uint8_t at = find_cap(d, PCI_CAP_ID_EXP);
+    return at != 0u && pci_device_cfg_read_u32(d, &devcap, at + PCI_EXP_DEVCAP) == 0 &&
+           (devcap & PCI_EXP_DEVCAP_FLR) != 0u;
 }
 
 /* FLR through sysfs "reset" (the kernel saves and restores config space). */
@@ -726,11 +757,86 @@ static void soft_reset(struct pci_ctx *c)
     reg_wr(c, GMC_REG_CNT_CLEAR, 1u);
 }
 
+/* Write PMCSR's PowerState field and read it back after the transition
+ * time (10 ms for D3hot and back, PCI Bus Power Management 1.2, 5.6.1). */
+static int set_dstate(struct pci_ctx *c, uint8_t pm, uint16_t dstate)
+{
+    uint16_t csr = 0, back = 0;
+    if (pci_device_cfg_read_u16(c->dev, &csr, pm + PCI_PM_CTRL) != 0)
+        return GMC_E_PCI_POWER;
+    /* PME_Status is write-1-to-clear: written as 0 it stays as it is. */
+    csr = (uint16_t)((csr & ~(PCI_PM_CTRL_STATE_MASK | PCI_PM_CTRL_PME_STATUS)) | dstate);
+    if (pci_device_cfg_write_u16(c->dev, csr, pm + PCI_PM_CTRL) != 0)
+        return GMC_E_PCI_POWER;
+    struct timespec ts = { 0, 10 * 1000 * 1000 };
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+    if (pci_device_cfg_read_u16(c->dev, &back, pm + PCI_PM_CTRL) != 0 ||
+        (back & PCI_PM_CTRL_STATE_MASK) != dstate)
+        return GMC_E_PCI_POWER;
+    return GMC_OK;
+}
+
+/* Standby and hibernate (state 1, 2) through the PCI Power Management
+ * capability: the controller's own reset (engine stopped, registers at
+ * their reset values), then D3hot. The FPGA stays configured in D3hot, so
+ * VRAM keeps all its content: more than the backend contract promises (the
+ * listed ranges may lose theirs), which is allowed. Until power(0) the BARs
+ * are not touched (GMC_E_POWER_STATE). Power-up (state 0): D0; a function
+ * that reset itself on the way (PMCSR.No_Soft_Reset clear) gets its BARs
+ * and command register back, as the kernel would restore them; then the
+ * controller's own reset again, so registers read their reset values
+ * whichever way the board's bridge handles D-states. */
+static int pci_power(void *ctx, int state, const uint64_t *ranges, unsigned n)
+{
+    struct pci_ctx *c = ctx;
+    (void)ranges;
+    (void)n;
+    if (c->gone)
+        return GMC_E_PCI_GONE;
+    uint8_t pm = find_cap(c->dev, PCI_CAP_ID_PM);
+    if (pm == 0u)
+        return GMC_E_UNSUPPORTED; /* every PCIe function has it; a PCI one may not */
+    if (state != 0) {
+        if (c->powered_down)
+            return GMC_OK;
+        soft_reset(c);
+        int rc = check_gone(c);
+        if (rc == GMC_OK)
+            rc = set_dstate(c, pm, 3u);
+        if (rc == GMC_OK)
+            c->powered_down = 1;
+        return rc;
+    }
+    if (!c->powered_down)
+        return GMC_OK;
+    uint16_t csr = 0;
+    if (pci_device_cfg_read_u16(c->dev, &csr, pm + PCI_PM_CTRL) != 0)
+        return GMC_E_PCI_POWER;
+    int rc = set_dstate(c, pm, 0u);
+    if (rc != GMC_OK)
+        return rc;
+    c->powered_down = 0;
+    if (!(csr & PCI_PM_CTRL_NO_SOFT_RESET)) {
+        for (unsigned i = 0; i < 6u; i++)
+            if (pci_device_cfg_write_u32(c->dev, c->bars[i], PCI_BASE_ADDRESS_0 + 4u * i) != 0)
+                return GMC_E_PCI_ENABLE;
+        uint16_t cmd = (uint16_t)(c->old_command | PCI_COMMAND_MEMORY | PCI_COMMAND_MASTER);
+        if (pci_device_cfg_write_u16(c->dev, cmd, PCI_COMMAND) != 0)
+            return GMC_E_PCI_ENABLE;
+    }
+    rc = check_gone(c);
+    if (rc == GMC_OK)
+        soft_reset(c);
+    return rc;
+}
+
 static int pci_reset(void *ctx)
 {
     struct pci_ctx *c = ctx;
-    if (c->gone)
-        return GMC_E_PCI_GONE;
+    int u = usable(c);
+    if (u != GMC_OK)
+        return u;
     if (c->device >= 0) {
         struct vfio_device_info info = { .argsz = sizeof(info) };
         if (ioctl(c->device, VFIO_DEVICE_GET_INFO, &info) == 0 && (info.flags & VFIO_DEVICE_FLAGS_RESET)) {

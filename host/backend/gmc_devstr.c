@@ -343,9 +343,15 @@ static int parse_pci(struct tok a, int has_args, struct gmc_devspec *spec, struc
 
 /* ------------------------------------------------------------------ uart */
 
+/* A paging fence over the 3 Mbaud link waits for the link, not the engine:
+ * 8 KiB paged in is 14 KiB of frames (48 ms at 12 MHz) plus the host's
+ * round trips. 60 M board cycles (5 s) before a TDR. */
+#define UART_TDR_CYCLES 60000000u
+
 static int parse_uart(struct tok a, struct gmc_devspec *spec, struct perr *e)
 {
     spec->kind = GMC_DEV_UART;
+    spec->tdr_cycles = UART_TDR_CYCLES;
     const char *at = NULL;
     for (size_t i = 0; i < a.n; i++) {
         if (a.p[i] == '@')
@@ -353,8 +359,15 @@ static int parse_uart(struct tok a, struct gmc_devspec *spec, struct perr *e)
     }
     if (a.n == 0 || a.p[0] != '/')
         return fail(e, GMC_E_DEVSTR_UART, a.pos);
-    if (at == NULL)
-        return fail(e, GMC_E_DEVSTR_UART, a.pos + a.n);
+    if (at == NULL) {
+        /* No rate: the boards' 3 Mbaud (host/backend/gmc_backend_uart.h). */
+        if (a.n < 2u || a.n >= sizeof(spec->tty))
+            return fail(e, GMC_E_DEVSTR_UART, a.pos);
+        memcpy(spec->tty, a.p, a.n);
+        spec->tty[a.n] = '\0';
+        spec->baud = 3000000u;
+        return GMC_OK;
+    }
     size_t plen = (size_t)(at - a.p);
     if (plen < 2u || plen >= sizeof(spec->tty))
         return fail(e, GMC_E_DEVSTR_UART, a.pos);

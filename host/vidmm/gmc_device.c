@@ -253,6 +253,18 @@ int gmc_device_trace(gmc_device *dev, const char *path, uint64_t start, uint64_t
     return dev->kmd.be->trace(dev->kmd.be_ctx, path, start, end);
 }
 
+int gmc_device_link_stats(const gmc_device *dev, struct gmc_link_stats *out)
+{
+    if (out == NULL)
+        return GMC_E_NULL_POINTER;
+    memset(out, 0, sizeof(*out));
+    if (dev == NULL)
+        return GMC_E_NULL_POINTER;
+    if (dev->kmd.be == NULL || dev->kmd.be->link_stats == NULL)
+        return GMC_E_UNSUPPORTED;
+    return dev->kmd.be->link_stats(dev->kmd.be_ctx, out);
+}
+
 int gmc_device_stats(const gmc_device *dev, struct gmc_device_stats *out)
 {
     if (out == NULL)

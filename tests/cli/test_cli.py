@@ -222,7 +222,11 @@ def run_checks(binary, tmp, tag):
     d4 = re.match(r"digest ([0-9a-f]{16}) ", r4[1])
     check(r4[0] == 0 and d4 and d[0] and d4.group(1) != d[0].group(1), f"{tag}: another trace, another digest")
     log = open(logs[0]).read()
-    check(log.startswith("gmc decision log: ") and " evict buf" in log and " place buf" in log,
+    # First line: the trace's device, a comment outside the digest; then the header.
+    first, _, rest = log.partition("\n")
+    small_dev = re.search(r"^device (\S+)$", SMALL, re.M).group(1)
+    check(first == f"# device {small_dev}" and rest.startswith("gmc decision log: ") and " evict buf" in log
+          and " place buf" in log,
           f"{tag}: decision log has placements and evictions")
 
     # ---------------------------------------------------------- run + report

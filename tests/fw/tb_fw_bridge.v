@@ -19,15 +19,9 @@ module tb_fw_bridge;
     localparam integer TIMEOUT_LOG2 = 10;  // receive timeout inside a frame
     localparam integer BYTE_CYCLES = 10 * CPB;
 
-    // Protocol constants (docs/uart-bridge.md).
-    localparam [7:0] SYNC = 8'hA5;
-    localparam [7:0] OP_REG_RD = 8'h01, OP_REG_WR = 8'h02, OP_AP_RD = 8'h03, OP_AP_WR = 8'h04,
-                     OP_PING = 8'h05, OP_DMA_ABORT = 8'h06, OP_DMA_RD_DATA = 8'h10,
-                     OP_DMA_WR_RESP = 8'h11;
-    localparam [7:0] OP_DMA_RD_REQ = 8'h90, OP_DMA_WR_REQ = 8'h91, OP_DMA_WR_DATA = 8'h92,
-                     OP_IRQ = 8'hA0, OP_ERR = 8'hE0;
-    localparam [7:0] E_CRC = 8'd1, E_LEN = 8'd2, E_OPCODE = 8'd3, E_TIMEOUT = 8'd4,
-                     E_BUSY = 8'd6, E_STATE = 8'd7, E_SEQ = 8'd8;
+    // Protocol constants (docs/uart-bridge.md), generated from spec/bridge.toml.
+    `include "gmc_bridge.vh"
+    localparam [7:0] SYNC = BRIDGE_SYNC;
 
     // gmc registers used here (docs/registers.md).
     localparam [15:0] R_ID = 16'h000, R_VERSION = 16'h004, R_SCRATCH = 16'h028,
@@ -347,17 +341,25 @@ module tb_fw_bridge;
     reg [1:0]  resp;
     reg [31:0] rdata;
     reg [63:0] rdata64;
+    // Protocol 2: every command carries a SEQ (its last byte), echoed as the
+    // last byte of its reply; the tests below step it per command.
+    reg [7:0]  seq = 8'd0;
+    reg        seq_ok;
+    // The TAG of the read burst in progress on link 1 (from DMA_RD_REQ).
+    reg [7:0]  rd_tag = 8'd0;
 
     task reg_read;
         input [15:0] addr;
         begin
+            seq = seq + 8'd1;
             tx_pl[0] = addr[7:0];
             tx_pl[1] = addr[15:8];
-            send_pkt(0, OP_REG_RD, 8'd2);
+            tx_pl[2] = seq;
+            send_pkt(0, OP_REG_RD, 8'd3);
             recv_reply(0);
             resp = 2'bxx;
             rdata = 32'hxxxxxxxx;
-            if (rx_ok && rx_op == (OP_REG_RD | 8'h80) && rx_len == 8'd5) begin
+            if (rx_ok && rx_op == (OP_REG_RD | 8'h80) && rx_len == 8'd6 && rx_pl[5] == seq) begin
                 resp = rx_pl[0][1:0];
                 rdata = {rx_pl[4], rx_pl[3], rx_pl[2], rx_pl[1]};
             end
@@ -369,6 +371,17 @@ module tb_fw_bridge;
         input [31:0] data;
         input [3:0]  strb;
         begin
+            seq = seq + 8'd1;
+            reg_write_seq(addr, data, strb);
+        end
+    endtask
+
+    // REG_WR with the current SEQ (a retry when it was sent before).
+    task reg_write_seq;
+        input [15:0] addr;
+        input [31:0] data;
+        input [3:0]  strb;
+        begin
             tx_pl[0] = addr[7:0];
             tx_pl[1] = addr[15:8];
             tx_pl[2] = data[7:0];
@@ -376,10 +389,11 @@ module tb_fw_bridge;
             tx_pl[4] = data[23:16];
             tx_pl[5] = data[31:24];
             tx_pl[6] = {4'd0, strb};
-            send_pkt(0, OP_REG_WR, 8'd7);
+            tx_pl[7] = seq;
+            send_pkt(0, OP_REG_WR, 8'd8);
             recv_reply(0);
             resp = 2'bxx;
-            if (rx_ok && rx_op == (OP_REG_WR | 8'h80) && rx_len == 8'd1)
+            if (rx_ok && rx_op == (OP_REG_WR | 8'h80) && rx_len == 8'd2 && rx_pl[1] == seq)
                 resp = rx_pl[0][1:0];
             else
                 $display("  reg_write %h: got ok=%b op=%h len=%0d pl0=%h", addr, rx_ok, rx_op, rx_len, rx_pl[0]);
@@ -392,13 +406,15 @@ module tb_fw_bridge;
         input [7:0]  strb;
         integer      k;
         begin
+            seq = seq + 8'd1;
             for (k = 0; k < 4; k = k + 1) tx_pl[k] = addr[8*k +: 8];
             tx_pl[4] = strb;
             for (k = 0; k < 8; k = k + 1) tx_pl[5 + k] = data[8*k +: 8];
-            send_pkt(0, OP_AP_WR, 8'd13);
+            tx_pl[13] = seq;
+            send_pkt(0, OP_AP_WR, 8'd14);
             recv_reply(0);
             resp = 2'bxx;
-            if (rx_ok && rx_op == (OP_AP_WR | 8'h80) && rx_len == 8'd1)
+            if (rx_ok && rx_op == (OP_AP_WR | 8'h80) && rx_len == 8'd2 && rx_pl[1] == seq)
                 resp = rx_pl[0][1:0];
         end
     endtask
@@ -407,12 +423,14 @@ module tb_fw_bridge;
         input [31:0] addr;
         integer      k;
         begin
+            seq = seq + 8'd1;
             for (k = 0; k < 4; k = k + 1) tx_pl[k] = addr[8*k +: 8];
-            send_pkt(0, OP_AP_RD, 8'd4);
+            tx_pl[4] = seq;
+            send_pkt(0, OP_AP_RD, 8'd5);
             recv_reply(0);
             resp = 2'bxx;
             rdata64 = {64{1'bx}};
-            if (rx_ok && rx_op == (OP_AP_RD | 8'h80) && rx_len == 8'd9) begin
+            if (rx_ok && rx_op == (OP_AP_RD | 8'h80) && rx_len == 8'd10 && rx_pl[9] == seq) begin
                 resp = rx_pl[0][1:0];
                 for (k = 0; k < 8; k = k + 1) rdata64[8*k +: 8] = rx_pl[1 + k];
             end
@@ -438,7 +456,8 @@ module tb_fw_bridge;
             tx_pl[0] = beat;
             tx_pl[1] = {6'd0, rresp};
             for (k = 0; k < 8; k = k + 1) tx_pl[2 + k] = data[8*k +: 8];
-            send_pkt(1, OP_DMA_RD_DATA, 8'd10);
+            tx_pl[10] = rd_tag;
+            send_pkt(1, OP_DMA_RD_DATA, 8'd11);
         end
     endtask
 
@@ -525,9 +544,10 @@ module tb_fw_bridge;
         // ------------------------------------------------ framing errors
         tx_pl[0] = 8'h00;
         tx_pl[1] = 8'h00;
-        send_pkt_x(0, OP_REG_RD, 8'd2, 8'h5A);
+        tx_pl[2] = 8'h00;
+        send_pkt_x(0, OP_REG_RD, 8'd3, 8'h5A);
         recv_reply(0);
-        check(rx_ok && rx_op == OP_ERR && rx_len == 8'd4 && rx_pl[0] == E_CRC && rx_pl[1] == OP_REG_RD,
+        check(rx_ok && rx_op == OP_ERR && rx_len == 8'd7 && rx_pl[0] == E_CRC && rx_pl[1] == OP_REG_RD,
               "bad checksum answers ERR(CRC) naming the opcode");
 
         reg_read(R_ID);
@@ -552,7 +572,7 @@ module tb_fw_bridge;
         // A truncated packet: the receiver times out instead of hanging.
         send_byte(0, SYNC);
         send_byte(0, OP_REG_WR);
-        send_byte(0, 8'd7);
+        send_byte(0, 8'd8);
         send_byte(0, 8'h28);
         recv_reply(0);
         check(rx_ok && rx_op == OP_ERR && rx_pl[0] == E_TIMEOUT && rx_pl[1] == OP_REG_WR,
@@ -567,7 +587,8 @@ module tb_fw_bridge;
         // A second command before the first one's reply: ERR(BUSY), no stall.
         tx_pl[0] = R_ID[7:0];
         tx_pl[1] = R_ID[15:8];
-        send_pkt(0, OP_REG_RD, 8'd2);
+        tx_pl[2] = 8'hE7;
+        send_pkt(0, OP_REG_RD, 8'd3);
         tx_pl[0] = 8'h42;
         send_pkt(0, OP_PING, 8'd1);
         recv_reply(0);
@@ -577,8 +598,36 @@ module tb_fw_bridge;
               "command during a pending reply answers ERR(BUSY), first reply intact");
 
         ping(0, 8'h5C);
-        check(rx_ok && rx_op == (OP_PING | 8'h80) && rx_len == 8'd3 && rx_pl[0] == 8'h5C
-              && rx_pl[1] == 8'h01 && rx_pl[2] == 8'h00, "PING echoes the nonce, version 1, idle status");
+        check(rx_ok && rx_op == (OP_PING | 8'h80) && rx_len == 8'd4 && rx_pl[0] == 8'h5C
+              && rx_pl[1] == 8'h02 && rx_pl[2] == 8'h00 && rx_pl[3] == 8'hE7,
+              "PING echoes the nonce, version 2, idle status, the last SEQ answered");
+
+        // ------------------------------------------ exactly once (SEQ)
+        // A REG_WR repeated with its SEQ (its reply was lost) is answered
+        // again and not executed again: here the repeat carries other data,
+        // and SCRATCH keeps the first write's.
+        reg_write(R_SCRATCH, 32'h0000_1111, 4'hF);
+        okv = (resp == 2'd0);
+        reg_write_seq(R_SCRATCH, 32'h0000_2222, 4'hF);
+        okv = okv && (resp == 2'd0);
+        reg_read(R_SCRATCH);
+        check(okv && resp == 2'd0 && rdata == 32'h0000_1111, "REG_WR repeated with its SEQ: replayed OKAY, not executed");
+        reg_write(R_VERSION, 32'h1, 4'hF);
+        okv = (resp == 2'd2);
+        reg_write_seq(R_VERSION, 32'h1, 4'hF);
+        check(okv && resp == 2'd2, "a repeated REG_WR replays its SLVERR");
+        reg_write(R_SCRATCH, 32'h0000_3333, 4'hF);
+        reg_read(R_SCRATCH);
+        check(resp == 2'd0 && rdata == 32'h0000_3333, "the next SEQ executes");
+        // AP_WR repeated with its SEQ: not executed again.
+        ap_write(32'h200, 64'h0101_0101_0101_0101, 8'hFF);
+        okv = (resp == 2'd0);
+        for (wbeat = 0; wbeat < 8; wbeat = wbeat + 1) tx_pl[5 + wbeat] = 8'h77;
+        send_pkt(0, OP_AP_WR, 8'd14);
+        recv_reply(0);
+        okv = okv && rx_ok && rx_op == (OP_AP_WR | 8'h80) && rx_pl[0] == 8'd0 && rx_pl[1] == seq;
+        ap_read(32'h200);
+        check(okv && resp == 2'd0 && rdata64 == 64'h0101_0101_0101_0101, "AP_WR repeated with its SEQ: not executed");
 
         // ------------------------------------------------ DMA forwarding
         // Read burst: 2 beats from bus address 0x1234_5678_9AB0.
@@ -587,12 +636,19 @@ module tb_fw_bridge;
         dma_arlen = 8'd1;
         dma_arvalid = 1'b1;
         recv_pkt(1);
-        check(rx_ok && rx_op == OP_DMA_RD_REQ && rx_len == 8'd10 && rx_pl[0] == 8'd5
+        rd_tag = rx_pl[10];
+        check(rx_ok && rx_op == OP_DMA_RD_REQ && rx_len == 8'd11 && rx_pl[0] == 8'd5 && rx_pl[10] == 8'd1
               && {rx_pl[6], rx_pl[5], rx_pl[4], rx_pl[3], rx_pl[2], rx_pl[1]} == 48'h1234_5678_9AB0
               && rx_pl[7] == 8'd1 && rx_pl[8] == 8'd3 && rx_pl[9] == 8'd1,
               "DMA read burst forwarded as DMA_RD_REQ (id, addr, len, size, burst)");
         wait_ar_done;
 
+        rd_tag = 8'd0;
+        dma_rd_data(8'd0, 2'd0, 64'hBAD1BAD1BAD1BAD1);
+        recv_reply(1);
+        check(rx_ok && rx_op == OP_ERR && rx_pl[0] == E_STATE && rx_pl[1] == OP_DMA_RD_DATA && rx_pl[4] == 8'd1,
+              "DMA_RD_DATA with another burst's TAG answers ERR(STATE), TAG in byte 4");
+        rd_tag = 8'd1;
         dma_rd_data(8'd0, 2'd0, 64'hA0A1A2A3A4A5A6A7);
         dma_rd_data(8'd2, 2'd0, 64'hBAD0BAD0BAD0BAD0);
         recv_reply(1);
@@ -612,7 +668,7 @@ module tb_fw_bridge;
         recv_pkt(1);
         check(rx_ok && rx_op == OP_DMA_WR_REQ && rx_pl[0] == 8'd3
               && {rx_pl[6], rx_pl[5], rx_pl[4], rx_pl[3], rx_pl[2], rx_pl[1]} == 48'h0000_ABCD_0000
-              && rx_pl[7] == 8'd1, "DMA write burst forwarded as DMA_WR_REQ");
+              && rx_pl[7] == 8'd1 && rx_len == 8'd11 && rx_pl[10] == 8'd1, "DMA write burst forwarded as DMA_WR_REQ (TAG 1)");
         wait_aw_done;
         fork
             begin
@@ -639,27 +695,37 @@ module tb_fw_bridge;
             end
         join
         tx_pl[0] = 8'd0;
-        send_pkt(1, OP_DMA_WR_RESP, 8'd1);
+        tx_pl[1] = 8'd0;
+        send_pkt(1, OP_DMA_WR_RESP, 8'd2);
+        recv_reply(1);
+        check(rx_ok && rx_op == OP_ERR && rx_len == 8'd7 && rx_pl[0] == E_STATE && rx_pl[1] == OP_DMA_WR_RESP
+              && rx_pl[5] == 8'd1 && rx_pl[6] == 8'd0,
+              "DMA_WR_RESP with another burst's TAG answers ERR(STATE): bridge TAG in byte 5, refused TAG in byte 6");
+        tx_pl[1] = 8'd1;
+        send_pkt(1, OP_DMA_WR_RESP, 8'd2);
         repeat (20) @(posedge clk);
         check(b_count == 1 && b_resp_last == 2'd0 && b_id_last == 4'd3, "DMA_WR_RESP delivered on B (BID, OKAY)");
 
         tx_pl[0] = 8'd0;
-        send_pkt(1, OP_DMA_WR_RESP, 8'd1);
+        send_pkt(1, OP_DMA_WR_RESP, 8'd2);
         recv_reply(1);
-        check(rx_ok && rx_op == OP_ERR && rx_pl[0] == E_STATE, "DMA_WR_RESP with no write pending answers ERR(STATE)");
+        check(rx_ok && rx_op == OP_ERR && rx_pl[0] == E_STATE,
+              "DMA_WR_RESP sent again after its burst was answered: ERR(STATE), B not given twice");
 
         // A read the host never answers does not block commands; DMA_ABORT ends it.
         dma_arid = 4'd7;
         dma_arlen = 8'd3;
         dma_arvalid = 1'b1;
         recv_pkt(1);
-        okv = rx_ok && rx_op == OP_DMA_RD_REQ && rx_pl[7] == 8'd3;
+        okv = rx_ok && rx_op == OP_DMA_RD_REQ && rx_pl[7] == 8'd3 && rx_pl[10] == 8'd2;
+        rd_tag = rx_pl[10];
         wait_ar_done;
         dma_rd_data(8'd0, 2'd0, 64'hC0C1C2C3C4C5C6C7);
         ping(1, 8'h77);
         check(okv && rx_ok && rx_op == (OP_PING | 8'h80) && rx_pl[0] == 8'h77 && rx_pl[2][1],
               "commands still served while a DMA read waits for the host");
-        send_pkt(1, OP_DMA_ABORT, 8'd0);
+        tx_pl[0] = 8'h31;
+        send_pkt(1, OP_DMA_ABORT, 8'd1);
         recv_reply(1);
         okv = rx_ok && rx_op == (OP_DMA_ABORT | 8'h80);
         repeat (20) @(posedge clk);
@@ -692,7 +758,8 @@ module tb_fw_bridge;
                 okv = rx_ok && rx_op == OP_DMA_WR_REQ && rx_pl[0] == 8'd9 && rx_pl[7] == 8'd2;
                 recv_pkt(1);
                 okv = okv && rx_ok && rx_op == OP_DMA_WR_DATA && rx_pl[0] == 8'd0;
-                send_pkt(1, OP_DMA_ABORT, 8'd0);
+                tx_pl[0] = 8'h32;
+                send_pkt(1, OP_DMA_ABORT, 8'd1);
                 wr_data_pkts = 1;
                 recv_reply(1);
                 while (rx_ok && rx_op == OP_DMA_WR_DATA) begin

@@ -113,6 +113,13 @@ int fake_pci_add(const struct fake_dev *d)
     cfg[3] = (uint8_t)(d->device >> 8);
     cfg[4] = (uint8_t)d->command;
     cfg[5] = (uint8_t)(d->command >> 8);
+    if (d->pm) {
+        cfg[0x06] = 0x10; /* status: capability list */
+        cfg[0x34] = 0x40; /* first capability */
+        cfg[0x40] = 0x01; /* PM, last in the list */
+        cfg[0x42] = 0x03; /* PMC: version 3 */
+        cfg[0x44] = d->pm == 2 ? 0x08 : 0x00; /* PMCSR: D0, No_Soft_Reset */
+    }
     cfg[0x0a] = 0x80; /* class 05 80: memory controller, other */
     cfg[0x0b] = 0x05;
     cfg[0x2c] = cfg[0];

@@ -27,6 +27,9 @@ struct fake_dev {
     const char *addr; /* "DDDD:BB:DD.F" */
     uint16_t vendor, device;
     uint16_t command; /* command register before the open */
+    /* PCI Power Management capability at 0x40: 0 none, 1 present,
+     * 2 present with PMCSR.No_Soft_Reset set */
+    int pm;
     struct fake_bar bar[6];
 };
 

@@ -118,6 +118,7 @@ static void three_devices(void)
     other.bar[1] = (struct fake_bar){ .size = 2 * MiB };
     add(&other, 0);
     struct fake_dev a = gmc_dev(GMC_A), b = gmc_dev(GMC_B);
+    b.pm = 1;
     add(&a, 1);
     add(&b, 1);
 }
@@ -409,6 +410,75 @@ static void test_bars_and_reset(void **state)
     gmc_backend_pci.close(ctx);
 }
 
+/* Standby and resume through the PM capability: the controller's own reset,
+ * D3hot, the BARs untouchable until D0; on the way up, the BARs and command
+ * register written back when the function reset itself, registers at their
+ * reset values. Without the capability: unsupported, nothing written. */
+static void test_power(void **state)
+{
+    (void)state;
+    NEED_TREE();
+    for (int pm = 0; pm <= 2; pm++) {
+        assert_int_equal(fake_pci_clear(0), 0);
+        struct fake_dev a = gmc_dev(GMC_A);
+        a.pm = pm;
+        add(&a, 1);
+        uint32_t bars[6], v = 0;
+        assert_int_equal(fake_pci_read(GMC_A, "config", 0x10, bars, sizeof(bars)), 0);
+        void *ctx = NULL;
+        assert_int_equal(be_open("pci:" GMC_A, &ctx), GMC_OK);
+        assert_int_equal(gmc_backend_pci.write32(ctx, GMC_REG_SCRATCH, 0x5A5A0001u), GMC_OK);
+        uint64_t range[2] = { 0, 4096 };
+        if (pm == 0) {
+            assert_int_equal(gmc_backend_pci.power(ctx, 1, range, 1), GMC_E_UNSUPPORTED);
+            assert_int_equal(gmc_backend_pci.read32(ctx, GMC_REG_SCRATCH, &v), GMC_OK);
+            assert_int_equal(v, 0x5A5A0001u); /* nothing reset */
+            gmc_backend_pci.close(ctx);
+            continue;
+        }
+        assert_int_equal(gmc_backend_pci.power(ctx, 2, range, 1), GMC_OK);
+        uint16_t csr = 0;
+        assert_int_equal(fake_pci_read(GMC_A, "config", 0x44, &csr, 2), 0);
+        assert_int_equal(csr & 3u, 3u); /* D3hot */
+        assert_int_equal(fake_pci_read(GMC_A, "resource0", GMC_REG_SCRATCH, &v, 4), 0);
+        assert_int_equal(v, 0); /* reset before the power-down */
+        /* powered down: no register, aperture, interrupt or reset access */
+        assert_int_equal(gmc_backend_pci.read32(ctx, GMC_REG_ID, &v), GMC_E_POWER_STATE);
+        assert_int_equal(gmc_backend_pci.write32(ctx, GMC_REG_SCRATCH, 1), GMC_E_POWER_STATE);
+        uint8_t buf[8];
+        assert_int_equal(gmc_backend_pci.aperture_read(ctx, 0, buf, 8), GMC_E_POWER_STATE);
+        assert_int_equal(gmc_backend_pci.irq(ctx), GMC_E_POWER_STATE);
+        assert_int_equal(gmc_backend_pci.reset(ctx), GMC_E_POWER_STATE);
+        assert_int_equal(gmc_backend_pci.power(ctx, 1, NULL, 0), GMC_OK); /* already down */
+        /* the function resets itself on the way up unless No_Soft_Reset:
+         * its BARs and command register read 0 then */
+        uint32_t zero[6] = { 0 };
+        uint16_t cmd0 = 0;
+        assert_int_equal(fake_pci_write(GMC_A, "config", 0x10, zero, sizeof(zero)), 0);
+        assert_int_equal(fake_pci_write(GMC_A, "config", 0x04, &cmd0, 2), 0);
+        assert_int_equal(fake_pci_write(GMC_A, "resource0", GMC_REG_SCRATCH, &(uint32_t){ 7u }, 4), 0);
+        assert_int_equal(gmc_backend_pci.power(ctx, 0, NULL, 0), GMC_OK);
+        assert_int_equal(fake_pci_read(GMC_A, "config", 0x44, &csr, 2), 0);
+        assert_int_equal(csr & 3u, 0u); /* D0 */
+        uint32_t now[6];
+        assert_int_equal(fake_pci_read(GMC_A, "config", 0x10, now, sizeof(now)), 0);
+        if (pm == 1) {
+            assert_memory_equal(now, bars, sizeof(bars));
+            assert_int_equal(fake_pci_command(GMC_A), 0x0406);
+        } else {
+            assert_memory_equal(now, zero, sizeof(zero)); /* not reset: not written */
+            assert_int_equal(fake_pci_command(GMC_A), 0);
+        }
+        assert_int_equal(gmc_backend_pci.read32(ctx, GMC_REG_SCRATCH, &v), GMC_OK);
+        assert_int_equal(v, 0); /* the controller's own reset after D0 */
+        /* closed while powered down: left in D0 */
+        assert_int_equal(gmc_backend_pci.power(ctx, 1, NULL, 0), GMC_OK);
+        gmc_backend_pci.close(ctx);
+        assert_int_equal(fake_pci_read(GMC_A, "config", 0x44, &csr, 2), 0);
+        assert_int_equal(csr & 3u, 0u);
+    }
+}
+
 /* The public API on the fake device: open, query, and paging refused with
  * the status that names the fix. */
 static void test_device_open(void **state)
@@ -428,6 +498,14 @@ static void test_device_open(void **state)
     assert_true(in.caps & GMC_CAPS_DMA_MASK);
     assert_int_equal(in.segment_count, 3);
     assert_int_equal(gmc_fence_wait(dev, 0, 0), GMC_E_PCI_NO_VFIO);
+    /* the library's power transitions save content through the paging
+     * engine, so without VFIO they are refused before the device is touched
+     * (the backend's D3hot itself: test_power) */
+    struct gmc_power_report rep;
+    assert_int_equal(gmc_device_power(dev, GMC_POWER_STANDBY, &rep), GMC_E_UNSUPPORTED);
+    uint16_t csr = 0xFFFF;
+    assert_int_equal(fake_pci_read(GMC_B, "config", 0x44, &csr, 2), 0);
+    assert_int_equal(csr & 3u, 0u); /* still D0 */
     gmc_device *again = (gmc_device *)&again;
     assert_int_equal(gmc_device_open("pci:" GMC_B, &again), GMC_E_PCI_BUSY);
     assert_null(again);
@@ -442,7 +520,7 @@ int main(void)
         cmocka_unit_test(test_wrong_ids),     cmocka_unit_test(test_bar_errors),
         cmocka_unit_test(test_command_register), cmocka_unit_test(test_exclusive),
         cmocka_unit_test(test_permission),    cmocka_unit_test(test_init_fails),
-        cmocka_unit_test(test_removal),       cmocka_unit_test(test_bars_and_reset),
+        cmocka_unit_test(test_removal),       cmocka_unit_test(test_bars_and_reset), cmocka_unit_test(test_power),
         cmocka_unit_test(test_device_open),
     };
     return cmocka_run_group_tests(tests, group_setup, NULL);

@@ -1,0 +1,446 @@
+/*
+ * test_uart.c - the uart backend's error paths and DMA forwarding, against
+ * a pseudo-terminal with something scripted on the other side: nothing, line
+ * noise, a bridge of protocol 1, or a small fake bridge of protocol 2
+ * (docs/uart-bridge.md) that answers PING and registers, can damage one
+ * reply, and can issue DMA bursts while a command waits.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "gmc.h"
+#include "gmc_backend.h"
+#include "gmc_bridge.h"
+#include "gmc_devstr.h"
+#include "gmc_regs.h"
+#include "gmc_status.h"
+
+static uint8_t crc8(uint8_t crc, uint8_t b)
+{
+    crc ^= b;
+    for (int i = 0; i < 8; i++)
+        crc = (crc & 0x80u) ? (uint8_t)((crc << 1) ^ 0x07u) : (uint8_t)(crc << 1);
+    return crc;
+}
+
+enum mode { SILENT, NOISE, OLD_VERSION, BRIDGE };
+
+struct fake {
+    int master;
+    char path[64];
+    enum mode mode;
+    pthread_t thr;
+    volatile int stop;
+    /* BRIDGE */
+    uint32_t scratch;
+    unsigned scratch_writes;  /* REG_WR SCRATCH executed */
+    int damage_next_wr_reply; /* flip a byte in the next REG_WR reply */
+    int dma_before_reply;     /* 1: WR burst, 2: RD burst, before the next REG_RD reply */
+    uint64_t dma_addr;
+    uint8_t last_seq, last_resp, have_last;
+    uint8_t wr_resp[2];       /* the DMA_WR_RESP received (resp, tag) */
+    int wr_resp_seen;
+    uint8_t rd_beat[11];      /* the first DMA_RD_DATA received */
+    int rd_beat_seen;
+    uint32_t cycles;
+};
+
+static void put(struct fake *f, uint8_t op, const uint8_t *pl, unsigned len, int damage)
+{
+    uint8_t b[32];
+    uint8_t c = crc8(crc8(0, op), (uint8_t)len);
+    b[0] = 0xA5;
+    b[1] = op;
+    b[2] = (uint8_t)len;
+    for (unsigned i = 0; i < len; i++) {
+        b[3 + i] = pl[i];
+        c = crc8(c, pl[i]);
+    }
+    b[3 + len] = c;
+    if (damage)
+        b[3] ^= 0x10;
+    ssize_t n = write(f->master, b, 4 + len);
+    (void)n;
+}
+
+static void le_put(uint8_t *p, uint64_t v, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static void bridge_frame(struct fake *f, uint8_t op, const uint8_t *p, unsigned len)
+{
+    uint8_t r[16];
+    memset(r, 0, sizeof r);
+    if (op == GMC_BRIDGE_OP_PING) {
+        r[0] = p[0];
+        r[1] = GMC_BRIDGE_VERSION;
+        r[2] = 0;
+        r[3] = f->last_seq;
+        put(f, GMC_BRIDGE_OP_PING_REPLY, r, GMC_BRIDGE_LEN_PING_REPLY, 0);
+    } else if (op == GMC_BRIDGE_OP_REG_RD && len == GMC_BRIDGE_LEN_REG_RD) {
+        uint32_t off = (uint32_t)p[0] | (uint32_t)p[1] << 8, v = 0;
+        if (off == GMC_REG_ID)
+            v = GMC_REG_ID_RESET;
+        else if (off == GMC_REG_VERSION)
+            v = GMC_REG_VERSION_RESET;
+        else if (off == GMC_REG_CYCLE_LO)
+            v = (f->cycles += 1000u);
+        else if (off == GMC_REG_SCRATCH)
+            v = f->scratch;
+        if (f->dma_before_reply) {
+            /* A DMA burst while the command waits: 1 beat at dma_addr. */
+            uint8_t q[11];
+            memset(q, 0, sizeof q);
+            le_put(q + 1, f->dma_addr, 6);
+            q[7] = 0;  /* one beat */
+            q[8] = 3;  /* 8 bytes */
+            q[9] = 1;  /* INCR */
+            q[10] = 1; /* TAG */
+            if (f->dma_before_reply == 1) {
+                put(f, GMC_BRIDGE_OP_DMA_WR_REQ, q, GMC_BRIDGE_LEN_DMA_WR_REQ, 0);
+                uint8_t d[10] = { 0, 0xFF, 0xD0, 0xD1, 0xD2, 0xD3, 0xD4, 0xD5, 0xD6, 0xD7 };
+                put(f, GMC_BRIDGE_OP_DMA_WR_DATA, d, GMC_BRIDGE_LEN_DMA_WR_DATA, 0);
+            } else {
+                put(f, GMC_BRIDGE_OP_DMA_RD_REQ, q, GMC_BRIDGE_LEN_DMA_RD_REQ, 0);
+            }
+            f->dma_before_reply = 0;
+        }
+        r[0] = 0;
+        le_put(r + 1, v, 4);
+        r[5] = p[2];
+        put(f, GMC_BRIDGE_OP_REG_RD_REPLY, r, GMC_BRIDGE_LEN_REG_RD_REPLY, 0);
+    } else if (op == GMC_BRIDGE_OP_REG_WR && len == GMC_BRIDGE_LEN_REG_WR) {
+        uint32_t off = (uint32_t)p[0] | (uint32_t)p[1] << 8;
+        uint8_t seq = p[7];
+        if (!(f->have_last && seq == f->last_seq)) { /* exactly once, as the bridge */
+            if (off == GMC_REG_SCRATCH) {
+                f->scratch = (uint32_t)p[2] | (uint32_t)p[3] << 8 | (uint32_t)p[4] << 16 | (uint32_t)p[5] << 24;
+                f->scratch_writes++;
+            }
+            f->last_seq = seq;
+            f->last_resp = 0;
+            f->have_last = 1;
+        }
+        r[0] = f->last_resp;
+        r[1] = seq;
+        int dmg = f->damage_next_wr_reply;
+        f->damage_next_wr_reply = 0;
+        put(f, GMC_BRIDGE_OP_REG_WR_REPLY, r, GMC_BRIDGE_LEN_REG_WR_REPLY, dmg);
+    } else if (op == GMC_BRIDGE_OP_DMA_WR_RESP && len == GMC_BRIDGE_LEN_DMA_WR_RESP) {
+        if (!f->wr_resp_seen)
+            memcpy(f->wr_resp, p, 2);
+        f->wr_resp_seen++;
+    } else if (op == GMC_BRIDGE_OP_DMA_RD_DATA && len == GMC_BRIDGE_LEN_DMA_RD_DATA) {
+        if (!f->rd_beat_seen)
+            memcpy(f->rd_beat, p, sizeof f->rd_beat);
+        f->rd_beat_seen++;
+    }
+}
+
+static void *fake_main(void *arg)
+{
+    struct fake *f = arg;
+    uint8_t buf[512];
+    size_t n = 0;
+    while (!f->stop) {
+        struct pollfd p = { f->master, POLLIN, 0 };
+        if (f->mode == NOISE) {
+            static const uint8_t junk[] = "login: \r\n\x00\xff\x13garbage";
+            ssize_t w = write(f->master, junk, sizeof junk);
+            (void)w;
+        }
+        if (poll(&p, 1, 5) <= 0 || !(p.revents & POLLIN))
+            continue;
+        ssize_t r = read(f->master, buf + n, sizeof buf - n);
+        if (r <= 0)
+            continue;
+        n += (size_t)r;
+        size_t i = 0;
+        while (n - i >= 4) {
+            if (buf[i] != 0xA5) {
+                i++;
+                continue;
+            }
+            unsigned len = buf[i + 2];
+            if (len > 14) {
+                i++;
+                continue;
+            }
+            if (n - i < len + 4u)
+                break;
+            uint8_t c = 0;
+            for (unsigned k = 1; k < len + 4u; k++)
+                c = crc8(c, buf[i + k]);
+            if (c == 0) {
+                if (f->mode == OLD_VERSION && buf[i + 1] == GMC_BRIDGE_OP_PING) {
+                    const uint8_t r1[3] = { buf[i + 3], 1, 0 }; /* protocol 1: LEN 3 */
+                    put(f, GMC_BRIDGE_OP_PING_REPLY, r1, 3, 0);
+                } else if (f->mode == BRIDGE) {
+                    bridge_frame(f, buf[i + 1], buf + i + 3, len);
+                }
+                i += len + 4u;
+            } else {
+                i++;
+            }
+        }
+        memmove(buf, buf + i, n - i);
+        n -= i;
+    }
+    return NULL;
+}
+
+static void fake_start(struct fake *f, enum mode m)
+{
+    memset(f, 0, sizeof *f);
+    f->mode = m;
+    f->master = posix_openpt(O_RDWR | O_NOCTTY);
+    assert_true(f->master >= 0);
+    assert_int_equal(grantpt(f->master), 0);
+    assert_int_equal(unlockpt(f->master), 0);
+    snprintf(f->path, sizeof f->path, "%s", ptsname(f->master));
+    assert_int_equal(pthread_create(&f->thr, NULL, fake_main, f), 0);
+}
+
+static void fake_stop(struct fake *f)
+{
+    f->stop = 1;
+    pthread_join(f->thr, NULL);
+    if (f->master >= 0)
+        close(f->master);
+    f->master = -1;
+}
+
+static int open_dev(const char *path, void **ctx)
+{
+    char s[128];
+    struct gmc_devspec spec;
+    snprintf(s, sizeof s, "uart:%s@3000000", path);
+    assert_int_equal(gmc_devstr_parse(s, &spec, NULL), GMC_OK);
+    return gmc_backend_uart.open(&spec, ctx);
+}
+
+/* ---------------------------------------------------------------- tests */
+
+static void no_such_port(void **state)
+{
+    (void)state;
+    void *ctx = (void *)1;
+    assert_int_equal(open_dev("/nonexistent/ttyUSB9", &ctx), GMC_E_UART_NO_PORT);
+    assert_null(ctx);
+}
+
+static void not_a_tty(void **state)
+{
+    (void)state;
+    void *ctx = (void *)1;
+    assert_int_equal(open_dev("/dev/null", &ctx), GMC_E_UART_NOT_TTY);
+    assert_null(ctx);
+}
+
+static void silent_port_times_out(void **state)
+{
+    (void)state;
+    struct fake f;
+    fake_start(&f, SILENT);
+    void *ctx = (void *)1;
+    assert_int_equal(open_dev(f.path, &ctx), GMC_E_UART_NO_ANSWER);
+    assert_null(ctx);
+    fake_stop(&f);
+}
+
+static void something_else_on_the_port(void **state)
+{
+    (void)state;
+    struct fake f;
+    fake_start(&f, NOISE);
+    void *ctx = (void *)1;
+    assert_int_equal(open_dev(f.path, &ctx), GMC_E_UART_NOT_BRIDGE);
+    assert_null(ctx);
+    fake_stop(&f);
+}
+
+static void older_protocol_named(void **state)
+{
+    (void)state;
+    struct fake f;
+    fake_start(&f, OLD_VERSION);
+    void *ctx = (void *)1;
+    assert_int_equal(open_dev(f.path, &ctx), GMC_E_UART_PROTOCOL);
+    assert_null(ctx);
+    fake_stop(&f);
+}
+
+static void second_open_is_busy(void **state)
+{
+    (void)state;
+    struct fake f;
+    fake_start(&f, BRIDGE);
+    void *a = NULL, *b = (void *)1;
+    assert_int_equal(open_dev(f.path, &a), GMC_OK);
+    assert_int_equal(open_dev(f.path, &b), GMC_E_UART_PORT_BUSY);
+    assert_null(b);
+    gmc_backend_uart.close(a);
+    /* Released on close: the port opens again. */
+    assert_int_equal(open_dev(f.path, &a), GMC_OK);
+    gmc_backend_uart.close(a);
+    fake_stop(&f);
+}
+
+static void permission_denied(void **state)
+{
+    (void)state;
+    struct fake f;
+    fake_start(&f, BRIDGE);
+    assert_int_equal(chmod(f.path, 0600), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        if (setgid(65534) != 0 || setuid(65534) != 0)
+            _exit(77); /* not root: cannot become another user */
+        void *ctx = NULL;
+        _exit(open_dev(f.path, &ctx) == GMC_E_UART_PERMISSION ? 0 : 1);
+    }
+    int st = 0;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    fake_stop(&f);
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 77) {
+        print_message("permission_denied: skipped (cannot switch to uid 65534: not root)\n");
+        skip();
+    }
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+}
+
+static void damaged_reply_retried_once_executed(void **state)
+{
+    (void)state;
+    struct fake f;
+    fake_start(&f, BRIDGE);
+    void *ctx = NULL;
+    assert_int_equal(open_dev(f.path, &ctx), GMC_OK);
+    struct gmc_link_stats before, after;
+    assert_int_equal(gmc_backend_uart.link_stats(ctx, &before), GMC_OK);
+    assert_int_equal(before.bridge_version, 2);
+    f.damage_next_wr_reply = 1;
+    assert_int_equal(gmc_backend_uart.write32(ctx, GMC_REG_SCRATCH, 0xC0FFEE01u), GMC_OK);
+    uint32_t v = 0;
+    assert_int_equal(gmc_backend_uart.read32(ctx, GMC_REG_SCRATCH, &v), GMC_OK);
+    assert_int_equal(v, 0xC0FFEE01u);
+    assert_int_equal(f.scratch_writes, 1); /* sent twice, executed once */
+    assert_int_equal(gmc_backend_uart.link_stats(ctx, &after), GMC_OK);
+    assert_int_equal(after.retries - before.retries, 1);
+    assert_int_equal(after.bad_frames - before.bad_frames, 1);
+    gmc_backend_uart.close(ctx);
+    fake_stop(&f);
+}
+
+static void dma_outside_host_map_touches_nothing(void **state)
+{
+    (void)state;
+    struct fake f;
+    fake_start(&f, BRIDGE);
+    void *ctx = NULL;
+    assert_int_equal(open_dev(f.path, &ctx), GMC_OK);
+    uint8_t mem[64];
+    memset(mem, 0x5A, sizeof mem);
+    assert_int_equal(gmc_backend_uart.host_map(ctx, 0x10000, mem, sizeof mem), GMC_OK);
+    uint32_t v;
+    /* A write burst just past the map: DECERR, memory unchanged. */
+    f.dma_addr = 0x10040;
+    f.dma_before_reply = 1;
+    assert_int_equal(gmc_backend_uart.read32(ctx, GMC_REG_ID, &v), GMC_OK);
+    assert_int_equal(v, GMC_REG_ID_RESET);
+    for (int i = 0; i < 200 && !f.wr_resp_seen; i++)
+        usleep(1000);
+    assert_int_equal(f.wr_resp_seen, 1);
+    assert_int_equal(f.wr_resp[0], 3); /* DECERR */
+    assert_int_equal(f.wr_resp[1], 1); /* the burst's TAG */
+    for (size_t i = 0; i < sizeof mem; i++)
+        assert_int_equal(mem[i], 0x5A);
+    /* Inside the map: written, OKAY. */
+    f.wr_resp_seen = 0;
+    f.dma_addr = 0x10008;
+    f.dma_before_reply = 1;
+    assert_int_equal(gmc_backend_uart.read32(ctx, GMC_REG_ID, &v), GMC_OK);
+    for (int i = 0; i < 200 && !f.wr_resp_seen; i++)
+        usleep(1000);
+    assert_int_equal(f.wr_resp[0], 0);
+    for (size_t i = 0; i < sizeof mem; i++)
+        assert_int_equal(mem[i], i >= 8 && i < 16 ? 0xD0 + (i - 8) : 0x5A);
+    /* A read burst outside: one DECERR beat, zero data. */
+    f.dma_addr = 0x20000;
+    f.dma_before_reply = 2;
+    assert_int_equal(gmc_backend_uart.read32(ctx, GMC_REG_ID, &v), GMC_OK);
+    for (int i = 0; i < 200 && !f.rd_beat_seen; i++)
+        usleep(1000);
+    assert_true(f.rd_beat_seen >= 1);
+    assert_int_equal(f.rd_beat[0], 0);  /* beat 0 */
+    assert_int_equal(f.rd_beat[1], 3);  /* DECERR */
+    assert_int_equal(f.rd_beat[10], 1); /* TAG */
+    for (int i = 2; i < 10; i++)
+        assert_int_equal(f.rd_beat[i], 0);
+    struct gmc_link_stats st;
+    assert_int_equal(gmc_backend_uart.link_stats(ctx, &st), GMC_OK);
+    assert_int_equal(st.dma_refused, 2);
+    gmc_backend_uart.close(ctx);
+    fake_stop(&f);
+}
+
+static void unplugged_mid_run(void **state)
+{
+    (void)state;
+    struct fake f;
+    fake_start(&f, BRIDGE);
+    void *ctx = NULL;
+    assert_int_equal(open_dev(f.path, &ctx), GMC_OK);
+    fake_stop(&f); /* the other end goes away: the board is unplugged */
+    uint32_t v = 1;
+    assert_int_equal(gmc_backend_uart.read32(ctx, GMC_REG_ID, &v), GMC_E_UART_UNPLUGGED);
+    assert_int_equal(v, 0);
+    assert_int_equal(gmc_backend_uart.write32(ctx, GMC_REG_SCRATCH, 1), GMC_E_UART_UNPLUGGED);
+    gmc_backend_uart.close(ctx);
+}
+
+static void messages_name_the_cause(void **state)
+{
+    (void)state;
+    assert_non_null(strstr(gmc_strerror(GMC_E_UART_PERMISSION), "dialout"));
+    assert_non_null(strstr(gmc_strerror(GMC_E_UART_UNPLUGGED), "unplugged"));
+    assert_non_null(strstr(gmc_strerror(GMC_E_UART_PROTOCOL), "protocol version"));
+    assert_string_equal(gmc_status_name(GMC_E_UART_PORT_BUSY), "GMC_E_UART_PORT_BUSY");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(no_such_port),
+        cmocka_unit_test(not_a_tty),
+        cmocka_unit_test(silent_port_times_out),
+        cmocka_unit_test(something_else_on_the_port),
+        cmocka_unit_test(older_protocol_named),
+        cmocka_unit_test(second_open_is_busy),
+        cmocka_unit_test(permission_denied),
+        cmocka_unit_test(damaged_reply_retried_once_executed),
+        cmocka_unit_test(dma_outside_host_map_touches_nothing),
+        cmocka_unit_test(unplugged_mid_run),
+        cmocka_unit_test(messages_name_the_cause),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
