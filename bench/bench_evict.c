@@ -1,5 +1,5 @@
 /*
- * bench_evict.c - the eviction policy (host/vidmm/gmc_resid.c) against an
+ * bench_evict.c - the eviction policy (host/vidmm/gmc_victim.c) against an
  * offline Belady-style reference and plain LRU, on three documented workload
  * traces, on the real simulated controller; plus the paging throughput
  * and host cost of the paging layer. docs/residency.md, "Eviction
@@ -65,7 +65,10 @@
  * (a step's allocations are not victims while it is made resident):
  *   policy replica  the library's policy (priority; cold allocations LRU
  *                   first, then hot ones last-joined first; the hot set's
- *                   admission and budget as in gmc_resid.c), placed
+ *                   admission and budget), decided by the library's own
+ *                   functions (host/vidmm/gmc_victim.h: gmc_victim_cmp,
+ *                   gmc_victim_hot_cmp, gmc_victim_admit,
+ *                   gmc_victim_heat_placed) over the model's state, placed
  *                   first-fit (GMC_RANGE_LOW) with the library's range
  *                   allocator and its drm_mm-style eviction scan (victims
  *                   in policy order until a window fits; only the window's
@@ -127,6 +130,7 @@
 #include "gmc_paging.h"
 #include "gmc_range.h"
 #include "gmc_sim.h"
+#include "gmc_victim.h"
 #include "gmc_vidmm.h"
 
 #define KiB 1024ull
@@ -576,13 +580,29 @@ static uint64_t hot_bytes(const struct model *m)
     return n;
 }
 
+/* What the library's policy (host/vidmm/gmc_victim.h) knows of item id:
+ * the model's LRU tick and the trace's allocation index (creation order)
+ * stand for the library's use tick and serial. */
+static struct gmc_victim_key vkey(const struct model *m, uint32_t id)
+{
+    const struct m_item *x = &m->it[id];
+    struct gmc_victim_key k = { m->t->a[id].prio, x->hot ? 1u : 0u, x->hot_seq, x->last, id };
+    return k;
+}
+
+/* The least recently used hot allocation of priority prio, in the
+ * library's hot-set order. */
 static uint32_t oldest_hot(const struct model *m, uint32_t prio)
 {
     uint32_t o = UINT32_MAX;
     for (uint32_t i = 0; i < m->t->na; i++)
-        if (m->it[i].hot && m->it[i].placed && m->t->a[i].prio == prio &&
-            (o == UINT32_MAX || m->it[i].last < m->it[o].last))
-            o = i;
+        if (m->it[i].hot && m->it[i].placed && m->t->a[i].prio == prio) {
+            struct gmc_victim_key ki = vkey(m, i), ko;
+            if (o != UINT32_MAX)
+                ko = vkey(m, o);
+            if (o == UINT32_MAX || gmc_victim_hot_cmp(&ki, &ko) < 0)
+                o = i;
+        }
     return o;
 }
 
@@ -598,7 +618,7 @@ static void heat_placed(struct model *m, uint32_t id)
     if (m->pol != POL_REPLICA)
         return;
     m->it[id].hot = 0;
-    if (hot_bytes(m) + m->t->a[id].size <= m->hot_budget)
+    if (gmc_victim_heat_placed(hot_bytes(m), m->t->a[id].size, m->hot_budget))
         heat(m, id);
 }
 
@@ -612,14 +632,17 @@ static void admit(struct model *m, uint32_t id)
     if (m->pol != POL_REPLICA || !x->refault)
         return;
     uint64_t hb = hot_bytes(m), n = m->t->a[id].size;
-    if (hb + n <= m->hot_budget) {
-        heat(m, id);
-        return;
-    }
-    uint32_t o = oldest_hot(m, m->t->a[id].prio);
-    if (o == UINT32_MAX || m->it[o].last > x->last)
+    uint32_t o = hb + n > m->hot_budget ? oldest_hot(m, m->t->a[id].prio) : UINT32_MAX;
+    struct gmc_victim_key ko;
+    if (o != UINT32_MAX)
+        ko = vkey(m, o);
+    enum gmc_victim_admit adm = gmc_victim_admit(x->refault, x->last, n, hb, m->hot_budget,
+                                                 o != UINT32_MAX ? &ko : NULL);
+    if (adm == GMC_ADMIT_COLD)
         return;
     heat(m, id);
+    if (adm == GMC_ADMIT_HOT)
+        return;
     while (hb + n > m->hot_budget && (o = oldest_hot(m, m->t->a[id].prio)) != UINT32_MAX) {
         m->it[o].hot = 0;
         hb -= m->t->a[o].size;
@@ -638,12 +661,11 @@ static int cand_cmp(const void *pa, const void *pb)
             return m->t->a[a].prio < m->t->a[b].prio ? -1 : 1;
     }
     switch (m->pol) {
-    case POL_REPLICA:
-        if (x->hot != y->hot)
-            return x->hot ? 1 : -1;
-        if (x->hot && x->hot_seq != y->hot_seq)
-            return x->hot_seq > y->hot_seq ? -1 : 1;
-        break;
+    case POL_REPLICA: {
+        /* The library's own victim order. */
+        struct gmc_victim_key ka = vkey(m, a), kb = vkey(m, b);
+        return gmc_victim_cmp(&ka, &kb);
+    }
     case POL_PRIO_LRU:
         break;
     case POL_PRIO_LRU2:

@@ -7,12 +7,18 @@
  * Load: the default "sim" device; N allocations of 16 KiB, all restricted
  * to segment 2 (6080 KiB: 380 of them fit), created up front (creation
  * places the first 380, the rest wait unplaced). Then STEPS steps: each
- * makes the next SET allocations resident (cycling through all N, so
- * every page-in past the first lap has to evict), waits for the paging
- * fence, and evicts them (drops the references). Timed: thread CPU time
- * inside gmc_make_resident() and gmc_evict(), the fence wait excluded.
- * Warm-up: WARM steps first, untimed, so every allocation timed has been
- * placed before and the segment is full.
+ * makes the next SET allocations of the working set resident (the first
+ * SPAN = 1000 allocations, or all N when fewer, cycled through, so every
+ * page-in has to evict), waits for the paging fence, and evicts them
+ * (drops the references). Every N thus does the same work per step (the
+ * same page-ins, write-backs and evictions); the other N - SPAN
+ * allocations exist, unplaced, as on a device with many allocations not in
+ * use, and only what the library does about them can make a step cost
+ * more. Timed: thread CPU time inside gmc_make_resident() and gmc_evict(),
+ * the fence wait excluded. Warm-up: one lap over the working set and two
+ * steps, untimed, so every allocation timed has content, was placed and
+ * evicted before (a page-in copies it back in, an eviction writes it back)
+ * and the segment is full.
  *
  * Output: {"resid_us_per_step_<N>": ..., ...} for N = 1k, 10k, 100k.
  * With --count N STEPS: set up, then run STEPS steps and exit, collecting
@@ -50,6 +56,7 @@ static int counting;
     } while (0)
 
 #define SET 8u
+#define SPAN 1000u
 #define SEG_ID 2u
 
 static void die(const char *what, int rc)
@@ -69,7 +76,7 @@ struct load {
     gmc_device *dev;
     gmc_client *cl;
     gmc_handle *h;
-    uint32_t n, next;
+    uint32_t n, span, next;
     double timed_s;
 };
 
@@ -83,6 +90,7 @@ static void load_open(struct load *l, uint32_t n)
     if (rc != GMC_OK)
         die("client", rc);
     l->n = n;
+    l->span = n < SPAN ? n : SPAN;
     l->h = calloc(n, sizeof(*l->h));
     if (l->h == NULL)
         die("out of memory", 0);
@@ -101,8 +109,8 @@ static void one_step(struct load *l)
 {
     gmc_handle set[SET];
     for (uint32_t k = 0; k < SET; k++)
-        set[k] = l->h[(l->next + k) % l->n];
-    l->next = (l->next + SET) % l->n;
+        set[k] = l->h[(l->next + k) % l->span];
+    l->next = (l->next + SET) % l->span;
     struct gmc_residency_result res;
     double t0 = cpu_s();
     COUNT_TOGGLE;
@@ -137,12 +145,12 @@ static void load_close(struct load *l)
 
 /* Warm-up: the first 380 allocations were placed at creation (the segment
  * is full); start at the first one that was not, so every step places by
- * evicting; two steps untimed. */
+ * evicting; a lap over the working set and two steps more, untimed. */
 static void warm(struct load *l)
 {
-    l->next = 384u % l->n;
-    one_step(l);
-    one_step(l);
+    l->next = 384u % l->span;
+    for (uint32_t s = 0; s < l->span / SET + 2u; s++)
+        one_step(l);
     l->timed_s = 0;
 }
 
@@ -163,7 +171,7 @@ int main(int argc, char **argv)
     }
     static const uint32_t ns[3] = { 1000, 10000, 100000 };
     static const char *const name[3] = { "1k", "10k", "100k" };
-    static const uint32_t steps[3] = { 200, 50, 10 };
+    static const uint32_t steps[3] = { 200, 200, 200 };
     printf("{");
     for (int i = 0; i < 3; i++) {
         struct load l;

@@ -234,6 +234,13 @@ struct gmc_alloc_info {
     uint64_t last_use;      /* fence of the last submission that referenced it */
 };
 int gmc_alloc_query(const gmc_client *client, gmc_handle h, struct gmc_alloc_info *out);
+/* D3DKMTSetAllocationPriority: the allocation's effective priority (the
+ * UMD's Priority when it was created with OverridePriority). It orders the
+ * allocation among eviction victims from the next placement on, placed or
+ * not, resident or not. 0 is invalid: GMC_E_RULE_PRIORITY_ZERO
+ * (GMC_E_RULE_OVERRIDEPRIORITY_ZERO with OverridePriority), nothing
+ * changes. */
+int gmc_alloc_set_priority(gmc_client *client, gmc_handle h, uint32_t priority);
 
 /* ------------------------------------------------------------- sharing */
 

@@ -29,6 +29,7 @@
 #include "gmc_status.h"
 #include "gmc_vidmm.h"
 #include "gmc_device.h"
+#include "gmc_fence.h"
 #include "gmc_resid.h"
 
 static void report_clear(struct gmc_open_report *r)
@@ -77,7 +78,7 @@ static int setup_segments(gmc_device *dev)
 static void teardown(gmc_device *dev)
 {
     gmc_vidmm_close_clients(dev);
-    gmc_resid_fini(dev);
+    gmc_fence_fini(dev);
     for (unsigned i = 0; i < dev->nsegs; i++)
         gmc_range_fini(&dev->seg[i].mgr);
     gmc_htab_fini(&dev->handles);
@@ -104,7 +105,7 @@ static int open_common(const struct gmc_backend_ops *be, void *ctx, uint32_t pbu
     if (rc == GMC_OK)
         rc = setup_segments(dev);
     if (rc == GMC_OK)
-        rc = gmc_resid_init(dev, pbuf_bytes, tdr_cycles);
+        rc = gmc_fence_init(dev, pbuf_bytes, tdr_cycles);
     if (rc != GMC_OK) {
         teardown(dev);
         return rc;

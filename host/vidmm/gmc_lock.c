@@ -28,7 +28,9 @@
 #include "gmc_kmd.h"
 #include "gmc_paging.h"
 #include "gmc_status.h"
+#include "gmc_cand.h"
 #include "gmc_lock.h"
+#include "gmc_fence.h"
 #include "gmc_resid.h"
 #include "gmc_vobj.h"
 
@@ -68,10 +70,10 @@ static int rename_alloc(gmc_device *dev, struct gmc_valloc *a, int sys_map)
         if (a->desc.system_mem != NULL) {
             /* The caller's memory cannot be renamed: wait instead. */
             gmc_sysmem_free(dev->pg, &fresh);
-            return gmc_resid_wait(dev, a->busy_fence > a->paging_fence ? a->busy_fence
+            return gmc_fence_await(dev, a->busy_fence > a->paging_fence ? a->busy_fence
                                                                       : a->paging_fence);
         }
-        gmc_resid_defer_sysbuf(dev, &a->sys);
+        gmc_fence_defer_sysbuf(dev, &a->sys);
         a->sys = fresh;
         a->sys_valid = 1;
         if (is_aperture(dev, a)) {
@@ -91,7 +93,7 @@ static int rename_alloc(gmc_device *dev, struct gmc_valloc *a, int sys_map)
                                                : GMC_E_NO_SPACE;
         if (rc == GMC_E_NO_SPACE) {
             dev->stats.lock_waits++;
-            return gmc_resid_wait(dev, a->busy_fence > a->paging_fence ? a->busy_fence
+            return gmc_fence_await(dev, a->busy_fence > a->paging_fence ? a->busy_fence
                                                                       : a->paging_fence);
         }
         if (rc != GMC_OK)
@@ -114,7 +116,7 @@ static int prepare_sys(gmc_device *dev, struct gmc_valloc *a)
     if (a->node.mgr != NULL && !is_aperture(dev, a) && a->gpu_valid && !a->sys_valid) {
         int rc = gmc_resid_save(dev, a);
         if (rc == GMC_OK)
-            rc = gmc_resid_wait(dev, a->paging_fence);
+            rc = gmc_fence_await(dev, a->paging_fence);
         return rc;
     }
     if (!(a->state & GMC_ALLOC_STATE_HAS_CONTENT) && !a->sys_valid) {
@@ -143,12 +145,13 @@ static int prepare_bar(gmc_device *dev, struct gmc_valloc *a, uint32_t flags)
         a->locker = (gmc_client *)1; /* not a victim of its own placement */
         rc = gmc_resid_place(dev, a, mask, 1, NULL);
         a->locker = NULL;
+        gmc_cand_sync(dev, a);
         if (rc != GMC_OK)
             return rc;
     }
     rc = gmc_resid_page_in(dev, a);
     if (rc == GMC_OK)
-        rc = gmc_resid_wait(dev, a->paging_fence);
+        rc = gmc_fence_await(dev, a->paging_fence);
     return rc;
 }
 
@@ -183,7 +186,7 @@ int gmc_lock(gmc_client *c, gmc_handle h, uint32_t flags, struct gmc_lock_map *o
             return GMC_E_STILL_DRAWING;
         } else {
             dev->stats.lock_waits++;
-            rc = gmc_resid_wait(dev, until);
+            rc = gmc_fence_await(dev, until);
         }
         if (rc != GMC_OK)
             return rc;
@@ -212,13 +215,14 @@ int gmc_lock(gmc_client *c, gmc_handle h, uint32_t flags, struct gmc_lock_map *o
         m.size = a->sz.size;
     }
     a->locker = c;
+    gmc_cand_sync(dev, a);
     a->lock_flags = flags;
     a->lock_map = m;
     a->lock_wrote = !(flags & GMC_LOCK_READ_ONLY);
     if (a->lock_wrote && !sys_map)
         a->sys_valid = 0; /* the VRAM copy is about to be newer */
     dev->stats.locks++;
-    gmc_resid_touch(dev, a);
+    gmc_cand_touch(dev, a);
     *out = m;
     return GMC_OK;
 }
@@ -238,6 +242,7 @@ static int unlock(gmc_device *dev, struct gmc_valloc *a)
         }
     }
     a->locker = NULL;
+    gmc_cand_sync(dev, a);
     a->lock_flags = 0;
     a->lock_wrote = 0;
     memset(&a->lock_map, 0, sizeof(a->lock_map));

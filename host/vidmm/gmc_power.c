@@ -31,6 +31,8 @@
 #include "gmc_kmd.h"
 #include "gmc_paging.h"
 #include "gmc_status.h"
+#include "gmc_cand.h"
+#include "gmc_fence.h"
 #include "gmc_resid.h"
 #include "gmc_vobj.h"
 
@@ -45,7 +47,7 @@ static int purged(const struct gmc_vseg *s, enum gmc_power_state to)
 
 static void mark_lost(gmc_device *dev, struct gmc_valloc *a)
 {
-    gmc_resid_unplace(dev, a);
+    gmc_cand_unplace(dev, a);
     a->sys_valid = 0;
     a->state &= ~(uint32_t)GMC_ALLOC_STATE_HAS_CONTENT;
     a->state |= GMC_ALLOC_STATE_LOST;
@@ -70,7 +72,7 @@ int gmc_device_power(gmc_device *dev, enum gmc_power_state to, struct gmc_power_
     rc = gmc_check_power_change((enum gmc_power_state)dev->power, to, locked);
     if (rc != GMC_OK)
         return rc; /* GMC_E_LOCKED: a CPU mapping cannot survive power-down */
-    rc = gmc_resid_wait_all(dev);
+    rc = gmc_fence_wait_all(dev);
     if (rc != GMC_OK)
         return rc;
     struct gmc_power_report r;
@@ -104,7 +106,7 @@ int gmc_device_power(gmc_device *dev, enum gmc_power_state to, struct gmc_power_
         r.allocations_saved++;
         r.bytes_saved += a->sz.size < a->sys.size ? a->sz.size : a->sys.size;
     }
-    rc = gmc_resid_wait_all(dev);
+    rc = gmc_fence_wait_all(dev);
     if (rc == GMC_E_DEVICE_RESET) {
         /* Saves that did not complete were reported lost by the recovery. */
         uint64_t lost = dev->recovery.lost - lost_before;
@@ -171,7 +173,7 @@ int gmc_device_resume(gmc_device *dev, struct gmc_power_report *rep)
         return rc;
     dev->power = GMC_POWER_D0;
     if (dev->gart_purged) {
-        rc = gmc_resid_clear_gart(dev);
+        rc = gmc_fence_clear_gart(dev);
         if (rc != GMC_OK)
             return rc;
         dev->gart_purged = 0;
@@ -193,9 +195,9 @@ int gmc_device_resume(gmc_device *dev, struct gmc_power_report *rep)
         if (!gmc_vseg_is_aperture(&dev->seg[a->seg]))
             r.bytes_restored += a->sz.size;
     }
-    rc = gmc_resid_wait_all(dev);
+    rc = gmc_fence_wait_all(dev);
     if (rc == GMC_OK)
-        rc = gmc_resid_protect_all(dev); /* the registers did not survive */
+        rc = gmc_cand_protect(dev, NULL, NULL); /* the registers did not survive */
     if (rep != NULL)
         *rep = r;
     return rc;

@@ -1,6 +1,11 @@
 /*
- * gmc_resid.c - residency: placement under pressure, page-in, eviction,
- * submissions, fences and the TDR path.
+ * gmc_resid.c - residency: placement under pressure (the eviction scan),
+ * page-in, eviction and write-back, the system copy, creation and
+ * destruction of an allocation's residency state, MakeResident and Evict.
+ * The victim order and hot-set rules are gmc_victim.c's (pure functions),
+ * the candidate trees gmc_cand.c's, fences and the TDR path gmc_fence.c's,
+ * submissions gmc_submit.c's: calls go gmc_submit -> gmc_resid ->
+ * gmc_fence -> gmc_cand -> gmc_victim, never back.
  *
  * DOC: Overview
  *
@@ -9,9 +14,10 @@
  * copy holds the content) changes at once, as if the operation had
  * completed. This is safe because the engine executes in queue order and
  * every CPU access to an allocation first waits for that allocation's
- * last paging fence. If a fence never arrives (a TDR), recover() undoes
- * what the lost operations promised, and reports each allocation as
- * recovered or lost.
+ * last paging fence. If a fence never arrives (a TDR), gmc_fence.c undoes
+ * what the lost operations promised (each allocation's pend says what its
+ * last paging operation did), and reports each allocation as recovered or
+ * lost.
  *
  * An allocation's content lives in at most two copies: the placed copy
  * (VRAM, or for an aperture placement the system copy itself, seen
@@ -49,32 +55,14 @@
 #include <string.h>
 
 #include "gmc.h"
-#include "gmc_backend.h"
-#include "gmc_kmd.h"
+#include "gmc_cand.h"
+#include "gmc_fence.h"
 #include "gmc_paging.h"
 #include "gmc_place.h"
 #include "gmc_range.h"
-#include "gmc_regs.h"
 #include "gmc_status.h"
 #include "gmc_resid.h"
 #include "gmc_vobj.h"
-
-#define DEFAULT_TDR_CYCLES 4000000u
-/* The compact engine (CAPS.DMA_ENGINE = COMPACT) moves one word and one bus
- * transaction at a time: its default TDR timeout is this many times longer. */
-#define COMPACT_TDR_FACTOR 32u
-/* Nominal device clock for timeouts given in microseconds: 100 MHz. */
-#define CYCLES_PER_US 100u
-
-enum pend {
-    PEND_NONE = 0,
-    PEND_FILL,      /* first page-in fill */
-    PEND_PAGE_IN,   /* system copy -> placed copy */
-    PEND_MAP,       /* aperture placement mapped */
-    PEND_SAVE_KEEP, /* placed copy -> system copy, placement kept */
-    PEND_EVICT,     /* placed copy -> system copy, placement released */
-    PEND_MOVE       /* placed copy -> another placement */
-};
 
 static uint64_t page_round(uint64_t v)
 {
@@ -105,93 +93,6 @@ static uint32_t fill_pattern(const struct gmc_valloc *a)
     return (a->desc.kmt_flags & GMC_KMT_ZEROED) ? 0u : GMC_FILL_UNINITIALISED;
 }
 
-/* ------------------------------------------------------------ queueing */
-
-int gmc_resid_queue(gmc_device *dev, struct gmc_paging_args *args, uint64_t *fence)
-{
-    uint64_t f = 0;
-    int rc = gmc_paging_queue(dev->pg, args, &f);
-    if (rc != GMC_OK)
-        return rc;
-    dev->stats.paging_ops++;
-    dev->stats.fences_issued++;
-    if (fence != NULL)
-        *fence = f;
-    return GMC_OK;
-}
-
-/* Free a system buffer once the queued work that may use it completed. */
-void gmc_resid_defer_sysbuf(gmc_device *dev, struct gmc_sysbuf *b)
-{
-    if (b->host == NULL)
-        return;
-    uint64_t fence = gmc_paging_last_issued(dev->pg);
-    struct gmc_deferred *d = calloc(1, sizeof(*d));
-    if (d == NULL || fence <= gmc_paging_completed(dev->pg)) {
-        /* Nothing queued can still touch it (or no memory to defer: wait). */
-        if (d == NULL)
-            (void)gmc_paging_idle(dev->pg, dev->tdr_cycles);
-        free(d);
-        gmc_sysmem_free(dev->pg, b);
-        memset(b, 0, sizeof(*b));
-        return;
-    }
-    d->buf = *b;
-    d->fence = fence;
-    d->next = dev->deferred;
-    dev->deferred = d;
-    memset(b, 0, sizeof(*b));
-}
-
-/* Release system buffers whose last user completed (all: force). */
-static void reap(gmc_device *dev, int force)
-{
-    uint64_t done = dev->pg != NULL ? gmc_paging_completed(dev->pg) : 0u;
-    struct gmc_deferred **pp = &dev->deferred;
-    while (*pp != NULL) {
-        struct gmc_deferred *d = *pp;
-        if (force || d->fence <= done) {
-            *pp = d->next;
-            if (d->node != NULL) {
-                gmc_range_remove(&dev->seg[d->seg].mgr, d->node);
-                free(d->node); /* the holder allocation (node is its first member) */
-            } else {
-                gmc_sysmem_free(dev->pg, &d->buf);
-            }
-            free(d);
-        } else {
-            pp = &d->next;
-        }
-    }
-}
-
-/* ------------------------------------------------------- notifications */
-
-static struct gmc_valloc *find_serial(gmc_device *dev, uint64_t serial)
-{
-    for (struct gmc_valloc *a = dev->allocs; a != NULL; a = a->dnext)
-        if (a->serial == serial)
-            return a;
-    return NULL;
-}
-
-static void on_notify(void *user, uint64_t cookie, int resident)
-{
-    gmc_device *dev = user;
-    struct gmc_valloc *a = find_serial(dev, cookie);
-    if (a == NULL)
-        return; /* destroyed since */
-    for (gmc_client *c = dev->clients; c != NULL; c = c->next) {
-        if (c->notify_fn == NULL)
-            continue;
-        for (struct gmc_vref *r = c->refs; r != NULL; r = r->next)
-            if (r->alloc == a) {
-                c->notify_fn(c->notify_user, r->handle, resident);
-                break;
-            }
-    }
-}
-
 static int queue_notify(gmc_device *dev, struct gmc_valloc *a, int resident)
 {
     if (!(a->desc.flags & GMC_ALLOC_EXPLICIT_RESIDENCY_NOTIFICATION) || a->notified == resident)
@@ -200,97 +101,12 @@ static int queue_notify(gmc_device *dev, struct gmc_valloc *a, int resident)
     n.u.notify.cookie = a->serial;
     n.u.notify.resident = resident;
     uint64_t f = 0;
-    int rc = gmc_resid_queue(dev, &n, &f);
+    int rc = gmc_fence_queue(dev, &n, &f);
     if (rc != GMC_OK)
         return rc;
     a->notified = resident;
     /* "Before evict": the client hears it before the content moves. */
-    return resident ? GMC_OK : gmc_resid_wait(dev, f);
-}
-
-/* ------------------------------------------------------ placement */
-
-/* ------------------------------------------------- protected VRAM ranges */
-
-static int is_protected(const struct gmc_valloc *a)
-{
-    return (a->desc.flags & (GMC_ALLOC_PROTECTED | GMC_ALLOC_HARDWARE_PROTECTED)) != 0u;
-}
-
-/* Program the hardware's protected ranges (PROT_BASE/PROT_LIMIT): one per
- * Protected or HardwareProtected allocation resident in a memory segment
- * (its content in VRAM), plus `add`, minus `skip` (its range is lifted for
- * the library's own copy to its kernel-memory system copy, or because it
- * leaves). More such allocations than ranges: GMC_E_PROTECT_RANGES,
- * nothing written. The CPU aperture then refuses those bytes (SLVERR) and
- * the DMA engine faults on copying them to system memory or an aperture
- * (docs/residency.md, "Protected VRAM ranges"). */
-static int protect(gmc_device *dev, const struct gmc_valloc *add, const struct gmc_valloc *skip)
-{
-    uint32_t caps = dev->adapter.caps;
-    unsigned n = (caps & GMC_CAPS_PROTECTION_MASK) ? (caps & GMC_CAPS_PROT_RANGES_MASK) >> GMC_CAPS_PROT_RANGES_LSB : 0u;
-    if (n > GMC_MAX_PROT_RANGES)
-        n = GMC_MAX_PROT_RANGES;
-    if (n == 0u || dev->power != GMC_POWER_D0)
-        return GMC_OK;
-    uint64_t base[GMC_MAX_PROT_RANGES] = { 0 }, limit[GMC_MAX_PROT_RANGES] = { 0 };
-    unsigned k = 0;
-    for (const struct gmc_valloc *a = dev->allocs; a != NULL; a = a->dnext) {
-        if (a == skip || !is_protected(a) || a->node.mgr == NULL ||
-            gmc_vseg_is_aperture(&dev->seg[a->seg]) || (a != add && !a->gpu_valid))
-            continue;
-        if (k == n)
-            return GMC_E_PROTECT_RANGES;
-        base[k] = a->node.start;
-        limit[k] = a->node.start + a->sz.placed;
-        k++;
-    }
-    for (unsigned i = 0; i < n; i++) {
-        int rc = dev->kmd.be->write32(dev->kmd.be_ctx, GMC_REG_PROT_BASE_N(i), (uint32_t)base[i]);
-        if (rc == GMC_OK)
-            rc = dev->kmd.be->write32(dev->kmd.be_ctx, GMC_REG_PROT_LIMIT_N(i), (uint32_t)limit[i]);
-        if (rc != GMC_OK)
-            return rc;
-    }
-    dev->prot_ranges_used = k;
-    return GMC_OK;
-}
-
-int gmc_resid_protect_all(gmc_device *dev)
-{
-    return protect(dev, NULL, NULL);
-}
-
-void gmc_resid_unplace(gmc_device *dev, struct gmc_valloc *a)
-{
-    if (a->node.mgr == NULL)
-        return;
-    struct gmc_vseg *s = &dev->seg[a->seg];
-    if (dev->pg != NULL && gmc_paging_last_issued(dev->pg) > dev->freed_fence[a->seg])
-        dev->freed_fence[a->seg] = gmc_paging_last_issued(dev->pg);
-    gmc_range_remove(&s->mgr, &a->node);
-    s->used -= a->sz.placed;
-    s->count--;
-    if (a->hot) {
-        dev->hot_bytes[a->seg] -= a->sz.placed; /* only placed allocations are hot */
-        a->hot = 0;
-    }
-    a->gpu_valid = 0;
-    a->state &= ~(uint32_t)GMC_ALLOC_STATE_PLACED;
-    if (is_protected(a))
-        (void)protect(dev, NULL, a); /* fewer ranges: cannot run short */
-}
-
-static void placed(gmc_device *dev, struct gmc_valloc *a, const struct gmc_placement *pl)
-{
-    struct gmc_vseg *s = &dev->seg[pl->index];
-    a->seg = pl->index;
-    a->sz = pl->sz;
-    s->used += pl->sz.placed;
-    s->count++;
-    a->gpu_valid = 0;
-    a->refault = 0;
-    a->state |= GMC_ALLOC_STATE_PLACED;
+    return resident ? GMC_OK : gmc_fence_await(dev, f);
 }
 
 /* The descriptor restricted to the segments of mask. */
@@ -312,113 +128,47 @@ static void restrict_desc(const struct gmc_alloc_desc *d, uint32_t mask, struct 
         memset(out->hinted_banks, 0, sizeof(out->hinted_banks));
 }
 
-static int evictable(const struct gmc_valloc *v, const struct gmc_valloc *except)
-{
-    /* HardwareProtected content never leaves VRAM (the engine refuses to
-     * copy protected ranges out), so it is never a victim; under power-down
-     * it is reported lost (gmc_power.c). Protected content is evicted like
-     * any other: its system copy is the library's own (kernel) memory,
-     * never mapped into a client (docs/residency.md). */
-    return v != except && v->node.mgr != NULL && v->resident == 0u &&
-           !(v->state & GMC_ALLOC_STATE_PINNED) && v->locker == NULL &&
-           !(v->desc.flags & GMC_ALLOC_HARDWARE_PROTECTED);
-}
-
-static uint32_t prio(const struct gmc_valloc *a)
-{
-    return (a->desc.info2_flags & GMC_INFO2_OVERRIDE_PRIORITY) ? a->desc.umd_priority
-                                                               : a->desc.priority;
-}
-
-/* Victim order: priority, then cold (least recently used first) before
- * hot (last to join the hot set first). */
-static int victim_cmp(const void *x, const void *y)
-{
-    const struct gmc_valloc *a = *(struct gmc_valloc *const *)x;
-    const struct gmc_valloc *b = *(struct gmc_valloc *const *)y;
-    if (prio(a) != prio(b))
-        return prio(a) < prio(b) ? -1 : 1;
-    if (a->hot != b->hot)
-        return a->hot ? 1 : -1;
-    if (a->hot && a->hot_seq != b->hot_seq)
-        return a->hot_seq > b->hot_seq ? -1 : 1;
-    if (!a->hot && a->lru != b->lru)
-        return a->lru < b->lru ? -1 : 1;
-    return a->serial < b->serial ? -1 : (a->serial > b->serial);
-}
-
-/* ------------------------------------------------------- hot set */
-
-/* Only placed allocations are hot; dev->hot_bytes[seg] sums their placed
- * sizes. */
-static void set_hot(gmc_device *dev, struct gmc_valloc *a, int hot)
-{
-    if (a->hot == hot || a->node.mgr == NULL)
-        return;
-    a->hot = hot;
-    if (hot) {
-        a->hot_seq = ++dev->hot_seq;
-        dev->hot_bytes[a->seg] += a->sz.placed;
-    } else {
-        dev->hot_bytes[a->seg] -= a->sz.placed;
-    }
-}
-
-/* The least recently used hot allocation of priority p in segment seg. */
-static struct gmc_valloc *oldest_hot(gmc_device *dev, unsigned seg, uint32_t p)
-{
-    struct gmc_valloc *o = NULL;
-    for (struct gmc_valloc *x = dev->allocs; x != NULL; x = x->dnext)
-        if (x->hot && x->seg == seg && prio(x) == p &&
-            (o == NULL || x->lru < o->lru || (x->lru == o->lru && x->serial < o->serial)))
-            o = x;
-    return o;
-}
-
-/* Placed without evicting: hot while the segment's hot set has room. */
-static void heat_placed(gmc_device *dev, struct gmc_valloc *a)
-{
-    if (dev->hot_bytes[a->seg] + a->sz.placed <= dev->hot_budget[a->seg])
-        set_hot(dev, a, 1);
-}
-
-/* a (placed size n there) needs room in segment seg: whether it joins the
- * hot set once placed. A refault joins when the set has room, or when a
- * was used more recently than the least recently used hot allocation of
- * its priority; those then leave the set, least recently used first, until
- * a fits. Anything else comes in cold. */
-static int admit(gmc_device *dev, const struct gmc_valloc *a, unsigned seg, uint64_t n)
-{
-    if (!a->refault)
-        return 0;
-    if (dev->hot_bytes[seg] + n <= dev->hot_budget[seg])
-        return 1;
-    struct gmc_valloc *o = oldest_hot(dev, seg, prio(a));
-    if (o == NULL || o->lru > a->lru)
-        return 0;
-    do
-        set_hot(dev, o, 0);
-    while (dev->hot_bytes[seg] + n > dev->hot_budget[seg] && (o = oldest_hot(dev, seg, prio(a))) != NULL);
-    return 1;
-}
+/* The victims a scan looked at, in victim order. */
+struct victims {
+    struct gmc_valloc **v;
+    size_t n, cap;
+};
 
 /*
- * The eviction scan, after drm_mm's: add victims in policy order until the
- * free space around them (holes plus victims already added) holds an
+ * The eviction scan, after drm_mm's: walk the segment's eviction
+ * candidates in victim order (gmc_cand.h), adding each to the scan, until
+ * the free space around them (holes plus victims already added) holds an
  * aligned range of sz->placed bytes; evicting only the victims inside that
- * range then makes room, and victims elsewhere stay. Returns how many
- * victims (a prefix of v) the scan used, 0 when none opens a range; *win is
- * the range's start.
+ * range then makes room, and victims elsewhere stay. vs gets the victims
+ * looked at (a prefix of the victim order); *upto is how many when they
+ * open a range, 0 when none does (then every candidate was looked at);
+ * *win is the range's start. Nothing but the segment's candidates is
+ * visited.
  */
-static size_t scan_window(struct gmc_vseg *s, struct gmc_valloc **v, size_t nv,
-                          const struct gmc_place_size *sz, uint64_t *win)
+static int scan_window(gmc_device *dev, unsigned seg, const struct gmc_valloc *except,
+                       const struct gmc_place_size *sz, struct victims *vs, uint64_t *win, size_t *upto)
 {
-    struct gmc_range_mgr *m = &s->mgr;
+    struct gmc_range_mgr *m = &dev->seg[seg].mgr;
     const uint64_t mstart = m->head.start, mend = m->last + 1u;
-    size_t found = 0;
-    for (size_t k = 0; k < nv && found == 0u; k++) {
-        v[k]->scan = 1;
-        struct gmc_range_node *l = v[k]->node.prev, *r = v[k]->node.next;
+    int rc = GMC_OK;
+    vs->n = 0;
+    *upto = 0;
+    for (struct gmc_valloc *x = gmc_cand_first(dev, seg); x != NULL; x = gmc_cand_next(dev, x)) {
+        if (x == except)
+            continue;
+        if (vs->n == vs->cap) {
+            size_t nc = vs->cap ? vs->cap * 2u : 64u;
+            struct gmc_valloc **nvp = realloc(vs->v, nc * sizeof(*vs->v));
+            if (nvp == NULL) {
+                rc = GMC_E_NO_MEMORY;
+                break;
+            }
+            vs->v = nvp;
+            vs->cap = nc;
+        }
+        vs->v[vs->n++] = x;
+        x->scan = 1;
+        struct gmc_range_node *l = x->node.prev, *r = x->node.next;
         while (l != &m->head && ((struct gmc_valloc *)(void *)l)->scan)
             l = l->prev;
         while (r != &m->head && ((struct gmc_valloc *)(void *)r)->scan)
@@ -428,12 +178,13 @@ static size_t scan_window(struct gmc_vseg *s, struct gmc_valloc **v, size_t nv,
         uint64_t at = (lo + (sz->align - 1u)) & ~(sz->align - 1u);
         if (at >= lo && at < hi && hi - at >= sz->placed) {
             *win = at;
-            found = k + 1u;
+            *upto = vs->n;
+            break;
         }
     }
-    for (size_t k = 0; k < nv; k++)
-        v[k]->scan = 0;
-    return found;
+    for (size_t k = 0; k < vs->n; k++)
+        vs->v[k]->scan = 0;
+    return rc;
 }
 
 int gmc_resid_place(gmc_device *dev, struct gmc_valloc *a, uint32_t mask, int evict,
@@ -447,8 +198,8 @@ int gmc_resid_place(gmc_device *dev, struct gmc_valloc *a, uint32_t mask, int ev
     memset(&a->node, 0, sizeof(a->node));
     int rc = gmc_place(dev->seg, dev->nsegs, &d, &a->node, &pl);
     if (rc == GMC_OK) {
-        placed(dev, a, &pl);
-        heat_placed(dev, a);
+        gmc_cand_placed(dev, a, &pl);
+        gmc_cand_heat_placed(dev, a);
         return GMC_OK;
     }
     if (rc != GMC_E_NO_SPACE || !evict)
@@ -456,52 +207,40 @@ int gmc_resid_place(gmc_device *dev, struct gmc_valloc *a, uint32_t mask, int ev
     unsigned order[GMC_MAX_PREFERRED_SEGMENTS + 32u];
     unsigned n = gmc_place_order(dev->nsegs, &d, order);
     uint64_t best_deficit = UINT64_MAX;
-    struct gmc_valloc **v = NULL;
-    size_t cap = 0;
+    struct victims vs = { NULL, 0, 0 };
     for (unsigned k = 0; k < n; k++) {
         struct gmc_vseg *s = &dev->seg[order[k]];
         struct gmc_place_size sz;
         if (gmc_place_size(&s->desc, &d, &sz) != GMC_OK || sz.placed > s->desc.size)
             continue;
-        size_t nv = 0;
-        uint64_t freeable = s->desc.size - s->used;
-        for (struct gmc_valloc *x = dev->allocs; x != NULL; x = x->dnext) {
-            if (!evictable(x, a) || x->seg != order[k])
-                continue;
-            if (nv == cap) {
-                size_t nc = cap ? cap * 2u : 64u;
-                struct gmc_valloc **nvp = realloc(v, nc * sizeof(*v));
-                if (nvp == NULL) {
-                    free(v);
-                    return GMC_E_NO_MEMORY;
-                }
-                v = nvp;
-                cap = nc;
-            }
-            v[nv++] = x;
-            freeable += x->sz.placed;
-        }
+        /* What evicting every candidate would free (a itself is never one). */
+        uint64_t freeable = s->desc.size - s->used + dev->cand_bytes[order[k]];
+        if (a->in_cand && a->tree_seg == order[k])
+            freeable -= a->cand_size;
         if (freeable < sz.placed) {
             if (sz.placed - freeable < best_deficit)
                 best_deficit = sz.placed - freeable;
             continue;
         }
-        int join = admit(dev, a, order[k], sz.placed);
-        if (nv > 0u) /* v is NULL when nothing was evictable (qsort needs a real array) */
-            qsort(v, nv, sizeof(*v), victim_cmp);
+        int join = gmc_cand_admit(dev, a, order[k], sz.placed);
         uint64_t win = 0;
-        size_t upto = scan_window(s, v, nv, &sz, &win);
+        size_t upto = 0;
+        rc = scan_window(dev, order[k], a, &sz, &vs, &win, &upto);
+        if (rc != GMC_OK) {
+            free(vs.v);
+            return rc;
+        }
         if (upto > 0u) {
             /* Evict only the victims inside the window the scan found. */
             int hot_out = 0;
             for (size_t i = 0; i < upto; i++) {
-                struct gmc_valloc *x = v[i];
+                struct gmc_valloc *x = vs.v[i];
                 if (x->node.start + x->node.size <= win || x->node.start >= win + sz.placed)
                     continue;
                 hot_out |= x->hot;
                 rc = gmc_resid_evict_one(dev, x);
                 if (rc != GMC_OK) {
-                    free(v);
+                    free(vs.v);
                     return rc;
                 }
             }
@@ -513,9 +252,9 @@ int gmc_resid_place(gmc_device *dev, struct gmc_valloc *a, uint32_t mask, int ev
             restrict_desc(&d, GMC_SEGMENT_BIT(order[k] + 1u), &one);
             memset(&a->node, 0, sizeof(a->node));
             if (gmc_place(dev->seg, dev->nsegs, &one, &a->node, &pl) == GMC_OK) {
-                free(v);
-                placed(dev, a, &pl);
-                set_hot(dev, a, join);
+                free(vs.v);
+                gmc_cand_placed(dev, a, &pl);
+                gmc_cand_set_hot(dev, a, join);
                 return GMC_OK;
             }
         }
@@ -526,13 +265,11 @@ int gmc_resid_place(gmc_device *dev, struct gmc_valloc *a, uint32_t mask, int ev
         if (deficit < best_deficit)
             best_deficit = deficit;
     }
-    free(v);
+    free(vs.v);
     if (bytes_needed != NULL)
         *bytes_needed = best_deficit == UINT64_MAX ? a->sz.placed : best_deficit;
     return GMC_E_NO_SPACE;
 }
-
-/* --------------------------------------------------------- system copy */
 
 int gmc_resid_ensure_sys(gmc_device *dev, struct gmc_valloc *a)
 {
@@ -562,7 +299,7 @@ static int sync_before(gmc_device *dev, struct gmc_valloc *a)
 {
     if (!(a->desc.flags & GMC_ALLOC_SYNCHRONOUS_PAGING) || a->busy_fence == 0u)
         return GMC_OK;
-    return gmc_resid_wait(dev, a->busy_fence);
+    return gmc_fence_await(dev, a->busy_fence);
 }
 
 static void sync_after(gmc_device *dev, struct gmc_valloc *a, uint64_t fence)
@@ -600,7 +337,7 @@ int gmc_resid_rename_placement(gmc_device *dev, struct gmc_valloc *a, uint32_t m
     for (unsigned i = 0; i < dev->nsegs; i++)
         if ((mask & GMC_SEGMENT_BIT(i + 1u)) && dev->freed_fence[i] > ff)
             ff = dev->freed_fence[i];
-    int rc = ff > gmc_paging_completed(dev->pg) ? gmc_resid_wait(dev, ff) : GMC_OK;
+    int rc = ff > gmc_paging_completed(dev->pg) ? gmc_fence_await(dev, ff) : GMC_OK;
     if (rc == GMC_OK)
         rc = gmc_place(dev->seg, dev->nsegs, &d, fresh, &pl);
     if (rc != GMC_OK) {
@@ -617,7 +354,7 @@ int gmc_resid_rename_placement(gmc_device *dev, struct gmc_valloc *a, uint32_t m
     uint64_t old_start = a->node.start, old_size = a->sz.placed;
     int was_hot = a->hot;
     uint64_t hot_seq = a->hot_seq;
-    gmc_resid_unplace(dev, a);
+    gmc_cand_unplace(dev, a);
     memset(&a->node, 0, sizeof(a->node));
     if (gmc_range_reserve(&dev->seg[old_seg].mgr, hold, old_start, old_size) != GMC_RANGE_OK ||
         gmc_range_reserve(&dev->seg[pl.index].mgr, &a->node, new_start, pl.sz.placed) != GMC_RANGE_OK) {
@@ -625,10 +362,11 @@ int gmc_resid_rename_placement(gmc_device *dev, struct gmc_valloc *a, uint32_t m
         free(def);
         return GMC_E_INTERNAL; /* both ranges were just free */
     }
-    placed(dev, a, &pl);
+    gmc_cand_placed(dev, a, &pl);
     if (was_hot) { /* a new range, the same standing */
-        set_hot(dev, a, 1);
+        gmc_cand_set_hot(dev, a, 1);
         a->hot_seq = hot_seq;
+        gmc_cand_sync(dev, a);
     }
     def->node = hold;
     def->seg = old_seg;
@@ -637,8 +375,6 @@ int gmc_resid_rename_placement(gmc_device *dev, struct gmc_valloc *a, uint32_t m
     dev->deferred = def;
     return GMC_OK;
 }
-
-/* ------------------------------------------------------------ page-in */
 
 static int map_aperture(gmc_device *dev, struct gmc_valloc *a, uint64_t gpu, uint64_t *fence)
 {
@@ -650,7 +386,7 @@ static int map_aperture(gmc_device *dev, struct gmc_valloc *a, uint64_t gpu, uin
     m.u.map.snooped = (dev->seg[a->seg].desc.flags & GMC_SEGFLAGS_CACHE_COHERENT_MASK) != 0u;
     m.u.map.readable = 1;
     m.u.map.writeable = 1;
-    return gmc_resid_queue(dev, &m, fence);
+    return gmc_fence_queue(dev, &m, fence);
 }
 
 int gmc_resid_page_in(gmc_device *dev, struct gmc_valloc *a)
@@ -664,12 +400,12 @@ int gmc_resid_page_in(gmc_device *dev, struct gmc_valloc *a)
         return rc;
     struct gmc_vseg *s = &dev->seg[a->seg];
     uint64_t f = 0;
-    if (is_protected(a) && !gmc_vseg_is_aperture(s)) {
+    if (gmc_cand_is_protected(a) && !gmc_vseg_is_aperture(s)) {
         /* Queued copies out of ranges released from this segment must
          * finish before the range is protected. */
-        rc = gmc_resid_wait(dev, dev->freed_fence[a->seg]);
+        rc = gmc_fence_await(dev, dev->freed_fence[a->seg]);
         if (rc == GMC_OK)
-            rc = protect(dev, a, NULL);
+            rc = gmc_cand_protect(dev, a, NULL);
         if (rc != GMC_OK)
             return rc;
     }
@@ -682,7 +418,7 @@ int gmc_resid_page_in(gmc_device *dev, struct gmc_valloc *a)
         rc = map_aperture(dev, a, a->node.start, &f);
         if (rc != GMC_OK)
             return rc;
-        a->pend = PEND_MAP;
+        a->pend = GMC_PEND_MAP;
     } else if (a->sys_valid) {
         struct gmc_paging_args t = { .op = GMC_PAGING_TRANSFER };
         uint64_t n = xfer_size(a);
@@ -691,11 +427,11 @@ int gmc_resid_page_in(gmc_device *dev, struct gmc_valloc *a)
         t.u.transfer.src.mdl = &a->sys;
         t.u.transfer.dst.segment_id = s->desc.id;
         t.u.transfer.dst.segment_address = a->node.start;
-        rc = gmc_resid_queue(dev, &t, &f);
+        rc = gmc_fence_queue(dev, &t, &f);
         if (rc != GMC_OK)
             return rc;
         dev->stats.bytes_paged_in += n;
-        a->pend = PEND_PAGE_IN;
+        a->pend = GMC_PEND_PAGE_IN;
         /* The system copy stays, current until something writes the VRAM
          * copy (a submission with GMC_REF_WRITE, a write lock on the BAR):
          * evicting a clean allocation then drops the VRAM copy. */
@@ -704,11 +440,11 @@ int gmc_resid_page_in(gmc_device *dev, struct gmc_valloc *a)
         fl.u.fill.gpu_address = a->node.start;
         fl.u.fill.size = a->sz.size;
         fl.u.fill.pattern = fill_pattern(a);
-        rc = gmc_resid_queue(dev, &fl, &f);
+        rc = gmc_fence_queue(dev, &fl, &f);
         if (rc != GMC_OK)
             return rc;
         dev->stats.bytes_filled += a->sz.size;
-        a->pend = PEND_FILL;
+        a->pend = GMC_PEND_FILL;
         a->state |= GMC_ALLOC_STATE_HAS_CONTENT;
         a->state &= ~(uint32_t)(GMC_ALLOC_STATE_ZERO_PENDING | GMC_ALLOC_STATE_LOST);
         if (a->keep_sys && a->sys.host != NULL) {
@@ -721,8 +457,6 @@ int gmc_resid_page_in(gmc_device *dev, struct gmc_valloc *a)
     dev->stats.page_ins++;
     return queue_notify(dev, a, 1);
 }
-
-/* ------------------------------------------------------------ eviction */
 
 /* Copy the placed VRAM content to the system copy; through an aperture of
  * the EvictionSegmentSet when one has room under its 80 % limit. */
@@ -766,11 +500,11 @@ static int copy_out(gmc_device *dev, struct gmc_valloc *a, uint64_t *fence)
         struct gmc_paging_args u = { .op = GMC_PAGING_UNMAP_APERTURE_SEGMENT };
         u.u.map.gpu_address = node->start;
         u.u.map.pages = pages;
-        rc = gmc_resid_queue(dev, &m, NULL);
+        rc = gmc_fence_queue(dev, &m, NULL);
         if (rc == GMC_OK)
-            rc = gmc_resid_queue(dev, &t, NULL);
+            rc = gmc_fence_queue(dev, &t, NULL);
         if (rc == GMC_OK)
-            rc = gmc_resid_queue(dev, &u, fence);
+            rc = gmc_fence_queue(dev, &u, fence);
         /* The aperture range is free for the next eviction once the unmap
          * is queued: later maps are ordered after it. */
         gmc_range_remove(&ap->mgr, node);
@@ -787,7 +521,7 @@ static int copy_out(gmc_device *dev, struct gmc_valloc *a, uint64_t *fence)
     t.u.transfer.src.segment_id = src->desc.id;
     t.u.transfer.src.segment_address = a->node.start;
     t.u.transfer.dst.mdl = &a->sys;
-    rc = gmc_resid_queue(dev, &t, fence);
+    rc = gmc_fence_queue(dev, &t, fence);
     if (rc == GMC_OK)
         dev->stats.bytes_paged_out += n;
     return rc;
@@ -797,7 +531,7 @@ static int copy_out(gmc_device *dev, struct gmc_valloc *a, uint64_t *fence)
 static int write_back(gmc_device *dev, struct gmc_valloc *a, int pend)
 {
     uint64_t f = 0;
-    int rc = is_protected(a) ? protect(dev, NULL, a) : GMC_OK; /* the library's own copy */
+    int rc = gmc_cand_is_protected(a) ? gmc_cand_protect(dev, NULL, a) : GMC_OK; /* the library's own copy */
     if (rc == GMC_OK)
         rc = copy_out(dev, a, &f);
     if (rc != GMC_OK)
@@ -813,7 +547,7 @@ int gmc_resid_save(gmc_device *dev, struct gmc_valloc *a)
     if (a->node.mgr == NULL || !a->gpu_valid || a->sys_valid || gmc_vseg_is_aperture(&dev->seg[a->seg]))
         return GMC_OK;
     int rc = sync_before(dev, a);
-    return rc == GMC_OK ? write_back(dev, a, PEND_SAVE_KEEP) : rc;
+    return rc == GMC_OK ? write_back(dev, a, GMC_PEND_SAVE_KEEP) : rc;
 }
 
 int gmc_resid_evict_one(gmc_device *dev, struct gmc_valloc *a)
@@ -832,7 +566,7 @@ int gmc_resid_evict_one(gmc_device *dev, struct gmc_valloc *a)
             struct gmc_paging_args u = { .op = GMC_PAGING_UNMAP_APERTURE_SEGMENT };
             u.u.map.gpu_address = a->node.start;
             u.u.map.pages = a->sz.placed / GMC_PAGE_SIZE;
-            rc = gmc_resid_queue(dev, &u, &f);
+            rc = gmc_fence_queue(dev, &u, &f);
             if (rc != GMC_OK)
                 return rc;
             sync_after(dev, a, f);
@@ -841,11 +575,11 @@ int gmc_resid_evict_one(gmc_device *dev, struct gmc_valloc *a)
     } else if (a->gpu_valid && a->sys_valid) {
         dev->stats.discards++; /* clean: the system copy already holds it */
     } else if (a->gpu_valid) {
-        rc = write_back(dev, a, PEND_EVICT);
+        rc = write_back(dev, a, GMC_PEND_EVICT);
         if (rc != GMC_OK)
             return rc;
     }
-    gmc_resid_unplace(dev, a); /* cold from now on */
+    gmc_cand_unplace(dev, a); /* cold from now on */
     a->refault = (a->state & GMC_ALLOC_STATE_HAS_CONTENT) != 0u;
     dev->stats.evictions++;
     for (gmc_client *c = dev->clients; c != NULL; c = c->next)
@@ -854,174 +588,6 @@ int gmc_resid_evict_one(gmc_device *dev, struct gmc_valloc *a)
             break;
         }
     return GMC_OK;
-}
-
-/* ------------------------------------------------------------ waiting */
-
-static void recover(gmc_device *dev)
-{
-    uint64_t done = 0;
-    /* The controller reset below zeroes the performance counters: keep
-     * what they counted so far (gmc_device_hw_counters adds it back). */
-    struct gmc_hw_counters hw;
-    if (gmc_device_hw_counters(dev, &hw) == GMC_OK)
-        dev->hw_base = hw;
-    (void)gmc_paging_reset(dev->pg, &done);
-    /* The engine reset cannot take back transactions a hung bus still owes
-     * (each keeps an outstanding slot until answered), so reset the whole
-     * controller as DxgkDdiResetFromTimeout does, then program the queue
-     * again. VRAM and the page table survive. */
-    if (dev->kmd.ddi->reset_from_timeout(&dev->kmd) == GMC_OK)
-        (void)gmc_paging_restart(dev->pg);
-    uint64_t recovered = 0, lost = 0;
-    for (struct gmc_valloc *a = dev->allocs; a != NULL; a = a->dnext) {
-        int was_lost = 0;
-        if (a->paging_fence > done) {
-            switch (a->pend) {
-            case PEND_PAGE_IN:
-            case PEND_MAP:
-            case PEND_FILL:
-                /* The placed copy is incomplete; the system copy (if any)
-                 * is still whole (a page-in keeps it). Page it in again
-                 * when it is needed. */
-                if (a->pend == PEND_FILL)
-                    a->state &= ~(uint32_t)GMC_ALLOC_STATE_HAS_CONTENT;
-                gmc_resid_unplace(dev, a);
-                break;
-            case PEND_SAVE_KEEP:
-                a->sys_valid = 0; /* the placed copy is intact */
-                break;
-            case PEND_EVICT:
-            case PEND_MOVE:
-                was_lost = 1;
-                break;
-            default:
-                break;
-            }
-        }
-        if (a->write_fence > done)
-            was_lost = 1; /* a submission that wrote it never completed */
-        if (was_lost) {
-            gmc_resid_unplace(dev, a);
-            a->sys_valid = 0;
-            a->state &= ~(uint32_t)GMC_ALLOC_STATE_HAS_CONTENT;
-            a->state |= GMC_ALLOC_STATE_LOST;
-            lost++;
-        } else if (a->state & GMC_ALLOC_STATE_HAS_CONTENT) {
-            recovered++;
-        }
-        a->pend = PEND_NONE;
-        if (a->paging_fence > done)
-            a->paging_fence = done;
-        if (a->busy_fence > done)
-            a->busy_fence = done;
-        if (a->write_fence > done)
-            a->write_fence = done;
-    }
-    reap(dev, 1);
-    dev->sync_wait_fence = 0;
-    dev->recovery.resets++;
-    dev->recovery.recovered = recovered;
-    dev->recovery.lost = lost;
-    dev->recovery.fence_completed = done;
-    dev->stats.resets++;
-    (void)gmc_resid_protect_all(dev); /* the reset cleared the ranges too */
-}
-
-int gmc_resid_wait(gmc_device *dev, uint64_t fence)
-{
-    if (fence == 0u)
-        return GMC_OK;
-    int rc = gmc_paging_wait(dev->pg, fence, dev->tdr_cycles);
-    if (rc == GMC_OK) {
-        reap(dev, 0);
-        return GMC_OK;
-    }
-    if (rc == GMC_E_TIMEOUT || rc == GMC_E_FAULT) {
-        if (rc == GMC_E_FAULT)
-            dev->stats.faults++;
-        recover(dev);
-        return GMC_E_DEVICE_RESET;
-    }
-    return rc;
-}
-
-static int wait_all(gmc_device *dev)
-{
-    return gmc_resid_wait(dev, gmc_paging_last_issued(dev->pg));
-}
-
-/* ------------------------------------------------------- device hooks */
-
-int gmc_resid_init(gmc_device *dev, uint32_t pbuf_bytes, uint64_t tdr_cycles)
-{
-    const uint32_t engine = (dev->adapter.caps & GMC_CAPS_DMA_ENGINE_MASK) >> GMC_CAPS_DMA_ENGINE_LSB;
-    dev->tdr_cycles = tdr_cycles != 0u ? tdr_cycles
-                      : DEFAULT_TDR_CYCLES * (engine == GMC_DMA_ENGINE_COMPACT ? COMPACT_TDR_FACTOR : 1u);
-    dev->no_paging_status = GMC_E_UNSUPPORTED;
-    for (unsigned i = 0; i < GMC_MAX_SEGMENTS; i++)
-        dev->hot_budget[i] = UINT64_MAX; /* until a hot allocation must be evicted */
-    if (!(dev->adapter.caps & GMC_CAPS_DMA_MASK))
-        return GMC_OK; /* no paging engine: residency answers GMC_E_UNSUPPORTED */
-    struct gmc_paging_config cfg;
-    gmc_paging_config_default(&cfg);
-    if (pbuf_bytes != 0u)
-        cfg.buffer_bytes = pbuf_bytes;
-    int rc = gmc_paging_init(&dev->kmd, &dev->adapter, &cfg, &dev->pg);
-    if (rc == GMC_E_UNSUPPORTED || rc == GMC_E_PCI_NO_VFIO) {
-        /* e.g. a backend that cannot wait, or a PCI device without VFIO:
-         * no paging; paging calls answer why (GMC_E_PCI_NO_VFIO names the fix) */
-        dev->pg = NULL;
-        dev->no_paging_status = rc;
-        return GMC_OK;
-    }
-    if (rc != GMC_OK)
-        return rc;
-    gmc_paging_set_notify(dev->pg, on_notify, dev);
-    return gmc_resid_clear_gart(dev);
-}
-
-int gmc_resid_clear_gart(gmc_device *dev)
-{
-    /* Every aperture page starts on the dummy page (WDDM: unmapped pages
-     * stay GPU-accessible), whatever VRAM held. */
-    if (dev->adapter.aperture_pages == 0u)
-        return GMC_OK;
-    struct gmc_paging_args u = { .op = GMC_PAGING_UNMAP_APERTURE_SEGMENT };
-    u.u.map.gpu_address = dev->adapter.aperture_base;
-    u.u.map.pages = dev->adapter.aperture_pages;
-    uint64_t f = 0;
-    int rc = gmc_resid_queue(dev, &u, &f);
-    return rc == GMC_OK ? gmc_resid_wait(dev, f) : rc;
-}
-
-void gmc_resid_fini(gmc_device *dev)
-{
-    if (dev->pg == NULL)
-        return;
-    (void)gmc_paging_idle(dev->pg, dev->tdr_cycles);
-    reap(dev, 1);
-    gmc_paging_fini(dev->pg);
-    dev->pg = NULL;
-}
-
-static void link_alloc(gmc_device *dev, struct gmc_valloc *a)
-{
-    a->dprev = NULL;
-    a->dnext = dev->allocs;
-    if (dev->allocs != NULL)
-        dev->allocs->dprev = a;
-    dev->allocs = a;
-}
-
-static void unlink_alloc(gmc_device *dev, struct gmc_valloc *a)
-{
-    if (a->dprev != NULL)
-        a->dprev->dnext = a->dnext;
-    else
-        dev->allocs = a->dnext;
-    if (a->dnext != NULL)
-        a->dnext->dprev = a->dprev;
 }
 
 int gmc_resid_create(gmc_device *dev, struct gmc_valloc *a)
@@ -1054,48 +620,37 @@ int gmc_resid_create(gmc_device *dev, struct gmc_valloc *a)
     if (rc == GMC_OK && pinned && dev->pg != NULL)
         rc = gmc_resid_page_in(dev, a);
     if (rc != GMC_OK) {
-        gmc_resid_unplace(dev, a);
+        gmc_cand_unplace(dev, a);
         if (a->desc.system_mem != NULL)
             gmc_sysmem_free(dev->pg, &a->sys);
         else if (a->sys.host != NULL)
             gmc_sysmem_free(dev->pg, &a->sys);
         return rc;
     }
-    gmc_resid_touch(dev, a);
-    link_alloc(dev, a);
+    gmc_cand_touch(dev, a);
+    gmc_cand_link(dev, a);
     return GMC_OK;
 }
 
 void gmc_resid_destroy(gmc_device *dev, struct gmc_valloc *a)
 {
-    unlink_alloc(dev, a);
-    gmc_resid_unplace(dev, a);
+    gmc_cand_unlink(dev, a);
+    gmc_cand_unplace(dev, a);
     if (a->sys.host != NULL) {
         if (a->desc.system_mem != NULL) {
             /* The caller's memory: the engine must be done with it now. */
             if (a->paging_fence > 0u || a->busy_fence > 0u)
-                (void)gmc_resid_wait(dev, a->paging_fence > a->busy_fence ? a->paging_fence
+                (void)gmc_fence_await(dev, a->paging_fence > a->busy_fence ? a->paging_fence
                                                                          : a->busy_fence);
             gmc_sysmem_free(dev->pg, &a->sys);
         } else {
-            gmc_resid_defer_sysbuf(dev, &a->sys);
+            gmc_fence_defer_sysbuf(dev, &a->sys);
         }
     }
 }
 
-/* ---------------------------------------------------------- public API */
-
-static int need_paging(const gmc_device *dev)
-{
-    if (dev->pg == NULL)
-        return dev->no_paging_status;
-    if (dev->power != GMC_POWER_D0)
-        return GMC_E_POWER_STATE;
-    return GMC_OK;
-}
-
 /* Place and page in; the allocation becomes GPU-accessible. */
-static int bring_in(gmc_device *dev, struct gmc_valloc *a, uint64_t *needed)
+int gmc_resid_bring_in(gmc_device *dev, struct gmc_valloc *a, uint64_t *needed)
 {
     int rc = GMC_OK;
     if (a->node.mgr == NULL)
@@ -1128,7 +683,7 @@ int gmc_make_resident(gmc_client *c, const gmc_handle *h, unsigned n,
             return GMC_E_BAD_HANDLE;
         }
     }
-    rc = need_paging(dev);
+    rc = gmc_fence_need_paging(dev);
     if (rc != GMC_OK) {
         free(refs);
         return rc;
@@ -1139,12 +694,13 @@ int gmc_make_resident(gmc_client *c, const gmc_handle *h, unsigned n,
     for (unsigned i = 0; i < n; i++) {
         refs[i]->resident++;
         refs[i]->alloc->resident++;
+        gmc_cand_sync(dev, refs[i]->alloc);
     }
     uint64_t before = gmc_paging_last_issued(dev->pg);
     for (unsigned i = 0; i < n && rc == GMC_OK; i++) {
         struct gmc_valloc *a = refs[i]->alloc;
         uint64_t needed = 0;
-        rc = bring_in(dev, a, &needed);
+        rc = gmc_resid_bring_in(dev, a, &needed);
         if (rc != GMC_OK) {
             if (res != NULL) {
                 res->failed_index = i;
@@ -1152,12 +708,13 @@ int gmc_make_resident(gmc_client *c, const gmc_handle *h, unsigned n,
             }
             break;
         }
-        gmc_resid_touch(dev, a);
+        gmc_cand_touch(dev, a);
     }
     if (rc != GMC_OK) {
         for (unsigned i = 0; i < n; i++) {
             refs[i]->resident--;
             refs[i]->alloc->resident--;
+            gmc_cand_sync(dev, refs[i]->alloc);
         }
     }
     uint64_t after = dev->pg != NULL ? gmc_paging_last_issued(dev->pg) : 0u;
@@ -1190,6 +747,7 @@ int gmc_evict(gmc_client *c, const gmc_handle *h, unsigned n)
         struct gmc_vref *r = gmc_vidmm_ref(c, h[i]);
         r->resident--;
         r->alloc->resident--;
+        gmc_cand_sync(c->dev, r->alloc);
     }
     return GMC_OK;
 }
@@ -1203,8 +761,6 @@ int gmc_client_set_residency_callback(gmc_client *c, gmc_residency_fn fn, void *
     return GMC_OK;
 }
 
-/* ---------------------------------------------------------- submission */
-
 uint32_t gmc_resid_aperture_mask(const gmc_device *dev)
 {
     uint32_t mask = 0;
@@ -1212,290 +768,4 @@ uint32_t gmc_resid_aperture_mask(const gmc_device *dev)
         if (gmc_vseg_is_aperture(&dev->seg[i]))
             mask |= GMC_SEGMENT_BIT(i + 1u);
     return mask;
-}
-
-static int check_op(const struct gmc_submit *s, const struct gmc_gpu_op *op,
-                    struct gmc_valloc *const *al)
-{
-    if (op->kind != GMC_GPU_COPY && op->kind != GMC_GPU_FILL)
-        return GMC_E_INVALID_ARG;
-    if (op->dst >= s->nrefs || (op->kind == GMC_GPU_COPY && op->src >= s->nrefs))
-        return GMC_E_INVALID_ARG;
-    if (op->size == 0u)
-        return GMC_E_INVALID_ARG;
-    if (!(s->refs[op->dst].flags & GMC_REF_WRITE))
-        return GMC_E_PERMISSION;
-    const struct gmc_valloc *d = al[op->dst];
-    uint64_t dsz = page_round(d->desc.size);
-    if (op->dst_offset > dsz || op->size > dsz - op->dst_offset)
-        return GMC_E_OUT_OF_BOUNDS;
-    if (op->kind == GMC_GPU_FILL && op->src != 0u)
-        return GMC_E_INVALID_ARG;
-    if (op->kind == GMC_GPU_COPY) {
-        const struct gmc_valloc *sa = al[op->src];
-        uint64_t ssz = page_round(sa->desc.size);
-        if (op->src_offset > ssz || op->size > ssz - op->src_offset)
-            return GMC_E_OUT_OF_BOUNDS;
-        /* One allocation on both sides: the ranges must not share a byte
-         * (docs/dma.md, TRANSFER: the engine reads ahead of its writes by
-         * a timing-dependent amount). */
-        if (sa == d && op->src_offset < op->dst_offset + op->size && op->dst_offset < op->src_offset + op->size)
-            return GMC_E_OVERLAP;
-    } else if (op->src_offset != 0u) {
-        return GMC_E_INVALID_ARG;
-    }
-    if (op->size > UINT32_MAX)
-        return GMC_E_INVALID_ARG;
-    return GMC_OK;
-}
-
-/* Move a GPU-accessible allocation into the segments of mask (its content
- * goes through its system copy). */
-static int move_to(gmc_device *dev, struct gmc_valloc *a, uint32_t mask)
-{
-    int rc = gmc_resid_evict_one(dev, a);
-    if (rc != GMC_OK)
-        return rc;
-    a->resident++; /* not a victim of its own placement */
-    rc = gmc_resid_place(dev, a, mask, 1, NULL);
-    a->resident--;
-    if (rc == GMC_OK)
-        rc = gmc_resid_page_in(dev, a);
-    return rc;
-}
-
-/* A locked allocation the GPU must reach without moving the CPU pointer. */
-static int reach_locked(gmc_device *dev, struct gmc_valloc *a)
-{
-    if (a->lock_map.kind == GMC_LOCK_MAP_BAR)
-        return GMC_OK; /* in CPU-visible VRAM: the GPU reaches it too */
-    if (a->node.mgr != NULL && gmc_vseg_is_aperture(&dev->seg[a->seg]) && a->gpu_valid)
-        return GMC_OK; /* the aperture maps the locked system copy itself */
-    /* The content is the locked system copy (the lock made it hold the
-     * content): the GPU must see those very pages, so through an aperture
-     * (WDDM: evict it to an aperture segment, or refuse). A VRAM copy would
-     * not see what the CPU writes while locked. */
-    uint32_t mask = gmc_resid_aperture_mask(dev);
-    mask &= a->desc.supported_segments | a->desc.eviction_segments;
-    if (mask == 0u || a->sys.host == NULL || !a->sys_valid)
-        return GMC_E_SUBMIT_LOCKED;
-    if (a->node.mgr != NULL) {
-        /* Drop the VRAM copy once the GPU work that used it completed (the
-         * lock waited for it, unless it renamed). */
-        uint64_t until = a->busy_fence > a->paging_fence ? a->busy_fence : a->paging_fence;
-        if (until > gmc_paging_completed(dev->pg)) {
-            int rc = gmc_resid_wait(dev, until);
-            if (rc != GMC_OK)
-                return rc;
-        }
-        gmc_resid_unplace(dev, a);
-    }
-    struct gmc_alloc_desc keep = a->desc;
-    a->desc.supported_segments |= mask;
-    int rc = gmc_resid_place(dev, a, mask, 1, NULL);
-    a->desc = keep;
-    if (rc == GMC_E_NO_SPACE)
-        return GMC_E_SUBMIT_LOCKED;
-    if (rc == GMC_OK)
-        rc = gmc_resid_page_in(dev, a);
-    return rc;
-}
-
-int gmc_submit(gmc_client *c, const struct gmc_submit *s, uint64_t *fence)
-{
-    if (fence != NULL)
-        *fence = 0;
-    if (c == NULL || s == NULL || (s->refs == NULL && s->nrefs > 0u) ||
-        (s->ops == NULL && s->nops > 0u))
-        return GMC_E_NULL_POINTER;
-    gmc_device *dev = c->dev;
-    struct gmc_valloc **al = calloc(s->nrefs ? s->nrefs : 1u, sizeof(*al));
-    if (al == NULL)
-        return GMC_E_NO_MEMORY;
-    int rc = GMC_OK;
-    for (unsigned i = 0; i < s->nrefs && rc == GMC_OK; i++) {
-        struct gmc_vref *r = gmc_vidmm_ref(c, s->refs[i].handle);
-        if (r == NULL)
-            rc = GMC_E_BAD_HANDLE;
-        else if (s->refs[i].flags & ~(uint32_t)GMC_REF_WRITE)
-            rc = GMC_E_INVALID_ARG;
-        else
-            al[i] = r->alloc;
-    }
-    for (unsigned i = 0; i < s->nops && rc == GMC_OK; i++)
-        rc = check_op(s, &s->ops[i], al);
-    if (rc == GMC_OK)
-        rc = need_paging(dev);
-    for (unsigned i = 0; i < s->nrefs && rc == GMC_OK; i++) {
-        struct gmc_vref *r = gmc_vidmm_ref(c, s->refs[i].handle);
-        if (r->resident == 0u)
-            rc = GMC_E_NOT_RESIDENT;
-        else if ((s->refs[i].flags & GMC_REF_WRITE) && (al[i]->desc.kmt_flags & GMC_KMT_READ_ONLY))
-            rc = GMC_E_READ_ONLY;
-    }
-    /* FILL reaches memory segments only (the engine refuses the aperture). */
-    for (unsigned i = 0; i < s->nops && rc == GMC_OK; i++) {
-        const struct gmc_valloc *d = al[s->ops[i].dst];
-        if (s->ops[i].kind == GMC_GPU_FILL && !(d->desc.supported_segments & ~gmc_resid_aperture_mask(dev)))
-            rc = GMC_E_UNSUPPORTED;
-    }
-    /* Every referenced allocation GPU-accessible. */
-    for (unsigned i = 0; i < s->nrefs && rc == GMC_OK; i++) {
-        struct gmc_valloc *a = al[i];
-        if (a->locker != NULL)
-            rc = reach_locked(dev, a);
-        else if (!(a->node.mgr != NULL && a->gpu_valid))
-            rc = bring_in(dev, a, NULL);
-    }
-    /* A FILL target that landed in an aperture (placed there, or evicted
-     * there by a lock): move it to a memory segment it supports. */
-    for (unsigned i = 0; i < s->nops && rc == GMC_OK; i++) {
-        struct gmc_valloc *d = al[s->ops[i].dst];
-        if (s->ops[i].kind != GMC_GPU_FILL || !gmc_vseg_is_aperture(&dev->seg[d->seg]))
-            continue;
-        uint32_t mem = d->desc.supported_segments & ~gmc_resid_aperture_mask(dev);
-        if (d->locker != NULL)
-            rc = GMC_E_SUBMIT_LOCKED;
-        else if (mem == 0u)
-            rc = GMC_E_UNSUPPORTED;
-        else
-            rc = move_to(dev, d, mem);
-    }
-    if (rc == GMC_OK && dev->sync_wait_fence > gmc_paging_completed(dev->pg)) {
-        dev->stats.sync_waits++;
-        rc = gmc_resid_wait(dev, dev->sync_wait_fence);
-    }
-    uint64_t f = 0;
-    for (unsigned i = 0; i < s->nops && rc == GMC_OK; i++) {
-        const struct gmc_gpu_op *op = &s->ops[i];
-        struct gmc_valloc *d = al[op->dst];
-        struct gmc_paging_args x;
-        memset(&x, 0, sizeof(x));
-        if (op->kind == GMC_GPU_FILL) {
-            x.op = GMC_PAGING_FILL;
-            x.u.fill.gpu_address = d->node.start + op->dst_offset;
-            x.u.fill.size = op->size;
-            x.u.fill.pattern = op->pattern;
-        } else {
-            struct gmc_valloc *sa = al[op->src];
-            x.op = GMC_PAGING_TRANSFER;
-            x.u.transfer.size = op->size;
-            x.u.transfer.flags = GMC_PAGING_TRANSFER_START | GMC_PAGING_TRANSFER_END;
-            x.u.transfer.src.segment_id = dev->seg[sa->seg].desc.id;
-            x.u.transfer.src.segment_address = sa->node.start + op->src_offset;
-            x.u.transfer.dst.segment_id = dev->seg[d->seg].desc.id;
-            x.u.transfer.dst.segment_address = d->node.start + op->dst_offset;
-        }
-        rc = gmc_resid_queue(dev, &x, &f);
-    }
-    if (rc == GMC_OK && f == 0u)
-        f = gmc_paging_last_issued(dev->pg);
-    if (rc == GMC_OK)
-        rc = gmc_paging_flush(dev->pg);
-    if (rc == GMC_OK) {
-        for (unsigned i = 0; i < s->nrefs; i++) {
-            struct gmc_valloc *a = al[i];
-            if (f > a->busy_fence)
-                a->busy_fence = f;
-            if (s->refs[i].flags & GMC_REF_WRITE) {
-                a->write_fence = f;
-                if (!gmc_vseg_is_aperture(&dev->seg[a->seg]))
-                    a->sys_valid = 0; /* the GPU copy is newer */
-                a->state |= GMC_ALLOC_STATE_HAS_CONTENT;
-            }
-            gmc_resid_touch(dev, a);
-        }
-        dev->stats.submits++;
-        if (fence != NULL)
-            *fence = f;
-    }
-    free(al);
-    return rc;
-}
-
-int gmc_fence_wait(gmc_device *dev, uint64_t fence, uint64_t timeout_us)
-{
-    if (dev == NULL)
-        return GMC_E_NULL_POINTER;
-    if (dev->pg == NULL)
-        return dev->no_paging_status;
-    if (fence > gmc_paging_last_issued(dev->pg))
-        return GMC_E_INVALID_ARG;
-    uint64_t keep = dev->tdr_cycles;
-    if (timeout_us != 0u && timeout_us < UINT64_MAX / CYCLES_PER_US)
-        dev->tdr_cycles = timeout_us * CYCLES_PER_US;
-    int rc = gmc_resid_wait(dev, fence);
-    dev->tdr_cycles = keep;
-    return rc;
-}
-
-uint64_t gmc_fence_completed(gmc_device *dev)
-{
-    return dev != NULL && dev->pg != NULL ? gmc_paging_completed(dev->pg) : 0u;
-}
-
-int gmc_device_recovery(const gmc_device *dev, struct gmc_recovery_report *out)
-{
-    if (out == NULL)
-        return GMC_E_NULL_POINTER;
-    memset(out, 0, sizeof(*out));
-    if (dev == NULL)
-        return GMC_E_NULL_POINTER;
-    *out = dev->recovery;
-    return GMC_OK;
-}
-
-int gmc_resid_wait_all(gmc_device *dev)
-{
-    return dev->pg != NULL ? wait_all(dev) : GMC_OK;
-}
-
-/* The controller's counters (gmc.h). Here, beside the TDR that keeps
- * their base across a controller reset, so that the reset path reads them
- * without calling up into gmc_device.c. */
-int gmc_device_hw_counters(gmc_device *dev, struct gmc_hw_counters *out)
-{
-    if (out != NULL)
-        memset(out, 0, sizeof(*out));
-    if (dev == NULL)
-        return GMC_E_NULL_POINTER;
-    if (dev->power != GMC_POWER_D0)
-        return GMC_E_POWER_STATE;
-    /* Reading a counter's LO half latches its HI half: one 64-bit value. */
-    static const struct {
-        uint32_t lo;
-        size_t at;
-    } map[] = {
-        { GMC_REG_CNT_DMA_RD_VRAM_LO, offsetof(struct gmc_hw_counters, dma_rd_vram) },
-        { GMC_REG_CNT_DMA_WR_VRAM_LO, offsetof(struct gmc_hw_counters, dma_wr_vram) },
-        { GMC_REG_CNT_DMA_RD_SYS_LO, offsetof(struct gmc_hw_counters, dma_rd_sys) },
-        { GMC_REG_CNT_DMA_WR_SYS_LO, offsetof(struct gmc_hw_counters, dma_wr_sys) },
-        { GMC_REG_CNT_DMA_RD_APERTURE_LO, offsetof(struct gmc_hw_counters, dma_rd_aperture) },
-        { GMC_REG_CNT_DMA_WR_APERTURE_LO, offsetof(struct gmc_hw_counters, dma_wr_aperture) },
-        { GMC_REG_CNT_DMA_PACKETS_LO, offsetof(struct gmc_hw_counters, dma_packets) },
-        { GMC_REG_CNT_DMA_FAULTS_LO, offsetof(struct gmc_hw_counters, dma_faults) },
-        { GMC_REG_CNT_DMA_BUSY_LO, offsetof(struct gmc_hw_counters, dma_busy_cycles) },
-        { GMC_REG_CNT_TLB_HIT_LO, offsetof(struct gmc_hw_counters, tlb_hits) },
-        { GMC_REG_CNT_TLB_MISS_LO, offsetof(struct gmc_hw_counters, tlb_misses) },
-        { GMC_REG_CNT_DUMMY_HIT_LO, offsetof(struct gmc_hw_counters, dummy_hits) },
-        { GMC_REG_CNT_APERTURE_RD_LO, offsetof(struct gmc_hw_counters, aperture_rd_bytes) },
-        { GMC_REG_CNT_APERTURE_WR_LO, offsetof(struct gmc_hw_counters, aperture_wr_bytes) },
-    };
-    struct gmc_hw_counters hw;
-    memset(&hw, 0, sizeof(hw));
-    for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
-        uint64_t v = 0;
-        int rc = gmc_kmd_read64(&dev->kmd, map[i].lo, &v);
-        if (rc != GMC_OK)
-            return rc;
-        uint64_t base;
-        memcpy(&base, (const uint8_t *)&dev->hw_base + map[i].at, sizeof(base));
-        v += base; /* since the device was opened, across controller resets */
-        memcpy((uint8_t *)&hw + map[i].at, &v, sizeof(v));
-    }
-    hw.valid = 1;
-    dev->stats.hw = hw;
-    if (out != NULL)
-        *out = hw;
-    return GMC_OK;
 }

@@ -42,6 +42,7 @@
 #include "gmc_status.h"
 #include "gmc_vidmm.h"
 #include "gmc_lock.h"
+#include "gmc_cand.h"
 #include "gmc_resid.h"
 
 #define PINNED_FLAGS (GMC_ALLOC_OVERLAY | GMC_ALLOC_CAPTURE)
@@ -76,6 +77,7 @@ int gmc_client_create(gmc_device *dev, const struct gmc_client_desc *desc, gmc_c
     return GMC_OK;
 }
 
+/* r (its alloc set) joins its client's handles and its allocation's. */
 static void link_ref(gmc_client *c, struct gmc_vref *r)
 {
     r->client = c;
@@ -84,6 +86,11 @@ static void link_ref(gmc_client *c, struct gmc_vref *r)
     if (c->refs != NULL)
         c->refs->prev = r;
     c->refs = r;
+    r->aprev = NULL;
+    r->anext = r->alloc->handles;
+    if (r->alloc->handles != NULL)
+        r->alloc->handles->aprev = r;
+    r->alloc->handles = r;
 }
 
 static void unlink_ref(struct gmc_vref *r)
@@ -94,6 +101,12 @@ static void unlink_ref(struct gmc_vref *r)
         r->client->refs = r->next;
     if (r->next != NULL)
         r->next->prev = r->prev;
+    if (r->aprev != NULL)
+        r->aprev->anext = r->anext;
+    else
+        r->alloc->handles = r->anext;
+    if (r->anext != NULL)
+        r->anext->aprev = r->aprev;
 }
 
 static void free_alloc(gmc_device *dev, struct gmc_valloc *a)
@@ -116,6 +129,7 @@ static void close_ref(struct gmc_vref *r)
     a->resident -= r->resident;
     if (a->locker == r->client)
         gmc_lock_drop(dev, a);
+    gmc_cand_sync(dev, a);
     unlink_ref(r);
     gmc_htab_remove(&dev->handles, r->handle);
     free(r);
@@ -244,6 +258,25 @@ int gmc_alloc_destroy(gmc_client *c, gmc_handle h)
     if (r == NULL)
         return GMC_E_BAD_HANDLE;
     close_ref(r);
+    return GMC_OK;
+}
+
+int gmc_alloc_set_priority(gmc_client *c, gmc_handle h, uint32_t priority)
+{
+    if (c == NULL)
+        return GMC_E_NULL_POINTER;
+    struct gmc_vref *r = gmc_vidmm_ref(c, h);
+    if (r == NULL)
+        return GMC_E_BAD_HANDLE;
+    struct gmc_valloc *a = r->alloc;
+    int umd = (a->desc.info2_flags & GMC_INFO2_OVERRIDE_PRIORITY) != 0u;
+    if (priority == 0u)
+        return umd ? GMC_E_RULE_OVERRIDEPRIORITY_ZERO : GMC_E_RULE_PRIORITY_ZERO;
+    if (umd)
+        a->desc.umd_priority = priority;
+    else
+        a->desc.priority = priority;
+    gmc_cand_sync(c->dev, a); /* its place among the victims */
     return GMC_OK;
 }
 

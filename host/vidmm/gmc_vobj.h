@@ -20,12 +20,14 @@
 #include <stdint.h>
 
 #include "gmc.h"
+#include "gmc_avl.h"
 #include "gmc_backend.h"
 #include "gmc_handle.h"
 #include "gmc_kmd.h"
 #include "gmc_paging.h"
 #include "gmc_place.h"
 #include "gmc_range.h"
+#include "gmc_victim.h"
 
 struct gmc_valloc;
 
@@ -48,6 +50,7 @@ struct gmc_valloc {
     uint32_t refs;              /* handles open on it */
     uint64_t global;            /* global share handle, or 0 */
     struct gmc_vshare *shares;  /* every share handle, global included */
+    struct gmc_vref *handles;   /* every handle open on it, newest first */
     /* residency */
     uint64_t serial;            /* never reused: NOTIFY_RESIDENCY cookie */
     struct gmc_valloc *dprev, *dnext; /* the device's allocations */
@@ -67,6 +70,14 @@ struct gmc_valloc {
     int notified;               /* ExplicitResidencyNotification: last notification sent was "resident" */
     int power_purged;           /* the last power-down took its placed copy (or mapping) */
     int hot;                    /* placed, in its segment's hot set: evicted after the cold ones (gmc_resid.c) */
+    /* eviction candidates and hot set (gmc_cand.c) */
+    struct gmc_avl_node cand_node; /* in dev->cand[tree_seg] while an eviction candidate */
+    struct gmc_avl_node hot_node;  /* in dev->hot[tree_seg] while hot */
+    struct gmc_victim_key key;     /* what both trees order it by */
+    unsigned tree_seg;             /* the segment whose trees hold it */
+    uint64_t cand_size;            /* placed bytes counted in dev->cand_bytes */
+    int in_cand, in_hot;
+    struct gmc_valloc *wprev, *wnext; /* dev->watched: Protected, HardwareProtected or notified */
     /* lock */
     struct gmc_client *locker;  /* client holding the lock, or NULL */
     uint32_t lock_flags;
@@ -80,6 +91,7 @@ struct gmc_vref {
     uint64_t handle;
     uint32_t resident;            /* this handle's residency references */
     struct gmc_vref *prev, *next; /* the client's handles */
+    struct gmc_vref *aprev, *anext; /* the allocation's handles */
 };
 
 struct gmc_client {
@@ -111,6 +123,14 @@ struct gmc_device {
     int no_paging_status;           /* what paging calls answer when pg is NULL */
     uint64_t tdr_cycles;            /* paging fence timeout */
     struct gmc_valloc *allocs;      /* every allocation */
+    /* Per segment, the placed allocations an eviction may take, in victim
+     * order, with their placed bytes; and the hot set in age order
+     * (gmc_cand.c, docs/residency.md "Candidate structures"). */
+    struct gmc_avl cand[GMC_MAX_SEGMENTS];
+    uint64_t cand_bytes[GMC_MAX_SEGMENTS];
+    struct gmc_avl hot[GMC_MAX_SEGMENTS];
+    uint64_t cand_visits;           /* candidates eviction scans looked at (tests) */
+    struct gmc_valloc *watched;     /* allocations with protected content or residency notification */
     uint64_t tick;                  /* LRU clock */
     uint64_t hot_seq;               /* hot-set admissions so far */
     uint64_t hot_budget[GMC_MAX_SEGMENTS]; /* bytes a segment's hot set may hold */

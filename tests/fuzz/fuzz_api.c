@@ -13,15 +13,21 @@
  *     destroying it again gives GMC_E_BAD_HANDLE, forever (a new
  *     allocation never gets an old handle value);
  *   - an allocation written through gmc_alloc_write and read back with
- *     nothing in between reads back what was written.
+ *     nothing in between reads back what was written;
+ *   - each segment's eviction candidate tree holds exactly the placed
+ *     allocations an eviction may take, with current keys, in order.
  * At the end the AXI protocol monitor has seen no violation.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "fuzz.h"
 #include "gmc.h"
 #include "gmc_sim.h"
 #include "gmc_test_device.h"
+#include "gmc_avl.h"
+#include "gmc_cand.h"
+#include "gmc_victim.h"
 #include "gmc_vidmm.h"
 
 #define MAXC 4
@@ -61,6 +67,38 @@ static gmc_handle pick_handle(struct st *s, struct fuzz_in *in, unsigned ci, uns
     if (b >= 0xF8)
         return fz_uint(in, 8); /* anything */
     return s->h[ci][*slot];
+}
+
+/* Each segment's eviction candidates (gmc_cand.h) are exactly the placed,
+ * unreferenced, unpinned, unlocked, not HardwareProtected allocations
+ * placed there, with their bytes, in a sound tree. */
+static int cand_cmp(const struct gmc_avl_node *x, const struct gmc_avl_node *y)
+{
+    const struct gmc_valloc *a = (const void *)((const char *)x - offsetof(struct gmc_valloc, cand_node));
+    const struct gmc_valloc *b = (const void *)((const char *)y - offsetof(struct gmc_valloc, cand_node));
+    return gmc_victim_cmp(&a->key, &b->key);
+}
+
+static void check_cands(const struct st *s)
+{
+    const gmc_device *dev = s->dev;
+    for (unsigned g = 0; g < dev->nsegs; g++) {
+        size_t n = 0;
+        uint64_t bytes = 0;
+        for (const struct gmc_valloc *a = dev->allocs; a != NULL; a = a->dnext)
+            if (a->node.mgr != NULL && a->seg == g && a->resident == 0u && !(a->state & GMC_ALLOC_STATE_PINNED) &&
+                a->locker == NULL && !(a->desc.flags & GMC_ALLOC_HARDWARE_PROTECTED)) {
+                n++;
+                bytes += a->sz.placed;
+                FUZZ_CHECK(a->key.prio == gmc_victim_prio(&a->desc) && a->key.lru == a->lru &&
+                               a->key.hot == (a->hot ? 1u : 0u),
+                           "a candidate's key is stale");
+            }
+        FUZZ_CHECK(dev->cand[g].count == n && dev->cand_bytes[g] == bytes,
+                   "segment %u: %zu candidates (%llu bytes) in the tree, %zu (%llu) placed", g + 1u,
+                   dev->cand[g].count, (unsigned long long)dev->cand_bytes[g], n, (unsigned long long)bytes);
+        FUZZ_CHECK(gmc_avl_check(&dev->cand[g], cand_cmp) == 0, "segment %u: candidate tree broken", g + 1u);
+    }
 }
 
 static void check_stale(struct st *s)
@@ -339,6 +377,8 @@ static void step(struct st *s, struct fuzz_in *in)
         KNOWN("gmc_segment_query", gmc_segment_query(s->dev, fz_u8(in) % 6u, &si));
         KNOWN("gmc_alloc_can_lock", gmc_alloc_can_lock(c, h, fz_u8(in)));
         KNOWN("gmc_alloc_can_write", gmc_alloc_can_write(c, h));
+        /* A new priority (0 now and then: refused). */
+        KNOWN("gmc_alloc_set_priority", gmc_alloc_set_priority(c, h, (uint32_t)fz_u8(in) << 24));
         return;
     }
     default: /* NULL and bogus arguments */
@@ -362,6 +402,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (unsigned n = 0; n < MAXSTEPS && in.n > 0; n++) {
         step(&s, &in);
         check_stale(&s);
+        check_cands(&s);
     }
     char msg[256] = "";
     uint64_t v = gmc_sim_protocol_violations(gmc_device_sim(s.dev), msg, sizeof(msg));

@@ -20,6 +20,7 @@
 #include "gmc_sim.h"
 #include "gmc_test.h"
 #include "gmc_test_device.h"
+#include "gmc_fence.h"
 #include "gmc_resid.h"
 #include "gmc_vidmm.h"
 
@@ -126,7 +127,7 @@ static inline int t_evict1(gmc_client *c, gmc_handle h)
 /* Wait for everything queued (the library's internal wait). */
 static inline void t_idle(gmc_device *dev)
 {
-    ok(gmc_resid_wait_all(dev));
+    ok(gmc_fence_wait_all(dev));
 }
 
 /* Deterministic bytes: byte i of pattern `seed`. */
