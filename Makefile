@@ -345,25 +345,41 @@ $(BUILD)/rel/bin/gmc-sim-tour: examples/sim_tour.c $(BUILD)/rel/lib/libgmc_sim.a
 # pseudo-terminal. Release build only: it is a server the tests start.
 BOARD_SIM_TOPS := icebreaker hx8k
 BOARD_FW_COMMON := $(sort $(wildcard firmware/common/*.v))
-BOARD_VFLAGS := --cc -Irtl -Ifirmware/common -GDMA_ENGINE=2 -O3 --x-assign fast --x-initial fast -Wall -Wno-fatal --no-timing -fno-case
+# sim/board/gmc_board_sim.vlt makes the POR counter and the bridge's UART
+# byte ports public (board reset, --link byte); --trace-fst for --trace.
+BOARD_VFLAGS := --cc -Irtl -Ifirmware/common -GDMA_ENGINE=2 -O3 --x-assign fast --x-initial fast -Wall -Wno-fatal --no-timing -fno-case \
+                --trace-fst sim/board/gmc_board_sim.vlt
 
 define BOARD_SIM_RULES
-$$(BUILD)/board/$(1)/vobj/Vgmc_board_$(1)__ALL.a: firmware/$(1)/gmc_board_$(1).v $$(BOARD_FW_COMMON) firmware/common/gmc_bridge.vh $$(RTL) $$(RTL_INC) | deps-test
+$$(BUILD)/board/$(1)/vobj/Vgmc_board_$(1)__ALL.a: firmware/$(1)/gmc_board_$(1).v $$(BOARD_FW_COMMON) firmware/common/gmc_bridge.vh $$(RTL) $$(RTL_INC) sim/board/gmc_board_sim.vlt | deps-test
 	@rm -rf $$(BUILD)/board/$(1); mkdir -p $$(BUILD)/board/$(1)
 	$$(VERILATOR) $$(BOARD_VFLAGS) --top-module gmc_board_$(1) -Mdir $$(@D) -CFLAGS "-O2 -std=c++17" \
 	  $$(RTL) $$(BOARD_FW_COMMON) $$< >$$(BUILD)/board/$(1)/verilator.log 2>&1 || { cat $$(BUILD)/board/$(1)/verilator.log; exit 1; }
 	$$(MAKE) -s -j 2 -C $$(@D) -f Vgmc_board_$(1).mk OPT_FAST=-O2 OPT_GLOBAL=-O2 OPT_SLOW=-O1 \
-	  Vgmc_board_$(1)__ALL.a verilated.o verilated_threads.o >>$$(BUILD)/board/$(1)/verilator.log 2>&1 \
+	  Vgmc_board_$(1)__ALL.a verilated.o verilated_threads.o verilated_fst_c.o >>$$(BUILD)/board/$(1)/verilator.log 2>&1 \
 	  || { cat $$(BUILD)/board/$(1)/verilator.log; exit 1; }
 endef
 $(foreach b,$(BOARD_SIM_TOPS),$(eval $(call BOARD_SIM_RULES,$(b))))
 
-BOARD_SIM_LIBS := $(foreach b,$(BOARD_SIM_TOPS),$(BUILD)/board/$(b)/vobj/Vgmc_board_$(b)__ALL.a)
+# The iCEBreaker top with the full engine (DMA_ENGINE=1: bursts of up to 32
+# beats), for gmc-board-sim --engine full: what the link carries when the
+# engine streams (make bench's uart_dma_*_fraction_full figures).
+$(BUILD)/board/icebreaker_full/vobj/Vgmc_board_icebreaker_full__ALL.a: firmware/icebreaker/gmc_board_icebreaker.v $(BOARD_FW_COMMON) firmware/common/gmc_bridge.vh $(RTL) $(RTL_INC) sim/board/gmc_board_sim.vlt | deps-test
+	@rm -rf $(BUILD)/board/icebreaker_full; mkdir -p $(BUILD)/board/icebreaker_full
+	$(VERILATOR) $(subst -GDMA_ENGINE=2,-GDMA_ENGINE=1,$(BOARD_VFLAGS)) --prefix Vgmc_board_icebreaker_full --top-module gmc_board_icebreaker \
+	  -Mdir $(@D) -CFLAGS "-O2 -std=c++17" $(RTL) $(BOARD_FW_COMMON) $< >$(BUILD)/board/icebreaker_full/verilator.log 2>&1 \
+	  || { cat $(BUILD)/board/icebreaker_full/verilator.log; exit 1; }
+	$(MAKE) -s -j 2 -C $(@D) -f Vgmc_board_icebreaker_full.mk OPT_FAST=-O2 OPT_GLOBAL=-O2 OPT_SLOW=-O1 \
+	  Vgmc_board_icebreaker_full__ALL.a >>$(BUILD)/board/icebreaker_full/verilator.log 2>&1 \
+	  || { cat $(BUILD)/board/icebreaker_full/verilator.log; exit 1; }
+
+BOARD_SIM_LIBS := $(foreach b,$(BOARD_SIM_TOPS) icebreaker_full,$(BUILD)/board/$(b)/vobj/Vgmc_board_$(b)__ALL.a)
 $(BUILD)/rel/bin/gmc-board-sim: sim/board/gmc_board_sim.cpp $(BOARD_SIM_LIBS)
 	@mkdir -p $(@D)
-	$(CXX) -std=c++17 $(WARN) -Wno-unused-parameter -O2 -g $(foreach b,$(BOARD_SIM_TOPS),-I$(BUILD)/board/$(b)/vobj) \
+	$(CXX) -std=c++17 $(WARN) -Wno-unused-parameter -O2 -g $(foreach b,$(BOARD_SIM_TOPS) icebreaker_full,-I$(BUILD)/board/$(b)/vobj) \
 	  -I$(VLT_ROOT)/include -I$(VLT_ROOT)/include/vltstd $< $(BOARD_SIM_LIBS) \
-	  $(BUILD)/board/icebreaker/vobj/verilated.o $(BUILD)/board/icebreaker/vobj/verilated_threads.o -o $@ -pthread
+	  $(BUILD)/board/icebreaker/vobj/verilated.o $(BUILD)/board/icebreaker/vobj/verilated_threads.o \
+	  $(BUILD)/board/icebreaker/vobj/verilated_fst_c.o -o $@ -pthread -lz
 
 board-sim: $(BUILD)/rel/bin/gmc-board-sim
 .PHONY: board-sim
@@ -483,6 +499,8 @@ SCRIPT_TESTS = $(GEN_TESTS) tests/lint/test_check_layers.py tests/build/test_fre
 SCRIPT_TESTS += $(CLI_SCRIPT_TESTS)
 # The board path end to end: gmc over uart:<pty> against gmc-board-sim.
 SCRIPT_TESTS += tests/board/test_board_link.py
+# Resets: the host killed mid-run, the board reset mid-run (docs/board-sim.md).
+SCRIPT_TESTS += tests/board/test_board_reset.py
 # The eviction benchmark's offline optimum (bench/evict_opt.py, Debian's python3-scipy).
 SCRIPT_TESTS += tests/bench/test_evict_opt.py
 # Which way the release and evl models step the clock (the shortcut or eval()).
@@ -540,9 +558,9 @@ $(BUILD)/cmp/bin/bench-dma: bench/bench_dma.c hw/gmc_dma_pkt.c hw/gmc_pkt.c $(BU
 
 # The compact engine synthesised alone (yosys synth_ice40) at the HX8K
 # board's parameters: dma_compact_lut4.
-$(BUILD)/fw/dmc/yosys.log: rtl/gmc_dmc.v rtl/gmc_dma_check.v rtl/gmc_clk_gate.v $(RTL_INC)
+$(BUILD)/fw/dmc/yosys.log: rtl/gmc_dmc.v rtl/gmc_dmc_range.v rtl/gmc_dma_check.v rtl/gmc_clk_gate.v $(RTL_INC)
 	@mkdir -p $(@D)
-	$(YOSYS) -q -l $@.tmp -p 'read_verilog -Irtl rtl/gmc_dmc.v rtl/gmc_dma_check.v rtl/gmc_clk_gate.v; \
+	$(YOSYS) -q -l $@.tmp -p 'read_verilog -Irtl rtl/gmc_dmc.v rtl/gmc_dmc_range.v rtl/gmc_dma_check.v rtl/gmc_clk_gate.v; \
 	  chparam -set VRAM_BYTES 16384 -set APERTURE_PAGES 256 gmc_dmc; synth_ice40 -top gmc_dmc; stat' >/dev/null
 	mv $@.tmp $@
 
@@ -550,9 +568,9 @@ $(BUILD)/rel/bin/bench-resid: bench/bench_resid.c $(BUILD)/rel/lib/libgmc.a $(BU
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_C) $(INC_bench) -O2 $< -o $@ $(BUILD)/rel/lib/libgmc.a $(BUILD)/rel/lib/libgmc_sim.a $(SIM_LIBS)
 
-BENCH_DEPS := $(BUILD)/cmp/bin/bench-dma $(BUILD)/fw/dmc/yosys.log $(BUILD)/rel/bin/bench-sim $(BUILD)/rel/bin/bench-alloc $(BUILD)/rel/bin/bench-api \
+BENCH_DEPS := $(BUILD)/cmp/bin/bench-dma $(BUILD)/fw/dmc/yosys.log $(FW_BOARDS:%=$(BUILD)/fw/%-dmc/pack.log) $(BUILD)/rel/bin/bench-sim $(BUILD)/rel/bin/bench-alloc $(BUILD)/rel/bin/bench-api \
               $(BUILD)/rel/bin/bench-dma $(BUILD)/rel/bin/bench-evict $(BUILD)/bench/tb_bench.vvp \
-              $(BUILD)/rel/bin/bench-resid $(BUILD)/rel/bin/gmc
+              $(BUILD)/rel/bin/bench-resid $(BUILD)/rel/bin/gmc $(BUILD)/rel/bin/gmc-board-sim
 
 bench: deps-bench $(BENCH_DEPS) $(FW_BOARDS:%=$(BUILD)/fw/%/gmc.bin)
 	$(PYTHON) bench/run_bench.py $(BUILD) $(FW_BOARDS:%=$(BUILD)/fw/%/report.json)
@@ -605,6 +623,18 @@ $$(BUILD)/fw/$(1)/gmc.bin: $$(BUILD)/fw/$(1)/gmc.asc
 	$$(ICEPACK) $$< $$@
 
 firmware-$(1): $$(BUILD)/fw/$(1)/gmc.bin
+
+# Fit probe: the board top with the compact engine (DMA_ENGINE=2),
+# synthesised and packed (nextpnr --pack-only), for its logic-cell count
+# while it does not fit (docs/boards.md, DMA engine): <prefix>_dmc_lc and
+# <prefix>_dma_short_lc in make bench.
+$$(BUILD)/fw/$(1)-dmc/pack.log: firmware/$(1)/gmc_board_$(1).v $$(FW_COMMON) $$(RTL) $$(RTL_INC)
+	@mkdir -p $$(@D)
+	$$(YOSYS) -q -l $$(@D)/yosys.log -p 'read_verilog -Irtl $$(RTL) $$(FW_COMMON) $$<; \
+	  chparam -set DMA_ENGINE 2 gmc_board_$(1); synth_ice40 $(FW_SYNTH_$(1)) -top gmc_board_$(1) -json $$(@D)/gmc.json'
+	-$$(NEXTPNR) $(FW_PNR_$(1)) --json $$(@D)/gmc.json --pcf firmware/$(1)/$(1).pcf --pack-only -l $$@.tmp -q
+	grep -q 'ICESTORM_LC:' $$@.tmp
+	mv $$@.tmp $$@
 endef
 $(foreach b,$(FW_BOARDS),$(eval $(call FW_BOARD_RULES,$(b))))
 

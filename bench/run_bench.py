@@ -56,6 +56,16 @@ def yosys_cells(log, cell):
     return n
 
 
+def packed_lcs(log):
+    """(used, available) logic cells from a nextpnr-ice40 --pack-only log."""
+    with open(log, encoding="utf-8") as f:
+        for line in f:
+            m = re.search(r"ICESTORM_LC:\s*(\d+)/\s*(\d+)", line)
+            if m:
+                return int(m.group(1)), int(m.group(2))
+    raise RuntimeError(f"{log}: no ICESTORM_LC count")
+
+
 # Debian's python3 carries python3-scipy (tools/deps.sh); the interpreter
 # running this script may be another one.
 SCIPY_PYTHON = os.environ.get("GMC_SCIPY_PYTHON", "/usr/bin/python3")
@@ -210,6 +220,87 @@ def end_to_end(build):
     return out
 
 
+# The serial link (docs/board-sim.md "Link figures"): board_loop through
+# uart:<pty> against gmc-board-sim, the bit-level link at 3 Mbaud. Frame
+# bytes per DMA beat: a read beat is DMA_RD_DATA (SYNC, OP, LEN, 11 payload
+# bytes, CRC: 15 bytes for 8 of data) host->board, a write beat DMA_WR_DATA
+# (14 bytes for 8) board->host.
+RD_BEAT_BYTES = 15
+WR_BEAT_BYTES = 14
+BOARD_TRACE = os.path.join(ROOT, "examples", "board_loop.trace")
+BOARD_FAULTS = ("0.001", "3")  # tests/board/test_board_link.py's rate and seed
+
+
+def board_run(build, tmp, tag, *sim_args):
+    """board_loop over the board simulation: (gmc's stats.json, gmc-board-sim's --stats)."""
+    pf, sf = os.path.join(tmp, tag + ".pty"), os.path.join(tmp, tag + ".json")
+    sim = subprocess.Popen([os.path.join(build, "rel/bin/gmc-board-sim"), "--path-file", pf, "--stats", sf,
+                            *sim_args], stdout=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 30
+        while not os.path.exists(pf) and time.time() < deadline:
+            time.sleep(0.05)
+        pty = open(pf).read().strip()
+        rep = os.path.join(tmp, tag + ".rep")
+        subprocess.run([os.path.join(build, "rel/bin/gmc"), "run", BOARD_TRACE, "--device", "uart:" + pty,
+                        "--progress", "none", "--report", rep], check=True, capture_output=True,
+                       env=dict(os.environ, GMC_NO_PNG="1"), timeout=900)
+    finally:
+        sim.terminate()
+        sim.wait(timeout=60)
+    with open(os.path.join(rep, "stats.json")) as f:
+        gst = json.load(f)
+    with open(sf) as f:
+        bst = json.load(f)
+    if gst["run"]["failed"] != 0 or gst["run"]["bytes_verified"] != 32768:
+        raise RuntimeError(f"board_loop over the link ({tag}): {gst['run']}")
+    return gst, bst
+
+
+def uart_link(build):
+    """DMA payload over the wire limit per direction, the REG_RD round trip,
+    and the faults a run survives with every byte read back equal. All from
+    board cycles counted on the simulated wire: the host's own turn (from a
+    frame it must answer to its answer) is left out, so the figures do not
+    depend on this machine (docs/board-sim.md)."""
+    out = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        gst, bst = board_run(build, tmp, "clean")
+        fig = bst["figures"]
+        byte = fig["wire_byte_cycles"]
+        hz = 12e6
+        rd, wr = fig["dma_rd"], fig["dma_wr"]
+        # Wire limit: every cycle of the direction carrying beats, back to back.
+        out["uart_dma_read_fraction"] = round(rd["beats"] * RD_BEAT_BYTES * byte / rd["cycles"], 4)
+        out["uart_dma_write_fraction"] = round(wr["beats"] * WR_BEAT_BYTES * byte / wr["cycles"], 4)
+        out["uart_dma_read_beats_per_burst"] = round(rd["beats"] / rd["bursts"], 3)
+        out["uart_dma_write_beats_per_burst"] = round(wr["beats"] / wr["bursts"], 3)
+        out["uart_dma_read_host_turn_us"] = round(rd["host_cycles"] / rd["bursts"] / hz * 1e6, 1)
+        out["uart_dma_write_host_turn_us"] = round(wr["host_cycles"] / wr["bursts"] / hz * 1e6, 1)
+        out["uart_reg_roundtrip_us"] = round(fig["reg_rd"]["min_cycles"] / hz * 1e6, 2)
+        out["uart_reg_roundtrip_median_us"] = round(fig["reg_rd"]["median_cycles"] / hz * 1e6, 2)
+        out["uart_board_loop_cycles"] = bst["cycles"]
+        digest = gst["digest"]
+        # The same on the full engine (bursts of up to 32 beats): the link
+        # streaming when the engine does (the boards' compact engine issues
+        # one-beat bursts for paging).
+        ust, ubst = board_run(build, tmp, "full", "--engine", "full")
+        if ust["digest"] != digest:
+            raise RuntimeError(f"board_loop on the full engine: digest {ust['digest']} != {digest}")
+        urd, uwr = ubst["figures"]["dma_rd"], ubst["figures"]["dma_wr"]
+        out["uart_dma_read_fraction_full_engine"] = round(urd["beats"] * RD_BEAT_BYTES * byte / urd["cycles"], 4)
+        out["uart_dma_write_fraction_full_engine"] = round(uwr["beats"] * WR_BEAT_BYTES * byte / uwr["cycles"], 4)
+        out["uart_dma_read_beats_per_burst_full_engine"] = round(urd["beats"] / urd["bursts"], 3)
+        out["uart_dma_write_beats_per_burst_full_engine"] = round(uwr["beats"] / uwr["bursts"], 3)
+        fst, fbst = board_run(build, tmp, "faults", "--faults", BOARD_FAULTS[0], "--seed", BOARD_FAULTS[1],
+                              "--fault-dir", "down")
+        if fst["digest"] != digest:
+            raise RuntimeError(f"board_loop with link faults: digest {fst['digest']} != {digest}")
+        out["uart_faults_recovered"] = sum(fbst["faults_down"].values()) + sum(fbst["faults_up"].values())
+        out["uart_faults_retries"] = fst["link"]["retries"]
+    return out
+
+
 def main():
     build = sys.argv[1]
     reports = sys.argv[2:]
@@ -236,6 +327,7 @@ def main():
     res.update(run_json([os.path.join(build, "rel/bin/bench-api")]))
     res.update(resid_scaling(build))
     res.update(end_to_end(build))
+    res.update(uart_link(build))
     # The DMA figures are exact model cycles, the same in every run (checked);
     # only the model's wall-clock speed varies.
     dmas = [run_json([os.path.join(build, "rel/bin/bench-dma")]) for _ in range(REPEAT)]
@@ -251,6 +343,14 @@ def main():
     res["dma_compact_small_packet_cycles"] = cmp["dma_small_packet_cycles"]
     res["dma_compact_fence_latency_cycles"] = cmp["fence_latency_cycles"]
     res["dma_compact_lut4"] = yosys_cells(os.path.join(build, "fw/dmc/yosys.log"), "SB_LUT4")
+    # Each board top with the compact engine, packed (the Makefile's fit
+    # probe): its logic cells, whether that fits the device, and by how
+    # many cells it is short (0 when it fits).
+    for board, prefix in (("hx8k", "hx8k"), ("icebreaker", "up5k")):
+        used, avail = packed_lcs(os.path.join(build, f"fw/{board}-dmc/pack.log"))
+        res[f"{prefix}_dmc_lc"] = used
+        res[f"{prefix}_dma"] = int(used <= avail)
+        res[f"{prefix}_dma_short_lc"] = max(0, used - avail)
     # Eviction policy vs offline LRU, paging throughput and host cost
     # (bench/bench_evict.c, docs/residency.md "Eviction benchmark"); its
     # traces are written as trace files for the optimum (docs/eviction-bench.md).

@@ -91,6 +91,7 @@ enum gmc_status {
     GMC_E_UART_NO_ANSWER = -106,
     GMC_E_UART_RATE = -107,
     GMC_E_UART_NOT_TTY = -108,
+    GMC_E_UART_BOARD_RESET = -115,
     GMC_E_RULE_ALLOC_SIZE_INVALID = -1101,
     GMC_E_RULE_ALIGNMENT_NOT_POWER_OF_TWO = -1102,
     GMC_E_RULE_PITCHALIGNEDSIZE_TOO_SMALL = -1103,
@@ -184,7 +185,7 @@ enum gmc_status {
     GMC_E_RULE_SYSMEM_UNUSED = -1409,
 };
 
-#define GMC_STATUS_COUNT 170u
+#define GMC_STATUS_COUNT 171u
 
 struct gmc_status_info {
     int code;

@@ -10,11 +10,15 @@
 // use; SIZE; RANGE (source, then destination); FILL_APERTURE; PROTECTED.
 // chk_addr is DMA_FAULT_ADDR. s_vram / d_vram: the source (W1) / destination
 // (W2) range of LENGTH bytes lies wholly in VRAM.
+// EXT_RANGES = 1 (the compact engine): the six range results come from
+// the ranges input (gmc_dmc_range works them out over several cycles)
+// instead of this module's own adders and comparators.
 module gmc_dma_check #(
     parameter integer VRAM_BYTES = 8 * 1024 * 1024,
     parameter [31:0]  APERTURE_BASE = 32'h8000_0000,
     parameter integer APERTURE_PAGES = 4096,
-    parameter integer PROT_RANGES = 4
+    parameter integer PROT_RANGES = 4,
+    parameter integer EXT_RANGES = 0
 ) (
     input  wire                      en,
     input  wire [63:0]               w0,
@@ -24,6 +28,8 @@ module gmc_dma_check #(
     input  wire                      in_ib,
     input  wire [32*PROT_RANGES-1:0] prot_base,
     input  wire [32*PROT_RANGES-1:0] prot_limit,
+    // With EXT_RANGES: {s_vram, s_ap, d_vram, d_ap, m_ap, s_prot}.
+    input  wire [5:0]                ranges,
 
     output reg  [3:0]                chk_code,
     output reg  [47:0]               chk_addr,
@@ -189,12 +195,16 @@ module gmc_dma_check #(
 
             n_bytes = {13'd0, len};
             n_pages = {1'b0, len, 12'd0};
-            s_vram = in_vram(w1[31:0], n_bytes);
-            s_ap   = in_ap(w1[31:0], n_bytes);
-            d_vram = in_vram(w2[31:0], n_bytes);
-            d_ap   = in_ap(w2[31:0], n_bytes);
-            m_ap   = in_ap(w2[31:0], n_pages);
-            s_prot = prot_hit(w1[31:0], n_bytes, prot_base, prot_limit);
+            if (EXT_RANGES != 0) begin
+                {s_vram, s_ap, d_vram, d_ap, m_ap, s_prot} = ranges;
+            end else begin
+                s_vram = in_vram(w1[31:0], n_bytes);
+                s_ap   = in_ap(w1[31:0], n_bytes);
+                d_vram = in_vram(w2[31:0], n_bytes);
+                d_ap   = in_ap(w2[31:0], n_bytes);
+                m_ap   = in_ap(w2[31:0], n_pages);
+                s_prot = prot_hit(w1[31:0], n_bytes, prot_base, prot_limit);
+            end
 
             if (op == 8'd0 || !op_known) begin
                 chk_code = GMC_DMA_FAULT_OPCODE;

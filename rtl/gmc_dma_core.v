@@ -241,7 +241,7 @@ module gmc_dma_core #(
     ) u_check (
         .en(state_reg == S_DECODE),
         .w0(w0), .w1(w1), .w2(w2), .w3(w3), .in_ib(pkt_ib_reg),
-        .prot_base(prot_base), .prot_limit(prot_limit),
+        .prot_base(prot_base), .prot_limit(prot_limit), .ranges(6'd0),
         .chk_code(pc_code), .chk_addr(pc_addr), .s_vram(s_vram), .d_vram(d_vram)
     );
 

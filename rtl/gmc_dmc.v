@@ -86,7 +86,7 @@ module gmc_dmc #(
     input  wire                      g_resp_system,
     output reg                       inv_all,
     output reg                       inv_page_valid,
-    output reg  [31:0]               inv_page,
+    output wire [31:0]               inv_page,
 
     output wire                      vr_req,
     output wire [VRAM_AW-1:0]        vr_addr,
@@ -180,28 +180,31 @@ module gmc_dmc #(
     reg [19:0] head;
     reg        faulted;
     reg [7:0]  f_code;
-    reg        f_ind;
-    reg [47:0] f_pkt, f_addr;
     reg [63:0] fence, rresult;
 
     // The data movement of one packet.
     reg [2:0]  skind, dkind;
-    reg [47:0] sstart, dstart;   // linear address of byte 0 (MDL: 4096 * PAGE + OFFSET)
-    reg [47:0] smdl, dmdl;       // MDL base addresses
-    reg [31:0] len, k;
-    reg [31:0] pat;
-    reg        stv, dtv;         // translation caches: valid, page, bus page
-    reg [35:0] stpage, dtpage;
+    // Both sides walk forward only (the source one byte, the destination
+    // one block at a time), so their addresses are counters rather than
+    // start + offset sums, and every cache below is dropped when its
+    // counter crosses the boundary the cache covers instead of comparing
+    // addresses.
+    reg [47:0] sl, dl;           // linear address of the next source byte / destination block (MDL: 4096 * PAGE + OFFSET)
+    reg [31:0] left;             // bytes (MAP/UNMAP: pages) still to move
+    reg        s0, d0;           // the side is still in its first page
+    reg [11:3] sseg, dseg;       // word of the side's first byte in that page
+    reg [1:0]  so, dof;          // bits 4:3 of the side's first MDL entry
+    reg [2:0]  spc, dpc;         // pages translated on the side so far (saturating at 4)
+    reg        stv, dtv;         // translation caches (valid until the page is left), bus page
     reg [47:12] stbase, dtbase;
-    reg        swv;              // source word buffer
-    reg [47:3] swaddr;
+    reg        swv;              // source word buffer (valid until the source leaves the word)
     reg [63:0] swdata;
     reg [63:0] wdata;
     reg [7:0]  wstrb;
     reg [3:0]  j, n;
     reg        xs;               // side being translated: 0 source, 1 destination
     reg [4:0]  xret;             // state to return to after a translation
-    reg [31:0] mi;               // MAP/UNMAP page counter
+    reg [31:0] mp;               // MAP/UNMAP: aperture page of the current PTE (inv_page)
 
     // AXI request registers (held until ready) and the epoch bookkeeping.
     reg        ar_v, aw_v, w_v;
@@ -216,19 +219,30 @@ module gmc_dmc #(
     reg [31:0] wd_cnt;
     reg [47:0] xact_addr;        // burst address of the transaction owed (TIMEOUT)
     reg        g_v;
-    reg [31:0] g_a;
 
     // ------------------------------------------------------- packet check
 
+    // The checks of gmc_dma (the same module, so the same checks in the
+    // same order), its range arithmetic done one comparison per cycle by
+    // gmc_dmc_range while the engine waits in S_CHK for chk_done.
     wire [3:0]  chk_code;
     wire [47:0] chk_addr;
     wire        s_vram, d_vram;
-    gmc_dma_check #(
+    wire        chk_done;
+    wire [5:0]  chk_ranges;
+    gmc_dmc_range #(
         .VRAM_BYTES(VRAM_BYTES), .APERTURE_BASE(APERTURE_BASE), .APERTURE_PAGES(APERTURE_PAGES),
         .PROT_RANGES(PROT_RANGES)
+    ) u_range (
+        .clk(gclk), .run(st == S_CHK), .w1(w1[31:0]), .w2(w2[31:0]), .len(w0[63:32]),
+        .prot_base(prot_base), .prot_limit(prot_limit), .done(chk_done), .ranges(chk_ranges)
+    );
+    gmc_dma_check #(
+        .VRAM_BYTES(VRAM_BYTES), .APERTURE_BASE(APERTURE_BASE), .APERTURE_PAGES(APERTURE_PAGES),
+        .PROT_RANGES(PROT_RANGES), .EXT_RANGES(1)
     ) u_check (
-        .en(st == S_CHK), .w0(w0), .w1(w1), .w2(w2), .w3(w3), .in_ib(in_ib),
-        .prot_base(prot_base), .prot_limit(prot_limit),
+        .en(st == S_CHK && chk_done), .w0(w0), .w1(w1), .w2(w2), .w3(w3), .in_ib(in_ib),
+        .prot_base(prot_base), .prot_limit(prot_limit), .ranges(chk_ranges),
         .chk_code(chk_code), .chk_addr(chk_addr), .s_vram(s_vram), .d_vram(d_vram)
     );
 
@@ -238,52 +252,42 @@ module gmc_dmc #(
 
     // ------------------------------------------------------- addresses
 
-    // Byte k of each side (destination: the first byte of the block).
-    wire [47:0] dlin = (dkind == K_RES) ? {16'd0, k} : dstart + {16'd0, k};
-    wire [31:0] kj   = k + {28'd0, j};
-    wire [47:0] slin = sstart + {16'd0, kj};
-    wire [47:0] dphys = (dkind == K_AP || dkind == K_MDL) ? {dtbase, dlin[11:0]} : dlin;
-    wire [47:0] sphys = (skind == K_AP || skind == K_MDL) ? {stbase, slin[11:0]} : slin;
+    // The next byte of each side (destination: the first byte of the block).
+    wire [47:0] dlin = dl;
+    wire [47:0] slin = sl;
+    wire        s_tr = skind == K_AP || skind == K_MDL;   // translated sides
+    wire        d_tr = dkind == K_AP || dkind == K_MDL;
+    wire [47:0] dphys = d_tr ? {dtbase, dlin[11:0]} : dlin;
+    wire [47:0] sphys = s_tr ? {stbase, slin[11:0]} : slin;
     // Bytes of the destination block: to the end of its word or of the range.
-    wire [31:0] left = len - k;
     wire [3:0]  to_end = 4'd8 - {1'b0, dlin[2:0]};
     wire [3:0]  nblk = (left < {28'd0, to_end}) ? left[3:0] : to_end;
 
     // The burst the full engine issues for a data beat: inside the 256-byte
     // block, from the first word of the side's range in this page.
-    /* verilator lint_off UNUSEDSIGNAL */
-    function [47:0] burst_of;
-        input [47:0] phys;
-        input [47:0] lin;
-        input [47:0] start;
-        input [47:12] tbase;
-        input         xlated;
-        reg   [11:0]  seg;
-        reg   [11:0]  blk;
+    function [11:0] burst_lo;
+        input [11:8] blk;
+        input        first;
+        input [11:3] seg;
         begin
-            seg = (lin[47:12] == start[47:12]) ? {start[11:3], 3'd0} : 12'd0;
-            blk = {phys[11:8], 8'd0};
-            burst_of = {xlated ? tbase : phys[47:12], (seg > blk) ? seg : blk};
+            burst_lo = (first && seg[11:8] >= blk) ? {seg, 3'd0} : {blk, 8'd0};
         end
     endfunction
-    /* verilator lint_on UNUSEDSIGNAL */
-    wire [47:0] s_burst = burst_of(sphys, slin, sstart, stbase, skind == K_AP || skind == K_MDL);
-    wire [47:0] d_burst = burst_of(dphys, dlin, dstart, dtbase, dkind == K_AP || dkind == K_MDL);
+    wire [47:0] s_burst = {sphys[47:12], burst_lo(slin[11:8], s0, sseg)};
+    wire [47:0] d_burst = {dphys[47:12], burst_lo(dlin[11:8], d0, dseg)};
 
-    // MDL entry of the page being translated, and the first entry the side
-    // uses (entry bursts lie in aligned 32-byte blocks from that entry).
+    // MDL entry of the page being translated (MAP/UNMAP: of the next PTE,
+    // on the source side). The full engine reads entries in aligned
+    // 32-byte blocks from the side's first entry: the burst starts at that
+    // first entry while the entry is in its block, i.e. while the first
+    // entry's bits 4:3 plus the pages translated since stay below 4.
     wire [47:0] x_lin   = xs ? dlin : slin;
-    wire [47:0] x_mdl   = xs ? dmdl : smdl;
-    wire [47:0] x_start = xs ? dstart : sstart;
+    wire [47:0] x_mdl   = xs ? w2[47:0] : w1[47:0];   // MDL base addresses
     wire [47:0] x_ent   = x_mdl + {12'd0, x_lin[44:12], 3'd0};
-    wire [47:0] x_first = x_mdl + {12'd0, x_start[44:12], 3'd0};
-    wire [47:0] x_eburst = (x_ent[47:5] == x_first[47:5]) ? x_first : {x_ent[47:5], 5'd0};
+    wire [1:0]  x_o     = xs ? dof : so;
+    wire [2:0]  x_pc    = xs ? dpc : spc;
+    wire [47:0] x_eburst = ({1'b0, x_o} + x_pc <= 3'd3) ? {x_ent[47:5], x_o, 3'd0} : {x_ent[47:5], 5'd0};
     wire [2:0]  x_kind  = xs ? dkind : skind;
-    // MAP_APERTURE's entry i.
-    wire [47:0] m_ent   = w1[47:0] + {26'd0, w3[18:0], 3'd0} + {13'd0, mi, 3'd0};
-    wire [47:0] m_first = w1[47:0] + {26'd0, w3[18:0], 3'd0};
-    wire [47:0] m_eburst = (m_ent[47:5] == m_first[47:5]) ? m_first : {m_ent[47:5], 5'd0};
-    wire [31:0] m_page  = ((w2[31:0] - APERTURE_BASE) >> 12) + mi;
 
     wire [47:0] ring_addr = {ring_base, 12'd0} + {28'd0, head};
     wire [19:0] ring_mask = ~(20'hFFFFF << ring_log2);
@@ -371,16 +375,23 @@ module gmc_dmc #(
     assign m_axi_bready = 1'b1;
 
     assign g_req_valid = {g_v && xs, g_v && !xs};
+    // (Held while g_v: x_lin does not move in S_XLW.)
+    wire [31:0] g_a = {x_lin[31:12], 12'd0};
     assign g_req_addr = {g_a, g_a};
     assign g_req_write = 2'b10;
+    // The page of the PTE being written, still held in the cycle of
+    // inv_page_valid (mp moves on only when the next PTE starts).
+    assign inv_page = mp;
 
     // VRAM: the source word read, and the destination / PTE write.
-    wire [47:0] pte_word = {16'd0, 3'd0, pt_base[31:3]} + {16'd0, m_page};
+    wire [47:0] pte_word = {16'd0, 3'd0, pt_base[31:3]} + {16'd0, mp};
     assign vr_req = (st == S_SRD) && skind == K_VRAM;
     assign vr_addr = sphys[VRAM_AW+2:3];
     assign vw_req = (st == S_WR && dkind == K_VRAM) || st == S_MAPW;
     assign vw_addr = (st == S_MAPW) ? pte_word[VRAM_AW-1:0] : dphys[VRAM_AW+2:3];
-    assign vw_data = (st == S_MAPW) ? w_d : wdata;
+    // (MAP/UNMAP build the PTE in wdata: w_d may still hold a W beat the
+    // bus has not taken, which must not change.)
+    assign vw_data = wdata;
     assign vw_strb = (st == S_MAPW) ? 8'hFF : wstrb;
 
     assign st_state = faulted ? 2'd2
@@ -390,9 +401,12 @@ module gmc_dmc #(
     assign st_wr_out = {6'd0, owe_wr0} + {6'd0, owe_wr1} + {6'd0, owe_wr2} + {6'd0, owe_wr3};
     assign st_head = head;
     assign st_fence = fence;
-    assign st_fault_code = {f_ind, f_code};
-    assign st_fault_pkt = f_pkt;
-    assign st_fault_addr = f_addr;
+    assign st_fault_code = {faulted && in_ib, f_code};
+    // The fault registers: pkt_addr and xact_addr do not move while the
+    // engine is faulted (nothing is fetched or issued until skip or reset,
+    // which clear the fault), so they are the latched values.
+    assign st_fault_pkt = faulted ? pkt_addr : 48'd0;
+    assign st_fault_addr = faulted ? xact_addr : 48'd0;
     assign st_read_result = rresult;
 
     wire pulses = ev_packets != 2'd0 || ev_fault || ev_fence_irq || inv_all || inv_page_valid
@@ -400,6 +414,18 @@ module gmc_dmc #(
     wire can_fetch = !faulted && enable && (in_ib || head != tail);
     assign quiet = (st == S_IDLE) && !can_fetch && !owes_any && wd_cnt == 32'd0 && !pulses
                    && !m_axi_rvalid && !m_axi_bvalid;
+
+    // The destination block is written: move to the next one (or finish).
+    task next_block;
+        begin
+            dl <= dl_next;
+            left <= left - {28'd0, n};
+            if (dl_next[11:0] == 12'd0) begin dtv <= 1'b0; d0 <= 1'b0; end
+            wdata <= 64'd0;
+            wstrb <= 8'd0;
+            st <= (left == {28'd0, n}) ? S_DONE : S_BLK;
+        end
+    endtask
 
     // Count n bytes moved for a source and a destination kind.
     task count;
@@ -423,13 +449,10 @@ module gmc_dmc #(
         begin
             faulted <= 1'b1;
             f_code <= {4'd0, code};
-            f_ind <= in_ib;
-            f_pkt <= pkt_addr;
-            f_addr <= addr;
+            xact_addr <= addr;
             ev_fault <= 1'b1;
             st <= S_IDLE;
             if (owes_cur) ep <= next_epoch(ep, owe_rd, owe_wr, ar_v, ar_e, aw_v, aw_e);
-            if (w_v) w_s <= 8'd0;
             g_v <= 1'b0;
         end
     endtask
@@ -478,11 +501,14 @@ module gmc_dmc #(
         input [31:0] l;
         begin
             skind <= sk;
-            sstart <= ss;
+            sl <= ss;
+            s0 <= 1'b1;
+            sseg <= ss[11:3];
             dkind <= dk;
-            dstart <= ds;
-            len <= l;
-            k <= 32'd0;
+            dl <= ds;
+            d0 <= 1'b1;
+            dseg <= ds[11:3];
+            left <= l;
             stv <= 1'b0;
             dtv <= 1'b0;
             swv <= 1'b0;
@@ -493,15 +519,34 @@ module gmc_dmc #(
     endtask
 
     // One byte of the source for the byte j of the block.
-    wire [2:0]  pat_sh = dlin[2:0] + j[2:0];
-    wire [7:0]  imm_b  = w3[8*kj[2:0] +: 8];
-    wire [7:0]  pat_b  = pat[8*pat_sh[1:0] +: 8];
-    wire [7:0]  mem_b  = swdata[8*slin[2:0] +: 8];
-    wire [7:0]  s_byte = (skind == K_IMM) ? imm_b : (skind == K_PAT) ? pat_b : mem_b;
+    // (WRITE_PHYSICAL's source starts at 0, so its byte index is slin too.)
     wire [2:0]  d_pos  = dlin[2:0] + j[2:0];
+    wire [63:0] s_word = (skind == K_IMM) ? w3 : swdata;
+    // FILL's pattern is W3[31:0]; DISCARD's poison is 0xDEADBEEF.
+    wire [31:0] pat    = (op[3:0] == GMC_DMA_OP_DISCARD) ? 32'hDEADBEEF : w3[31:0];
+    wire [7:0]  pat_b  = pat[8*d_pos[1:0] +: 8];
+    wire [7:0]  s_byte = (skind == K_PAT) ? pat_b : s_word[8*slin[2:0] +: 8];
     wire        s_mem  = skind == K_VRAM || skind == K_AP || skind == K_MDL || skind == K_BUS;
-    wire        s_xl   = (skind == K_AP || skind == K_MDL) && !(stv && stpage == slin[47:12]);
-    wire        d_xl   = (dkind == K_AP || dkind == K_MDL) && !(dtv && dtpage == dlin[47:12]);
+    wire        s_xl   = s_tr && !stv;
+    wire        d_xl   = d_tr && !dtv;
+    wire [47:0] sl_next = sl + 48'd1;
+    wire [47:0] dl_next = dl + {44'd0, n};
+
+    // Faults of the current state. Every bus fault names the burst address
+    // recorded when the transaction was issued; the watchdog's TIMEOUT
+    // wins over any other fault of the same cycle.
+    wire f_bus = (st == S_FR && r_cur && m_axi_rlast && (fetch_err || r_err))
+                 || ((st == S_SRDW || st == S_XLR || st == S_MAPR) && r_cur && r_err)
+                 || ((st == S_WB || st == S_FENB) && b_cur && b_err);
+    wire f_chk = st == S_CHK && chk_done && chk_code != GMC_DMA_FAULT_NONE;
+    wire f_pte = st == S_XLW && g_resp_valid[xs] && (g_resp_fault || !g_resp_system);
+    wire f_to  = wd_fire && st != S_IDLE;
+    wire flt   = f_bus || f_chk || f_pte || f_to;
+    wire [3:0]  flt_code = f_to ? GMC_DMA_FAULT_TIMEOUT : f_bus ? GMC_DMA_FAULT_BUS
+                         : f_chk ? chk_code
+                         : (g_resp_code == GMC_XLATE_CODE_INVALID || !g_resp_system)
+                           ? GMC_DMA_FAULT_PTE_INVALID : GMC_DMA_FAULT_PTE_PERM;
+    wire [47:0] flt_addr = (f_to || f_bus) ? xact_addr : f_chk ? chk_addr : {16'd0, x_lin[31:12], 12'd0};
 
     integer b;
 
@@ -563,16 +608,21 @@ module gmc_dmc #(
                 endcase
                 beat <= beat + 2'd1;
                 if (r_err) fetch_err <= 1'b1;
-                if (m_axi_rlast) begin
-                    if (fetch_err || r_err) fault(GMC_DMA_FAULT_BUS, pkt_addr);
-                    else st <= S_CHK;
-                end
+                if (m_axi_rlast && !fetch_err && !r_err) st <= S_CHK;
             end
             S_CHK: begin
-                if (chk_code != GMC_DMA_FAULT_NONE) fault(chk_code, chk_addr);
-                else begin
+                if (chk_done && !f_chk) begin   // (a fault below instead)
                     st <= S_DONE;
-                    mi <= 32'd0;
+                    // MAP/UNMAP: PTEs from (W2 - APERTURE_BASE) / 4096, MDL
+                    // entries from W3's MDL_PAGE, walked on the source side.
+                    mp <= ((w2[31:0] - APERTURE_BASE) >> 12) - 32'd1;
+                    left <= plen;
+                    sl <= {17'd0, w3[18:0], 12'd0};
+                    xs <= 1'b0;
+                    so <= w1[4:3] + w3[1:0];
+                    dof <= w2[4:3] + w3[33:32];
+                    spc <= 3'd0;
+                    dpc <= 3'd0;
                     case (op[3:0])
                         GMC_DMA_OP_TRANSFER:
                             xfer(flags[0] ? K_MDL : (s_vram ? K_VRAM : K_AP),
@@ -580,11 +630,9 @@ module gmc_dmc #(
                                  flags[1] ? K_MDL : (d_vram ? K_VRAM : K_AP),
                                  flags[1] ? {16'd0, w3[51:32], w3[63:52]} : w2[47:0], plen);
                         GMC_DMA_OP_FILL: begin
-                            pat <= w3[31:0];
                             xfer(K_PAT, 48'd0, K_VRAM, w2[47:0], plen);
                         end
                         GMC_DMA_OP_DISCARD: if (flags[3]) begin
-                            pat <= 32'hDEADBEEF;
                             xfer(K_PAT, 48'd0, K_VRAM, w2[47:0], plen);
                         end
                         GMC_DMA_OP_READ_PHYSICAL:
@@ -602,8 +650,6 @@ module gmc_dmc #(
                         end
                         default: ;
                     endcase
-                    smdl <= w1[47:0];
-                    dmdl <= w2[47:0];
                 end
             end
 
@@ -623,12 +669,15 @@ module gmc_dmc #(
                     xs <= 1'b0;
                     xret <= S_GATH;
                     st <= S_XL;
-                end else if (s_mem && !(swv && swaddr == sphys[47:3])) begin
+                end else if (s_mem && !swv) begin
                     st <= S_SRD;
                 end else begin
                     wdata[8*d_pos +: 8] <= s_byte;
                     wstrb[d_pos] <= 1'b1;
                     j <= j + 4'd1;
+                    sl <= sl_next;
+                    if (sl_next[2:0] == 3'd0) swv <= 1'b0;
+                    if (sl_next[11:0] == 12'd0) begin stv <= 1'b0; s0 <= 1'b0; end
                 end
             end
             S_SRD: begin
@@ -641,15 +690,12 @@ module gmc_dmc #(
             end
             S_VRW: if (vr_valid) begin
                 swdata <= vr_data;
-                swaddr <= sphys[47:3];
                 swv <= 1'b1;
                 st <= S_GATH;
             end
             S_SRDW: if (r_cur) begin
-                if (r_err) fault(GMC_DMA_FAULT_BUS, s_burst);
-                else begin
+                if (!r_err) begin
                     swdata <= m_axi_rdata;
-                    swaddr <= sphys[47:3];
                     swv <= 1'b1;
                     st <= S_GATH;
                 end
@@ -658,10 +704,7 @@ module gmc_dmc #(
                 if (dkind == K_VRAM) begin
                     if (vw_gnt) begin
                         count(skind, dkind, n);
-                        k <= k + {28'd0, n};
-                        wdata <= 64'd0;
-                        wstrb <= 8'd0;
-                        st <= (left == {28'd0, n}) ? S_DONE : S_BLK;
+                        next_block;
                     end
                 end else if (dkind == K_RES) begin
                     count(skind, dkind, n);
@@ -673,13 +716,9 @@ module gmc_dmc #(
                 end
             end
             S_WB: if (b_cur) begin
-                if (b_err) fault(GMC_DMA_FAULT_BUS, xact_addr);
-                else begin
+                if (!b_err) begin
                     count(skind, dkind, n);
-                    k <= k + {28'd0, n};
-                    wdata <= 64'd0;
-                    wstrb <= 8'd0;
-                    st <= (left == {28'd0, n}) ? S_DONE : S_BLK;
+                    next_block;
                 end
             end
 
@@ -687,7 +726,6 @@ module gmc_dmc #(
             S_XL: begin
                 if (x_kind == K_AP) begin
                     g_v <= 1'b1;
-                    g_a <= {x_lin[31:12], 12'd0};
                     st <= S_XLW;
                 end else if (!ar_v) begin
                     rd(x_ent, xs ? 2'd2 : 2'd1, 8'd0, x_eburst);
@@ -695,41 +733,37 @@ module gmc_dmc #(
                 end
             end
             S_XLW: if (g_resp_valid[xs]) begin
-                if (g_resp_fault || !g_resp_system)
-                    fault((g_resp_code == GMC_XLATE_CODE_INVALID || !g_resp_system)
-                          ? GMC_DMA_FAULT_PTE_INVALID : GMC_DMA_FAULT_PTE_PERM,
-                          {16'd0, x_lin[31:12], 12'd0});
-                else begin
-                    if (xs) begin dtv <= 1'b1; dtpage <= dlin[47:12]; dtbase <= g_resp_addr[47:12]; end
-                    else begin stv <= 1'b1; stpage <= slin[47:12]; stbase <= g_resp_addr[47:12]; swv <= 1'b0; end
+                if (!f_pte) begin
+                    if (xs) begin dtv <= 1'b1; dtbase <= g_resp_addr[47:12]; end
+                    else begin stv <= 1'b1; stbase <= g_resp_addr[47:12]; swv <= 1'b0; end
                     st <= xret;
                 end
             end
             S_XLR: if (r_cur) begin
-                if (r_err) fault(GMC_DMA_FAULT_BUS, x_eburst);
-                else begin
-                    if (xs) begin dtv <= 1'b1; dtpage <= dlin[47:12]; dtbase <= m_axi_rdata[47:12]; end
-                    else begin stv <= 1'b1; stpage <= slin[47:12]; stbase <= m_axi_rdata[47:12]; swv <= 1'b0; end
+                if (!r_err) begin
+                    if (xs) begin dtv <= 1'b1; dtbase <= m_axi_rdata[47:12]; if (dpc != 3'd4) dpc <= dpc + 3'd1; end
+                    else begin stv <= 1'b1; stbase <= m_axi_rdata[47:12]; swv <= 1'b0; if (spc != 3'd4) spc <= spc + 3'd1; end
                     st <= xret;
                 end
             end
 
             // ---- MAP / UNMAP: one PTE at a time
             S_MAP: begin
-                if (mi == plen) st <= S_DONE;
+                if (left == 32'd0) st <= S_DONE;
                 else if (op[3:0] == GMC_DMA_OP_UNMAP_APERTURE) begin
-                    w_d <= {16'd0, dummy_page, 12'd0} | GMC_PTE_VALID_MASK | GMC_PTE_SYSTEM_MASK
+                    mp <= mp + 32'd1;
+                    wdata <= {16'd0, dummy_page, 12'd0} | GMC_PTE_VALID_MASK | GMC_PTE_SYSTEM_MASK
                            | GMC_PTE_READABLE_MASK | GMC_PTE_WRITEABLE_MASK;
                     st <= S_MAPW;
                 end else if (!ar_v) begin
-                    rd(m_ent, 2'd2, 8'd0, m_eburst);
+                    mp <= mp + 32'd1;
+                    rd(x_ent, 2'd2, 8'd0, x_eburst);
                     st <= S_MAPR;
                 end
             end
             S_MAPR: if (r_cur) begin
-                if (r_err) fault(GMC_DMA_FAULT_BUS, m_eburst);
-                else begin
-                    w_d <= {16'd0, m_axi_rdata[47:12], 12'd0} | GMC_PTE_VALID_MASK | GMC_PTE_SYSTEM_MASK
+                if (!r_err) begin
+                    wdata <= {16'd0, m_axi_rdata[47:12], 12'd0} | GMC_PTE_VALID_MASK | GMC_PTE_SYSTEM_MASK
                            | (w3[GMC_PKT_MAP_W3_SNOOPED_LSB] ? GMC_PTE_SNOOPED_MASK : 64'd0)
                            | (w3[GMC_PKT_MAP_W3_READABLE_LSB] ? GMC_PTE_READABLE_MASK : 64'd0)
                            | (w3[GMC_PKT_MAP_W3_WRITEABLE_LSB] ? GMC_PTE_WRITEABLE_MASK : 64'd0);
@@ -738,8 +772,9 @@ module gmc_dmc #(
             end
             S_MAPW: if (vw_gnt) begin
                 inv_page_valid <= 1'b1;
-                inv_page <= m_page;
-                mi <= mi + 32'd1;
+                left <= left - 32'd1;
+                sl[47:12] <= sl[47:12] + 36'd1;
+                if (spc != 3'd4) spc <= spc + 3'd1;
                 st <= S_MAP;
             end
 
@@ -748,10 +783,7 @@ module gmc_dmc #(
                 wr(w2[47:0], w3, 8'hFF, w2[47:0]);
                 st <= S_FENB;
             end
-            S_FENB: if (b_cur) begin
-                if (b_err) fault(GMC_DMA_FAULT_BUS, w2[47:0]);
-                else st <= S_DONE;
-            end
+            S_FENB: if (b_cur && !b_err) st <= S_DONE;
 
             // ---- completion
             S_DONE: begin
@@ -772,21 +804,21 @@ module gmc_dmc #(
             default: st <= S_IDLE;
         endcase
 
-        if (wd_fire && st != S_IDLE) fault(GMC_DMA_FAULT_TIMEOUT, xact_addr);
+        // Faults (one site: the state's own update above is overridden).
+        if (flt) fault(flt_code, flt_addr);
 
         // Commands.
         if (cmd_reset) begin
             faulted <= 1'b0;
-            f_code <= 8'd0; f_ind <= 1'b0; f_pkt <= 48'd0; f_addr <= 48'd0;
+            f_code <= 8'd0;
             in_ib <= 1'b0;
             head <= tail;
             st <= S_IDLE;
             g_v <= 1'b0;
             if (owes_cur) ep <= next_epoch(ep, owe_rd, owe_wr, ar_v, ar_e, aw_v, aw_e);
-            if (w_v) w_s <= 8'd0;
         end else if (cmd_skip && faulted) begin
             faulted <= 1'b0;
-            f_code <= 8'd0; f_ind <= 1'b0; f_pkt <= 48'd0; f_addr <= 48'd0;
+            f_code <= 8'd0;
             if (in_ib && ib_left == 27'd0) begin
                 in_ib <= 1'b0;
                 head <= head_next;
@@ -797,7 +829,7 @@ module gmc_dmc #(
         if (erst) begin
             st <= S_IDLE;
             faulted <= 1'b0;
-            f_code <= 8'd0; f_ind <= 1'b0; f_pkt <= 48'd0; f_addr <= 48'd0;
+            f_code <= 8'd0;
             in_ib <= 1'b0;
             head <= 20'd0;
             fence <= 64'd0;
@@ -817,8 +849,8 @@ module gmc_dmc #(
     end
 
     /* verilator lint_off UNUSEDSIGNAL */
-    wire unused = &{1'b0, w0[31:16], pt_base[2:0], flags[7:6], x_lin[47:45], x_lin[11:0], x_start[47:45],
-                    x_start[11:0], pat_sh[2], m_axi_rid, m_axi_bid, m_axi_rresp[0], m_axi_bresp[0], g_resp_addr[11:0],
+    wire unused = &{1'b0, w0[31:16], pt_base[2:0], flags[7:6], x_lin[47:45], x_lin[11:0], sl_next[47:12],
+                    dl_next[47:12], m_axi_rid, m_axi_bid, m_axi_rresp[0], m_axi_bresp[0], g_resp_addr[11:0],
                     x_ent[2:0], pte_word, op[7:4], dphys[2:0], sphys[2:0]};
     /* verilator lint_on UNUSEDSIGNAL */
 

@@ -64,6 +64,9 @@ int ioctl(int fd, unsigned long request, ...);
 #define DEAD_MS 5000
 /* A DMA burst quiet for this long (ms) is probed (see pump()). */
 #define PROBE_QUIET_MS 20
+/* No board clock is faster (kHz): bounds the cycle counter's advance
+ * between two reads, to tell a board reset from a wrap (read_cycles()). */
+#define MAX_CLOCK_KHZ 200000u
 
 enum { RESP_OKAY = 0, RESP_SLVERR = 2, RESP_DECERR = 3 };
 
@@ -114,6 +117,7 @@ struct uart {
     /* cycle counter extension */
     uint32_t cyc_raw;
     uint64_t cyc;
+    uint64_t cyc_ms;  /* when cyc_raw was read (0: not yet) */
     uint64_t t0_ms;
     uint64_t last_frame_ms;  /* the last whole frame received */
     struct gmc_link_stats st;
@@ -690,6 +694,8 @@ static int uart_write32(void *ctx, uint32_t off, uint32_t val)
     return rc != GMC_OK ? rc : resp_status(u->reply[0]);
 }
 
+static int read_cycles(struct uart *u);
+
 static int uart_aperture_read(void *ctx, uint64_t off, void *buf, size_t len)
 {
     struct uart *u = ctx;
@@ -716,7 +722,12 @@ static int uart_aperture_read(void *ctx, uint64_t off, void *buf, size_t len)
         memcpy(out + done, u->reply + 1 + lo, n);
         done += n;
     }
-    return GMC_OK;
+    /* Bytes read from a board that was reset meanwhile are not the data:
+     * look at the cycle counter (read_cycles()) before handing them over. */
+    int rc = read_cycles(u);
+    if (rc != GMC_OK)
+        memset(buf, 0, len);
+    return rc;
 }
 
 static int uart_aperture_write(void *ctx, uint64_t off, const void *buf, size_t len)
@@ -785,15 +796,27 @@ static int uart_irq(void *ctx)
     return u->irq;
 }
 
-/* The board's cycle counter, extended to 64 bits (COUNTER_WIDTH 32). */
+/* The board's cycle counter, extended to 64 bits (COUNTER_WIDTH 32).
+ * A board reset (power cycle, POR) sets it back to 0: an advance that no
+ * clock up to MAX_CLOCK_KHZ could have made since the last read is a
+ * reset, not a wrap. The session is over then (the controller's state is
+ * gone): every later call answers GMC_E_UART_BOARD_RESET; the next open
+ * starts afresh. */
 static int read_cycles(struct uart *u)
 {
     uint32_t raw;
     int rc = reg_rd(u, GMC_REG_CYCLE_LO, &raw);
     if (rc != GMC_OK)
         return rc;
-    u->cyc += (uint32_t)(raw - u->cyc_raw);
+    const uint64_t t = now_ms();
+    const uint32_t adv = (uint32_t)(raw - u->cyc_raw);
+    if (u->cyc_ms != 0 && adv > (t - u->cyc_ms + 1u) * MAX_CLOCK_KHZ) {
+        u->dead = GMC_E_UART_BOARD_RESET;
+        return u->dead;
+    }
+    u->cyc += adv;
     u->cyc_raw = raw;
+    u->cyc_ms = t;
     return GMC_OK;
 }
 
@@ -925,6 +948,7 @@ static int probe(struct uart *u)
             if (u->reply[1] != GMC_BRIDGE_VERSION)
                 return GMC_E_UART_PROTOCOL;
             u->irq = u->reply[2] & GMC_BRIDGE_STATUS_IRQ;
+            const uint8_t status = u->reply[2];
             /* Start after the bridge's last SEQ: a command of an earlier
              * session is never taken for a repeat. */
             u->seq = u->reply[3];
@@ -938,6 +962,16 @@ static int probe(struct uart *u)
                 return GMC_E_UART_NOT_BRIDGE;
             if ((ver & GMC_VERSION_MAJOR_MASK) >> GMC_VERSION_MAJOR_LSB != GMC_VERSION_MAJOR)
                 return GMC_E_VERSION;
+            /* An earlier session that ended mid-burst (its host killed)
+             * left the bridge waiting for read beats or a write response
+             * nobody will send, and the engine cannot be reset until the
+             * burst ends: end it (SLVERR; docs/uart-bridge.md). */
+            if (status & (GMC_BRIDGE_STATUS_DMA_RD | GMC_BRIDGE_STATUS_DMA_WR)) {
+                uint8_t pl[GMC_BRIDGE_LEN_DMA_ABORT];
+                rc = xact(u, GMC_BRIDGE_OP_DMA_ABORT, pl, 0);
+                if (rc != GMC_OK)
+                    return rc;
+            }
             return read_cycles(u);
         }
         /* Silence or noise: be quiet past the bridge's receive timeout. */

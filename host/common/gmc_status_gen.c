@@ -83,6 +83,7 @@ const struct gmc_status_info gmc_status_table[GMC_STATUS_COUNT] = {
     { GMC_E_UART_NO_ANSWER, "GMC_E_UART_NO_ANSWER", "the board stopped answering on the serial link" },
     { GMC_E_UART_RATE, "GMC_E_UART_RATE", "the serial port does not accept the baud rate" },
     { GMC_E_UART_NOT_TTY, "GMC_E_UART_NOT_TTY", "the path is not a serial port" },
+    { GMC_E_UART_BOARD_RESET, "GMC_E_UART_BOARD_RESET", "the board was reset during the session (its cycle counter went back): its state is gone; close and open the device again" },
     { GMC_E_RULE_ALLOC_SIZE_INVALID, "GMC_E_RULE_ALLOC_SIZE_INVALID", "Size is nonzero and can be expanded to a multiple of the page size without overflow." },
     { GMC_E_RULE_ALIGNMENT_NOT_POWER_OF_TWO, "GMC_E_RULE_ALIGNMENT_NOT_POWER_OF_TWO", "Alignment is 0 (page alignment) or a power of two." },
     { GMC_E_RULE_PITCHALIGNEDSIZE_TOO_SMALL, "GMC_E_RULE_PITCHALIGNEDSIZE_TOO_SMALL", "A nonzero PitchAlignedSize must be greater than or equal to Size." },

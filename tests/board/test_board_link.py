@@ -7,16 +7,21 @@ examples/board_loop.trace runs three ways and must decide the same:
      included, Verilated with the DMA engine on), a clean link;
   3. the same with faults injected on the host->board line (flipped,
      dropped and duplicated bytes and idle gaps, fixed seed).
+  4. the same on the byte-level link model (gmc-board-sim --link byte);
+  5. the same with the full DMA engine (--engine full, byte-level link).
 Checked: the same decision log and digest, the read-back buffer verified
 byte for byte on every run, the link's retries counted in stats.json and
 matching faults that were really injected (gmc-board-sim --stats), and no
-link error on the clean run. Then the board simulation's own options
-(a bad option exits 2 with its usage).
+link error on the clean run. The clean run's link figures (--stats
+"figures", docs/board-sim.md) against the protocol's frame sizes. Then
+the board simulation's own options: an FST trace window whose header
+holds exactly the cycles asked for, and bad options exit 2 with the usage.
 
 Prints "test_board_link: N passed, M failed" last.
 """
 import json
 import os
+import struct
 import subprocess
 import sys
 import tempfile
@@ -88,6 +93,53 @@ def run(tmp, tag, device):
     return p, r, stats, decisions
 
 
+# Frame sizes (docs/uart-bridge.md): SYNC, OP, LEN, payload, CRC.
+REQ_BYTES = 3 + 11 + 1       # DMA_RD_REQ / DMA_WR_REQ
+RD_BEAT_BYTES = 3 + 11 + 1   # DMA_RD_DATA
+WR_BEAT_BYTES = 3 + 10 + 1   # DMA_WR_DATA
+WR_RESP_BYTES = 3 + 2 + 1    # DMA_WR_RESP
+REG_RD_BYTES = (3 + 3 + 1) + (3 + 6 + 1)  # REG_RD and its reply
+BYTE_CYCLES = 40             # 10 bits of 4 clocks at 3 Mbaud, 12 MHz
+
+
+def check_figures(fig):
+    """The clean run's link figures against the protocol: a write burst of n
+    beats is its request, n data frames and the response on the wire, back
+    to back, a read burst its request and n beats (host time and other
+    frames taken out, bursts with a beat sent again counted apart)."""
+    check(fig["wire_byte_cycles"] == BYTE_CYCLES, "figures: a byte is 40 board cycles on the wire")
+    wr, rd = fig["dma_wr"], fig["dma_rd"]
+    wr_min = sum((REQ_BYTES + n * WR_BEAT_BYTES + WR_RESP_BYTES) * BYTE_CYCLES * c
+                 for n, c in ((int(k), v) for k, v in wr["beats_per_burst"].items()))
+    rd_min = sum((REQ_BYTES + n * RD_BEAT_BYTES) * BYTE_CYCLES * c
+                 for n, c in ((int(k), v) for k, v in rd["beats_per_burst"].items()))
+    check(wr["bursts"] > 1000 and wr["cycles"] == wr_min,
+          f"figures: {wr['bursts']} write bursts take exactly their frames' wire time ({wr['cycles']} vs {wr_min})")
+    check(rd["bursts"] > 1000 and rd["cycles"] == rd_min,
+          f"figures: {rd['bursts']} read bursts take exactly their frames' wire time ({rd['cycles']} vs {rd_min})")
+    check(REG_RD_BYTES * BYTE_CYCLES <= fig["reg_rd"]["min_cycles"] < (REG_RD_BYTES + 1) * BYTE_CYCLES,
+          f"figures: REG_RD round trip {fig['reg_rd']['min_cycles']} cycles: its 17 bytes and under a byte time more")
+
+
+def check_trace(tmp):
+    """--trace: an FST file whose header block (type 0: start and end time,
+    big-endian, in ps) covers exactly board cycles [from, to)."""
+    fst = os.path.join(tmp, "w.fst")
+    period = 83334
+    p = subprocess.run([BOARD_SIM, "--trace", fst, "--trace-from", "1000", "--trace-to", "5000",
+                        "--max-cycles", "20000", "--path-file", os.path.join(tmp, "w.pty")],
+                       capture_output=True, text=True, timeout=60)
+    ok = p.returncode == 0 and os.path.exists(fst)
+    start = end = None
+    if ok:
+        with open(fst, "rb") as f:
+            d = f.read()
+        if len(d) > 25 and d[0] == 0:
+            start, end = struct.unpack(">QQ", d[9:25])
+    check(ok and start == 1000 * period and end == 4999 * period + period // 2,
+          f"--trace-from 1000 --trace-to 5000: FST header times {start}..{end} ps")
+
+
 def main():
     check(os.access(GMC, os.X_OK) and os.access(BOARD_SIM, os.X_OK), f"gmc and gmc-board-sim built in {BUILD}")
     with tempfile.TemporaryDirectory() as tmp:
@@ -98,7 +150,8 @@ def main():
               "sim: 32 KiB read back and verified, no step failed")
 
         for tag, args in (("clean", []), ("faults", ["--faults", FAULT_RATE, "--seed", FAULT_SEED,
-                                                     "--fault-dir", "down"])):
+                                                     "--fault-dir", "down"]), ("byte", ["--link", "byte"]),
+                          ("full", ["--engine", "full", "--link", "byte"])):
             board = BoardSim(tmp, *args)
             check(board.path is not None and board.path.startswith("/dev/pts/")
                   and board.path in board.banner, f"{tag}: gmc-board-sim prints its pty ({board.path})")
@@ -118,7 +171,23 @@ def main():
             check(link.get("baud") == 3000000 and link.get("bridge_version") == 2,
                   f"{tag}: stats.json link block: 3 Mbaud, bridge protocol 2")
             injected = sum(bstats["faults_down"].values()) + sum(bstats["faults_up"].values())
+            check(bstats["link"] == ("byte" if tag in ("byte", "full") else "bit")
+                  and bstats["engine"] == ("full" if tag == "full" else "compact"),
+                  f"{tag}: gmc-board-sim ran the {bstats['link']} link, the {bstats['engine']} engine")
+            if tag == "full":
+                # The full engine pages in bursts (of up to 32 beats).
+                fig = bstats["figures"]
+                check(fig["dma_rd"]["beats"] > 4 * fig["dma_rd"]["bursts"] > 0
+                      and fig["dma_wr"]["beats"] > 4 * fig["dma_wr"]["bursts"] > 0,
+                      f"full: bursts of several beats ({fig['dma_rd']['beats_per_burst']}, {fig['dma_wr']['beats_per_burst']})")
+                continue
+            if tag == "byte":
+                # Bytes went through the bridge's byte ports: no bit was shifted.
+                check(bstats["bytes_in"] > 100000 and bstats["busy_in_cycles"] == 0 and bstats["busy_out_cycles"] == 0
+                      and injected == 0, f"byte: {bstats['bytes_in']} bytes in, none shifted bit by bit")
+                continue
             if tag == "clean":
+                check_figures(bstats["figures"])
                 # (Retries may still happen on a loaded machine: a reply late
                 # past the timeout is asked for again; nothing is damaged.)
                 check(injected == 0 and link.get("bad_frames") == 0 and link.get("junk") == 0
@@ -130,9 +199,13 @@ def main():
                 check(link.get("retries", 0) > 0 and link.get("dma_broken") == 0,
                       f"faults: retries counted ({link.get('retries')}), no DMA burst broken")
 
+        check_trace(tmp)
+
     # The board simulation refuses a bad option with its usage.
-    bad = subprocess.run([BOARD_SIM, "--board", "ecp5"], capture_output=True, text=True, timeout=30)
-    check(bad.returncode == 2 and "usage:" in bad.stderr, "gmc-board-sim --board ecp5: usage, exit 2")
+    for args in (["--board", "ecp5"], ["--link", "word"], ["--trace-from", "5"], ["--board", "hx8k", "--engine", "full"],
+                 ["--trace", "x.fst", "--trace-from", "9", "--trace-to", "9"], ["--reset-at", "-1"]):
+        bad = subprocess.run([BOARD_SIM, *args], capture_output=True, text=True, timeout=30)
+        check(bad.returncode == 2 and "usage:" in bad.stderr, f"gmc-board-sim {' '.join(args)}: usage, exit 2")
     print(f"test_board_link: {passed} passed, {failed} failed")
     return 0 if failed == 0 else 1
 

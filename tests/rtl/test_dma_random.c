@@ -1603,6 +1603,39 @@ static void test_bus_faults(void **state)
     directed(c, "WRITE_PHYSICAL DECERR", pk, 2, 0, GMC_DMA_FAULT_BUS, UNMAPPED_BUS + 0x45, UNMAPPED_BUS + 0x40, NULL,
              NULL);
 
+    /* MDL entries read one burst per aligned 32-byte block from the side's
+     * first entry: with the first entry 16 bytes into its block, the
+     * second entry is in the first entry's burst, so an error on it is
+     * reported at the first entry's address (whether the engine read the
+     * entries together or one by one). A TRANSFER's source MDL (the second
+     * page's translation fails) and a MAP's MDL (the second PTE's entry). */
+    batch_begin(c);
+    uint64_t m4 = meta_alloc(c, 64, 32) + 16;
+    put64(c, m4, P);
+    put64(c, m4 + 8, Q);
+    assert_int_equal(gmc_sim_host_inject(c->s, m4 + 8, 8, GMC_SIM_INJECT_SLVERR), GMC_SIM_OK);
+    assert_int_equal(gmc_dma_ref_inject(&c->ref, m4 + 8, 8), 0);
+    struct gmc_side s4 = {1, m4, 0, 0}, d4 = {0, 0x58000, 0, 0};
+    pk[0] = gmc_pkt_transfer(s4, d4, 2 * GMC_PAGE_SIZE);
+    pk[1] = gmc_pkt_fence(0x6666, 0, 0, 0);
+    directed(c, "MDL source entry SLVERR", pk, 2, 0, GMC_DMA_FAULT_BUS, m4, m4, NULL, NULL);
+    allow_partial(c, 1, 0x58000, GMC_PAGE_SIZE, gmc_dma_ref_sys(&c->ref, P, GMC_PAGE_SIZE), "MDL source entry SLVERR");
+    check_vram(c);
+    batch_begin(c);
+    pk[0] = gmc_pkt_map_aperture((uint32_t)ap(301, 0), 2, m4, 0, 0, 1, 1);
+    pk[1] = gmc_pkt_fence(0x7777, 0, 0, 0);
+    directed(c, "MAP MDL entry SLVERR", pk, 2, 0, GMC_DMA_FAULT_BUS, m4, m4, NULL, NULL);
+    gmc_sim_host_inject_clear(c->s);
+    gmc_dma_ref_inject_clear(&c->ref);
+    {
+        /* The first PTE may be written (its entry was read); the second not. */
+        const uint64_t pte = (P & GMC_PTE_ADDR_MASK) | PTE_VS | GMC_PTE_READABLE_MASK | GMC_PTE_WRITEABLE_MASK;
+        uint8_t want[8];
+        for (unsigned i = 0; i < 8; i++) want[i] = (uint8_t)(pte >> (8 * i));
+        allow_partial(c, 1, PT_BASE + 8ull * 301, 8, want, "MAP MDL entry SLVERR");
+    }
+    check_vram(c);
+
     /* MAP whose MDL is unmapped: the PTEs may or may not be written; none
      * may point anywhere but the MDL's (unreadable) entries, so require
      * them unchanged. */
