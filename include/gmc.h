@@ -362,15 +362,10 @@ uint64_t gmc_fence_completed(gmc_device *dev);
 
 /* ------------------------------------------------ CPU access and locks */
 
-/* D3DDDICB_LOCKFLAGS bits, at their Windows positions. */
-#define GMC_LOCK_READ_ONLY   (1u << 0) /* ReadOnly */
-#define GMC_LOCK_WRITE_ONLY  (1u << 1) /* WriteOnly */
-#define GMC_LOCK_DONOT_WAIT  (1u << 2) /* DonotWait: GMC_E_STILL_DRAWING while busy */
-#define GMC_LOCK_DONOT_EVICT (1u << 5) /* DonotEvict: GMC_E_NEEDS_EVICT if it must move */
-#define GMC_LOCK_DISCARD     (1u << 7) /* Discard: rename instead of waiting */
-#define GMC_LOCK_FLAGS_MASK                                                                  \
-    (GMC_LOCK_READ_ONLY | GMC_LOCK_WRITE_ONLY | GMC_LOCK_DONOT_WAIT | GMC_LOCK_DONOT_EVICT | \
-     GMC_LOCK_DISCARD)
+/* D3DDDICB_LOCKFLAGS: GMC_LOCK_* and GMC_LOCK_FLAGS_MASK, generated into
+ * gmc_flags.h (included by gmc_alloc.h). DonotWait answers GMC_E_STILL_DRAWING
+ * while busy, DonotEvict GMC_E_NEEDS_EVICT if it must move, Discard renames
+ * instead of waiting. */
 
 enum gmc_lock_kind {
     GMC_LOCK_MAP_BAR = 1,    /* bytes of CPU-visible VRAM behind BAR1 */
