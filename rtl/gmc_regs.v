@@ -288,8 +288,7 @@ module gmc_regs #(
     assign dma_watchdog = dma_watchdog_reg;
 
     // A counter's low and high words, zero-extended to 64 bits. Called in
-    // the read decode and the snapshot (only in a read handshake), so the
-    // simulator extends no counter in the other cycles.
+    // the read decode and the snapshot, only in a read handshake.
     function [31:0] half;
         input [CW-1:0] v;
         input          hi;
@@ -335,7 +334,7 @@ module gmc_regs #(
     endfunction
 
     // The read data is decoded only in a read handshake (the register port
-    // samples it then); on other cycles the simulator skips this logic.
+    // samples it then); 0 otherwise.
     always @* begin
         reg_rd_data = 32'd0;
         reg_rd_resp = RESP_OKAY;
@@ -454,7 +453,7 @@ module gmc_regs #(
     reg  [1:0]  wr_acc;
     wire        wr_ok = reg_wr_en && (wr_acc == GMC_ACC_RW || wr_acc == GMC_ACC_WO);
     // The strobe mask and the written data are functions, called only
-    // under wr_ok, so the simulator builds them only in a write.
+    // under wr_ok (in a write).
     function [31:0] smask;
         input [3:0] s;
         begin

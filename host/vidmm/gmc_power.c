@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "gmc.h"
+#include "gmc_check.h"
 #include "gmc_kmd.h"
 #include "gmc_paging.h"
 #include "gmc_status.h"
@@ -88,14 +89,18 @@ int gmc_device_power(gmc_device *dev, enum gmc_power_state to, struct gmc_power_
         return GMC_E_NULL_POINTER;
     if (to != GMC_POWER_STANDBY && to != GMC_POWER_HIBERNATE)
         return GMC_E_INVALID_ARG;
-    if (dev->power != GMC_POWER_D0)
-        return GMC_E_POWER_STATE;
+    int rc = gmc_check_power_change((enum gmc_power_state)dev->power, to, 0u);
+    if (rc != GMC_OK)
+        return rc;
     if (dev->pg == NULL || dev->kmd.ddi->set_power == NULL)
         return GMC_E_UNSUPPORTED;
+    unsigned locked = 0;
     for (struct gmc_valloc *a = dev->allocs; a != NULL; a = a->dnext)
-        if (a->locker != NULL)
-            return GMC_E_LOCKED; /* a CPU mapping cannot survive power-down */
-    int rc = gmc_fence_wait_all(dev);
+        locked += a->locker != NULL;
+    rc = gmc_check_power_change((enum gmc_power_state)dev->power, to, locked);
+    if (rc != GMC_OK)
+        return rc; /* GMC_E_LOCKED: a CPU mapping cannot survive power-down */
+    rc = gmc_fence_wait_all(dev);
     if (rc != GMC_OK)
         return rc;
     struct gmc_power_report r;
@@ -192,9 +197,10 @@ int gmc_device_resume(gmc_device *dev, struct gmc_power_report *rep)
         memset(rep, 0, sizeof(*rep));
     if (dev == NULL)
         return GMC_E_NULL_POINTER;
-    if (dev->power == GMC_POWER_D0)
-        return GMC_E_POWER_STATE;
-    int rc = dev->kmd.ddi->set_power(&dev->kmd, GMC_POWER_D0, NULL, 0);
+    int rc = gmc_check_power_change((enum gmc_power_state)dev->power, GMC_POWER_D0, 0u);
+    if (rc != GMC_OK)
+        return rc;
+    rc = dev->kmd.ddi->set_power(&dev->kmd, GMC_POWER_D0, NULL, 0);
     if (rc == GMC_OK)
         rc = gmc_paging_restart(dev->pg);
     if (rc != GMC_OK)
