@@ -78,7 +78,7 @@ struct gmc_open_report {
  *                              tdr=N      paging fence timeout in cycles (>= 1000) before a TDR
  *                              trace=FILE FST waveform of the whole run
  *                              segs=N     strap N (0..4) segment descriptors
- *                              segK=BASE/SIZE/FLAGS[/CPU_OFFSET[/BANKS]]
+ *                              segK=BASE/SIZE/FLAGS[/CPU_OFFSET[/BANKS[/SYSMEM_END]]]
  *                                         strap descriptor K (1..4)
  *   pci[:DOMAIN:BUS:DEV.FN][,id=VVVV:DDDD]   (or pci:id=VVVV:DDDD)
  *                              hex, e.g. pci:0000:01:00.0 (DEV <= 1f, FN <= 7);

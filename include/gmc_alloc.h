@@ -107,6 +107,10 @@ struct gmc_segment_desc {
     uint32_t flags;      /* DXGK_SEGMENTFLAGS: GMC_SEGFLAGS_*_MASK */
     uint64_t cpu_offset; /* BAR1 offset of the first byte, when CpuVisible */
     uint32_t banks;      /* number of equal banks; 0 unless UseBanking */
+    /* DXGK_SEGMENTDESCRIPTOR3.SystemMemoryEndAddress: in a
+     * PartiallyPreservedDuringHibernate segment, the GPU address up to which
+     * it is system memory that survives hibernate; 0 elsewhere. */
+    uint64_t sysmem_end;
 };
 
 /* Bytes at the end of a segment that pinned (overlay, capture)

@@ -18,7 +18,7 @@
 #define GMC_PCI_BAR_REGS 0u
 #define GMC_PCI_BAR_APERTURE 1u
 #define GMC_PCI_CLOCK_HZ 125000000ull
-#define GMC_REG_SPAN 0x480u
+#define GMC_REG_SPAN 0x4A0u
 
 /* gmc_top's parameter defaults, the reference configuration (docs/hardware.md). */
 #define GMC_TOP_VRAM_BYTES 0x800000u /* Bytes of local VRAM (power of two). */
@@ -657,6 +657,16 @@
 #define GMC_SEG_BANKS_COUNT_LSB 0u
 #define GMC_SEG_BANKS_COUNT_WIDTH 8u
 #define GMC_SEG_BANKS_COUNT_MASK 0xFFu
+#define GMC_REG_SEG_SYSMEM_END_LO 0x0480u /* ro: Segment i+1: DXGK_SEGMENTDESCRIPTOR3.SystemMemoryEndAddress, bits 31:0. For a PARTIALLY_PRESERVED_DURING_HIBERNATE segment, the GPU address up to which the segment is driver-allocated system memory, kept through hibernate: only allocations ending above it are purged. 0 in every other segment. */
+#define GMC_REG_SEG_SYSMEM_END_LO_COUNT 4u
+#define GMC_REG_SEG_SYSMEM_END_LO_STRIDE 0x8u
+#define GMC_REG_SEG_SYSMEM_END_LO_N(i) (GMC_REG_SEG_SYSMEM_END_LO + (uint32_t)(i) * GMC_REG_SEG_SYSMEM_END_LO_STRIDE)
+#define GMC_REG_SEG_SYSMEM_END_LO_WMASK 0x00000000u
+#define GMC_REG_SEG_SYSMEM_END_HI 0x0484u /* ro: Segment i+1: SystemMemoryEndAddress, bits 63:32. */
+#define GMC_REG_SEG_SYSMEM_END_HI_COUNT 4u
+#define GMC_REG_SEG_SYSMEM_END_HI_STRIDE 0x8u
+#define GMC_REG_SEG_SYSMEM_END_HI_N(i) (GMC_REG_SEG_SYSMEM_END_HI + (uint32_t)(i) * GMC_REG_SEG_SYSMEM_END_HI_STRIDE)
+#define GMC_REG_SEG_SYSMEM_END_HI_WMASK 0x00000000u
 
 enum gmc_reg_access { GMC_REG_RO, GMC_REG_RW, GMC_REG_WO };
 
@@ -672,7 +682,7 @@ struct gmc_reg_info {
     uint32_t wmask;     /* bits a write changes (0 for ro) */
 };
 
-#define GMC_REG_TABLE_LEN 90u
+#define GMC_REG_TABLE_LEN 92u
 static const struct gmc_reg_info gmc_reg_table[GMC_REG_TABLE_LEN] = {
     { "ID", 0x0000u, 1u, 0x4u, GMC_REG_RO, 0, 0x474D4300u, 0x00000000u },
     { "VERSION", 0x0004u, 1u, 0x4u, GMC_REG_RO, 0, 0x00010000u, 0x00000000u },
@@ -764,6 +774,8 @@ static const struct gmc_reg_info gmc_reg_table[GMC_REG_TABLE_LEN] = {
     { "SEG_CPU_OFFSET_LO", 0x0414u, 4u, 0x20u, GMC_REG_RO, 1, 0x00000000u, 0x00000000u },
     { "SEG_CPU_OFFSET_HI", 0x0418u, 4u, 0x20u, GMC_REG_RO, 1, 0x00000000u, 0x00000000u },
     { "SEG_BANKS", 0x041Cu, 4u, 0x20u, GMC_REG_RO, 1, 0x00000000u, 0x00000000u },
+    { "SEG_SYSMEM_END_LO", 0x0480u, 4u, 0x8u, GMC_REG_RO, 1, 0x00000000u, 0x00000000u },
+    { "SEG_SYSMEM_END_HI", 0x0484u, 4u, 0x8u, GMC_REG_RO, 1, 0x00000000u, 0x00000000u },
 };
 
 #endif /* GMC_REGS_H */

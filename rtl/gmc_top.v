@@ -61,22 +61,26 @@ module gmc_top #(
     parameter [31:0]  SEG1_FLAGS = `GMC_TOP_SEG1_FLAGS,   // CpuVisible, PreservedDuringStandby
     parameter [63:0]  SEG1_CPU_OFFSET = 64'd0,
     parameter [7:0]   SEG1_BANKS = `GMC_TOP_SEG1_BANKS,
+    parameter [63:0]  SEG1_SYSMEM_END = 64'd0,
     parameter [63:0]  SEG2_BASE = {32'd0, CPU_WINDOW_BYTES[31:0]},
     parameter [63:0]  SEG2_SIZE = {32'd0, PT_BASE_RESET - CPU_WINDOW_BYTES[31:0]},
     parameter [31:0]  SEG2_FLAGS = `GMC_TOP_SEG2_FLAGS,   // UseBanking, PreservedDuringStandby
     parameter [63:0]  SEG2_CPU_OFFSET = 64'd0,
     /* verilator lint_on WIDTHCONCAT */
     parameter [7:0]   SEG2_BANKS = `GMC_TOP_SEG2_BANKS,
+    parameter [63:0]  SEG2_SYSMEM_END = 64'd0,
     parameter [63:0]  SEG3_BASE = {32'd0, APERTURE_BASE},
     parameter [63:0]  SEG3_SIZE = APERTURE_PAGES * 4096,
     parameter [31:0]  SEG3_FLAGS = `GMC_TOP_SEG3_FLAGS,   // Aperture, CacheCoherent, Preserved (standby, hibernate)
     parameter [63:0]  SEG3_CPU_OFFSET = 64'd0,
     parameter [7:0]   SEG3_BANKS = `GMC_TOP_SEG3_BANKS,
+    parameter [63:0]  SEG3_SYSMEM_END = 64'd0,
     parameter [63:0]  SEG4_BASE = 64'd0,
     parameter [63:0]  SEG4_SIZE = 64'd0,
     parameter [31:0]  SEG4_FLAGS = 32'd0,
     parameter [63:0]  SEG4_CPU_OFFSET = 64'd0,
-    parameter [7:0]   SEG4_BANKS = 8'd0
+    parameter [7:0]   SEG4_BANKS = 8'd0,
+    parameter [63:0]  SEG4_SYSMEM_END = 64'd0
 ) (
     input  wire                  clk,
     input  wire                  rst,
@@ -265,7 +269,9 @@ module gmc_top #(
         .SEG3_BASE(SEG3_BASE), .SEG3_SIZE(SEG3_SIZE), .SEG3_FLAGS(SEG3_FLAGS),
         .SEG3_CPU_OFFSET(SEG3_CPU_OFFSET), .SEG3_BANKS(SEG3_BANKS),
         .SEG4_BASE(SEG4_BASE), .SEG4_SIZE(SEG4_SIZE), .SEG4_FLAGS(SEG4_FLAGS),
-        .SEG4_CPU_OFFSET(SEG4_CPU_OFFSET), .SEG4_BANKS(SEG4_BANKS)
+        .SEG4_CPU_OFFSET(SEG4_CPU_OFFSET), .SEG4_BANKS(SEG4_BANKS),
+        .SEG1_SYSMEM_END(SEG1_SYSMEM_END), .SEG2_SYSMEM_END(SEG2_SYSMEM_END),
+        .SEG3_SYSMEM_END(SEG3_SYSMEM_END), .SEG4_SYSMEM_END(SEG4_SYSMEM_END)
     ) u_regs (
         .clk(clk), .rst(rst),
         .reg_wr_en(reg_wr_en), .reg_wr_addr(reg_wr_addr), .reg_wr_data(reg_wr_data),

@@ -55,7 +55,7 @@ RULE_KEYS = {"id", "seed", "also", "derived", "scope", "statement", "status", "c
 CASE_KEYS = {"size", "alignment", "pitch", "preferred", "supported", "eviction", "banks",
              "priority", "flags", "kmt", "info2", "vidpn", "umd_priority", "sysmem",
              "section", "layout", "patch", "nsegs"}
-SEG_KEYS = {"id", "base", "size", "flags", "cpu_offset", "banks"}
+SEG_KEYS = {"id", "base", "size", "flags", "cpu_offset", "banks", "sysmem_end"}
 MAX_PREFERRED = 5
 MAX_BANKS = 4
 CASE_MAX_SEGS = 8
@@ -132,6 +132,7 @@ def segment(owner, s, macros):
         "flags": [flag_term(owner, "seg", n, macros) for n in s.get("flags", [])],
         "cpu_offset": integer(owner, "segment cpu_offset", s.get("cpu_offset", 0), U64),
         "banks": integer(owner, "segment banks", s.get("banks", 0), U32),
+        "sysmem_end": integer(owner, "segment sysmem_end", s.get("sysmem_end", 0), U64),
     }
 
 
@@ -778,7 +779,7 @@ def c_case(label, c):
              f"{ind}.segs = {{"]
     for s in c["segs"]:
         lines.append(f"{ind}    {{ {s['id']}u, 0x{s['base']:X}ull, 0x{s['size']:X}ull, {c_or(s['flags'])}, "
-                     f"0x{s['cpu_offset']:X}ull, {s['banks']}u }},")
+                     f"0x{s['cpu_offset']:X}ull, {s['banks']}u, 0x{s['sysmem_end']:X}ull }},")
     lines.append(f"{ind}}},")
     lines.append("        },")
     return lines

@@ -8,9 +8,12 @@
  *
  *   S = standby:   a segment is purged unless PreservedDuringStandby.
  *   S = hibernate: a segment is purged unless PreservedDuringHibernate
- *                  (which implies standby). PartiallyPreservedDuringHibernate
- *                  promises only part of the segment, and which part is not
- *                  described, so gmc saves such segments like purged ones.
+ *                  (which implies standby). A PartiallyPreservedDuringHibernate
+ *                  segment keeps its system-memory part: the allocations
+ *                  that end at or below its SystemMemoryEndAddress
+ *                  (SEG_SYSMEM_END) survive, the ones ending above it are
+ *                  purged, and only [SystemMemoryEndAddress, end) loses
+ *                  its content.
  *   Hybrid sleep acts as hibernate.
  *
  * Before powering down, every allocation with content whose current copy
@@ -43,6 +46,31 @@ static int purged(const struct gmc_vseg *s, enum gmc_power_state to)
     if (to == GMC_POWER_STANDBY)
         return !(f & GMC_SEGFLAGS_PRESERVED_DURING_STANDBY_MASK);
     return !(f & GMC_SEGFLAGS_PRESERVED_DURING_HIBERNATE_MASK);
+}
+
+/* A partially preserved segment in hibernate: the part above
+ * SystemMemoryEndAddress is purged, the system-memory part below is kept. */
+static int partial(const struct gmc_vseg *s, enum gmc_power_state to)
+{
+    return to == GMC_POWER_HIBERNATE &&
+           (s->desc.flags & GMC_SEGFLAGS_PARTIALLY_PRESERVED_DURING_HIBERNATE_MASK) != 0u;
+}
+
+/* Where the kept system-memory part of a partial segment ends (its base
+ * when the segment gives no SystemMemoryEndAddress: nothing is kept). */
+static uint64_t sysmem_part_end(const struct gmc_vseg *s)
+{
+    return s->desc.sysmem_end != 0u ? s->desc.sysmem_end : s->desc.base;
+}
+
+/* Does the transition purge this placed allocation's copy? */
+static int alloc_purged(const struct gmc_vseg *s, const struct gmc_valloc *a, enum gmc_power_state to)
+{
+    if (!purged(s, to))
+        return 0;
+    if (!partial(s, to))
+        return 1;
+    return a->node.start + a->node.size > sysmem_part_end(s);
 }
 
 static void mark_lost(gmc_device *dev, struct gmc_valloc *a)
@@ -82,7 +110,7 @@ int gmc_device_power(gmc_device *dev, enum gmc_power_state to, struct gmc_power_
         if (a->node.mgr == NULL || !(a->state & GMC_ALLOC_STATE_HAS_CONTENT))
             continue;
         struct gmc_vseg *s = &dev->seg[a->seg];
-        if (gmc_vseg_is_aperture(s) || !purged(s, to)) {
+        if (gmc_vseg_is_aperture(s) || !alloc_purged(s, a, to)) {
             r.allocations_preserved++;
             continue;
         }
@@ -127,8 +155,13 @@ int gmc_device_power(gmc_device *dev, enum gmc_power_state to, struct gmc_power_
             ap_purged = 1;
             continue;
         }
-        ranges[2 * n] = s->desc.base;
-        ranges[2 * n + 1] = s->desc.size;
+        uint64_t lo = s->desc.base, end = s->desc.base + s->desc.size;
+        if (partial(s, to))
+            lo = sysmem_part_end(s); /* the segment rules keep it in [base, end] */
+        if (lo == end)
+            continue;
+        ranges[2 * n] = lo;
+        ranges[2 * n + 1] = end - lo;
         n++;
     }
     if (ap_purged) {
@@ -145,7 +178,8 @@ int gmc_device_power(gmc_device *dev, enum gmc_power_state to, struct gmc_power_
         if (a->node.mgr == NULL)
             continue;
         struct gmc_vseg *s = &dev->seg[a->seg];
-        if ((purged(s, to) || (gmc_vseg_is_aperture(s) && ap_purged)) && a->gpu_valid) {
+        int gone = gmc_vseg_is_aperture(s) ? ap_purged : alloc_purged(s, a, to);
+        if (gone && a->gpu_valid) {
             a->gpu_valid = 0; /* the placed copy (or mapping) is gone; the system copy holds it */
             a->power_purged = 1;
         }
