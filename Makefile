@@ -69,7 +69,7 @@ INC_train   := $(call layer_flags,sim/gmc_sim_train.c)
 VLT_ROOT = $(shell $(VERILATOR) --getenv VERILATOR_ROOT 2>/dev/null)
 
 RTL      := $(sort $(wildcard rtl/*.v))
-RTL_INC  := rtl/gmc_regs.vh
+RTL_INC  := rtl/gmc_regs.vh rtl/gmc_defaults.vh
 TOP      := gmc_top
 
 # The simulator model is Verilated with segment straps (see docs/sim.md).
@@ -181,7 +181,7 @@ $(BUILD)/%/vobj/V$(TOP)__ALL.a: $(RTL) $(RTL_INC) Makefile tools/check_sched.py 
 	@rm -rf $(BUILD)/$*/vobj $(BUILD)/$*/pgo; mkdir -p $(BUILD)/$*
 	$(VERILATOR) $(VFLAGS) $(VFLAGS_$*) -Mdir $(BUILD)/$*/vobj -CFLAGS "-fPIC $(VOPT_$*) -std=c++17" $(RTL) \
 	  >$(BUILD)/$*.verilator.log 2>&1 || { cat $(BUILD)/$*.verilator.log; exit 1; }
-	$(PYTHON) tools/check_sched.py $(BUILD)/$*/vobj
+	$(PYTHON) tools/check_sched.py $(SCHED_$*) $(BUILD)/$*/vobj
 	$(if $(PGO_$*),$(call vbuild,$*,$(call vmake_pgo,-fprofile-generate=$(abspath $(BUILD)/$*/pgo) -fprofile-update=single)),$(call vbuild,$*,$(VMAKE_$*)))
 	$(if $(PGO_$*),$(call pgo_train,$*))
 	$(if $(PGO_$*),rm -f $(BUILD)/$*/vobj/*.o $(BUILD)/$*/vobj/*.a)
@@ -290,6 +290,19 @@ $(eval $(call VARIANT_RULES,cmp))
 $(foreach l,$(HOST_LAYERS),$(eval $(call LAYER_RULES,cmp,$(l))))
 CMP_TESTS := $(patsubst %,$(BUILD)/cmp/tests/%,rtl/test_dma_xfer rtl/test_dma_ring rtl/test_dma_fault rtl/test_dma_gate \
              rtl/test_dma_random host/test_paging host/test_resid host/test_power host/test_tdr)
+
+# The scheduler shortcut's fallback (docs/sim.md, The cycle): variant evl
+# is the release model built with check_sched.py --force-eval, so the shim
+# runs the plain eval() as it would under another Verilator version; the
+# DMA tests (exact cycle counts) and a paging test run on it again, and
+# tests/sim/test_sched_fallback.sh checks which way each model was built.
+OPT_evl   := $(OPT_rel)
+VOPT_evl  := $(OPT_rel)
+VMAKE_evl := $(VMAKE_rel)
+SCHED_evl := --force-eval
+$(eval $(call VARIANT_RULES,evl))
+$(foreach l,$(HOST_LAYERS),$(eval $(call LAYER_RULES,evl,$(l))))
+EVL_TESTS := $(patsubst %,$(BUILD)/evl/tests/%,rtl/test_regs rtl/test_dma_xfer rtl/test_dma_ring host/test_paging)
 
 # The pci backend against the real RTL (tests/pci/test_pci_rtl.sh): the
 # trap harness (an LD_PRELOAD library over libgmc_sim.so), the fake-tree
@@ -415,7 +428,7 @@ FUZZ_NAMES   := $(patsubst tests/fuzz/%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.
 # The library, the parser and the DMA reference model, built with clang and
 # coverage instrumentation; the Verilated model is the rel one (gcc, not
 # instrumented: it is C++ behind a C API and linked as it is).
-FUZZ_SRC     := $(HOST_SRC) cli/trace.c tests/common/gmc_dma_ref.c hw/gmc_dma_pkt.c tests/common/gmc_dma_gen.c
+FUZZ_SRC     := $(HOST_SRC) cli/trace.c cli/trace_flags.c tests/common/gmc_dma_ref.c hw/gmc_dma_pkt.c tests/common/gmc_dma_gen.c
 FUZZ_OBJ     := $(FUZZ_SRC:%.c=$(BUILD)/fuzz/obj/%.o)
 
 $(BUILD)/fuzz/obj/%.o: %.c
@@ -444,7 +457,7 @@ fuzz: fuzz-build
 define FUZZ_REPLAY_RULES
 $(BUILD)/$(1)/tests/fuzz/%: tests/fuzz/%.c tests/fuzz/replay.c tests/fuzz/fuzz.h \
                             $(BUILD)/$(1)/obj/common/gmc_dma_ref.o $(BUILD)/$(1)/obj/hw/gmc_dma_pkt.o $(BUILD)/$(1)/obj/common/gmc_dma_gen.o \
-                            $(BUILD)/$(1)/obj/cli/trace.o $(BUILD)/$(1)/lib/libgmc.a $(BUILD)/$(1)/lib/libgmc_sim.a
+                            $(BUILD)/$(1)/obj/cli/trace.o $(BUILD)/$(1)/obj/cli/trace_flags.o $(BUILD)/$(1)/lib/libgmc.a $(BUILD)/$(1)/lib/libgmc_sim.a
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS_C) $$(INC_tests) -Itests/fuzz $(OPT_$(1)) -DFUZZ_NAME='"$$*"' $$< tests/fuzz/replay.c \
 	  $$(filter %.o,$$^) -o $$@ $(BUILD)/$(1)/lib/libgmc.a $(BUILD)/$(1)/lib/libgmc_sim.a $$(SIM_LIBS)
@@ -468,7 +481,7 @@ tour: deps-test $(BUILD)/rel/bin/gmc-sim-tour
 
 # The cross-check compiles every generated constant with the C compiler and
 # with Icarus and compares what each prints.
-$(BUILD)/xcheck/ok: spec/gmc.toml tools/gen_spec.py include/gmc_regs.h rtl/gmc_regs.vh
+$(BUILD)/xcheck/ok: spec/gmc.toml tools/gen_spec.py include/gmc_regs.h rtl/gmc_regs.vh rtl/gmc_defaults.vh
 	@mkdir -p $(@D)
 	$(PYTHON) tools/gen_spec.py crosscheck $(@D)
 	$(CC) -std=c11 $(WARN) -Iinclude $(@D)/xcheck.c -o $(@D)/xcheck_c
@@ -490,14 +503,17 @@ SCRIPT_TESTS += tests/board/test_board_link.py
 SCRIPT_TESTS += tests/board/test_board_reset.py
 # The eviction benchmark's offline optimum (bench/evict_opt.py, Debian's python3-scipy).
 SCRIPT_TESTS += tests/bench/test_evict_opt.py
+# Which way the release and evl models step the clock (the shortcut or eval()).
+SCRIPT_TESTS += tests/sim/test_sched_fallback.sh
 
 test: deps-test check-gen lint $(BUILD)/xcheck/ok $(TEST_BINS_rel) $(TEST_BINS_asan) $(SIM_TEST_BINS_rel) $(SIM_TEST_BINS_asan) \
       $(CLI_TEST_BINS_rel) $(CLI_TEST_BINS_asan) $(BUILD)/rel/bin/gmc $(BUILD)/asan/bin/gmc \
       $(BUILD)/rel/lib/libgmc_sim.so $(BUILD)/fw/tb/tb_fw_bridge.vvp $(PCI_RTL_BINS) $(BUILD)/rel/bin/gmc-board-sim \
-      $(FUZZ_REPLAY_BINS_rel) $(FUZZ_REPLAY_BINS_asan) $(CMP_TESTS)
+      $(FUZZ_REPLAY_BINS_rel) $(FUZZ_REPLAY_BINS_asan) $(CMP_TESTS) $(EVL_TESTS)
 	@BUILD=$(BUILD) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  tools/run_tests.sh $(SCRIPT_TESTS) $(TEST_BINS_rel) $(TEST_BINS_asan) $(SIM_TEST_BINS_rel) $(SIM_TEST_BINS_asan) \
-	  $(CLI_TEST_BINS_rel) $(CLI_TEST_BINS_asan) $(FUZZ_REPLAY_BINS_rel) $(FUZZ_REPLAY_BINS_asan) $(CMP_TESTS)
+	  $(CLI_TEST_BINS_rel) $(CLI_TEST_BINS_asan) $(FUZZ_REPLAY_BINS_rel) $(FUZZ_REPLAY_BINS_asan) $(CMP_TESTS) \
+	  $(EVL_TESTS)
 
 # ------------------------------------------------------------------- soak
 # 10^6 seeded random DMA packets against the reference model, with random
@@ -663,7 +679,7 @@ install: $(BUILD)/rel/lib/libgmc_sim.a $(BUILD)/rel/lib/libgmc_sim.so $(BUILD)/r
 	install -m 755 $(BUILD)/rel/bin/gmc $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(BUILD)/rel/lib/libgmc_sim.a $(BUILD)/rel/lib/libgmc.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(BUILD)/rel/lib/libgmc_sim.so $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 sim/gmc_sim.h sim/gmc_sim_status.h include/gmc_regs.h include/gmc.h include/gmc_alloc.h include/gmc_status.h \
+	install -m 644 sim/gmc_sim.h sim/gmc_sim_status.h include/gmc_regs.h include/gmc.h include/gmc_alloc.h include/gmc_flags.h include/gmc_check.h include/gmc_status.h \
 	  $(DESTDIR)$(PREFIX)/include/gmc/
 	sed -e 's|@PREFIX@|$(PREFIX)|' sim/gmc_sim.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/gmc_sim.pc
 	sed -e 's|@PREFIX@|$(PREFIX)|' host/gmc.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/gmc.pc

@@ -122,7 +122,7 @@ static void api_open(struct api *a)
     gmc_sim_config_default(&c);
     c.strap_segments = 1;
     c.seg_count = 1;
-    c.seg[0] = (struct gmc_sim_segment){ SEG_START, SEG_SIZE, 0, 0, 0 };
+    c.seg[0] = (struct gmc_sim_segment){ SEG_START, SEG_SIZE, 0, 0, 0, 0 };
     int rc = gmc_device_open_sim(&c, NULL, &a->dev);
     if (rc == GMC_OK)
         rc = gmc_client_create(a->dev, NULL, &a->cl);

@@ -917,7 +917,7 @@ static int open_device(gmc_device **out)
         struct gmc_segment_info si;
         gmc_segment_query(d, i + 1u, &si);
         c.seg[i] = (struct gmc_sim_segment){ si.desc.base, si.desc.size, si.desc.cpu_offset, si.desc.flags,
-                                             (uint8_t)si.desc.banks };
+                                             (uint8_t)si.desc.banks, si.desc.sysmem_end };
     }
     gmc_device_close(d);
     c.seg[SEG_ID - 1u].size /= SCALE;

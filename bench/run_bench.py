@@ -3,6 +3,7 @@
 object of name -> number. Ratios compare against baselines measured in the
 same run. Usage: run_bench.py BUILD_DIR [NEXTPNR_REPORT.json ...]"""
 import json
+import tomllib
 import os
 import re
 import shutil
@@ -222,11 +223,18 @@ def end_to_end(build):
 
 # The serial link (docs/board-sim.md "Link figures"): board_loop through
 # uart:<pty> against gmc-board-sim, the bit-level link at 3 Mbaud. Frame
-# bytes per DMA beat: a read beat is DMA_RD_DATA (SYNC, OP, LEN, 11 payload
-# bytes, CRC: 15 bytes for 8 of data) host->board, a write beat DMA_WR_DATA
-# (14 bytes for 8) board->host.
-RD_BEAT_BYTES = 15
-WR_BEAT_BYTES = 14
+# bytes per DMA beat, from the protocol's one description (spec/bridge.toml):
+# SYNC, OP, LEN, the payload, CRC. A read beat is DMA_RD_DATA host->board,
+# a write beat DMA_WR_DATA board->host (15 bytes each for 8 of data in
+# protocol 3).
+def _beat_bytes(op_name):
+    with open(os.path.join(ROOT, "spec", "bridge.toml"), "rb") as f:
+        ops = {o["name"]: o for o in tomllib.load(f)["op"]}
+    return 4 + ops[op_name]["len"]
+
+
+RD_BEAT_BYTES = _beat_bytes("DMA_RD_DATA")
+WR_BEAT_BYTES = _beat_bytes("DMA_WR_DATA")
 BOARD_TRACE = os.path.join(ROOT, "examples", "board_loop.trace")
 BOARD_FAULTS = ("0.001", "3")  # tests/board/test_board_link.py's rate and seed
 
@@ -293,7 +301,7 @@ def uart_link(build):
         out["uart_dma_read_beats_per_burst_full_engine"] = round(urd["beats"] / urd["bursts"], 3)
         out["uart_dma_write_beats_per_burst_full_engine"] = round(uwr["beats"] / uwr["bursts"], 3)
         fst, fbst = board_run(build, tmp, "faults", "--faults", BOARD_FAULTS[0], "--seed", BOARD_FAULTS[1],
-                              "--fault-dir", "down")
+                              "--fault-dir", "both")
         if fst["digest"] != digest:
             raise RuntimeError(f"board_loop with link faults: digest {fst['digest']} != {digest}")
         out["uart_faults_recovered"] = sum(fbst["faults_down"].values()) + sum(fbst["faults_up"].values())

@@ -533,6 +533,181 @@ static int prepass(struct run *r, char *err, size_t errlen)
     return 0;
 }
 
+/* Open the device of o->device and record its segments in the timeline.
+ * Returns 0, or 2 with err set. */
+static int run_open(struct run *r, char *err, size_t errlen)
+{
+    const struct exec_opts *o = r->o;
+    struct timeline *tl = r->tl;
+    struct gmc_open_report rep;
+    memset(&rep, 0, sizeof(rep));
+    int st = gmc_device_open_ex(o->device, &rep, &r->dev);
+    if (st != GMC_OK) {
+        if (rep.rule)
+            snprintf(err, errlen, "cannot open device '%s': segment %u breaks rule %s: %s (%s)", o->device,
+                     rep.segment, gmc_rule_id(rep.rule), gmc_rule_statement(rep.rule), gmc_status_name(st));
+        else
+            snprintf(err, errlen, "cannot open device '%s': %s (%s)%s", o->device, gmc_strerror(st),
+                     gmc_status_name(st), "");
+        if (rep.error_pos && strlen(err) + 40 < errlen)
+            snprintf(err + strlen(err), errlen - strlen(err), " at byte %zu", rep.error_pos);
+        return 2;
+    }
+    gmc_device_query(r->dev, &tl->info);
+    tl->nsegs = tl->info.segment_count < TL_MAX_SEGS ? tl->info.segment_count : TL_MAX_SEGS;
+    for (unsigned i = 0; i < tl->nsegs; i++) {
+        struct gmc_segment_info si;
+        if (gmc_segment_query(r->dev, i + 1, &si) == GMC_OK)
+            tl->segs[i].desc = si.desc;
+    }
+    return 0;
+}
+
+/* --trace FILE.fst: start the waveform, unless its window ends before the
+ * run starts. Returns 0, or 2 with err set. */
+static int run_waveform(struct run *r, char *err, size_t errlen)
+{
+    const struct exec_opts *o = r->o;
+    if (!o->fst)
+        return 0;
+    struct gmc_device_stats ds;
+    memset(&ds, 0, sizeof(ds));
+    gmc_device_stats(r->dev, &ds);
+    if (o->win_end != 0 && o->win_end <= ds.cycles) {
+        snprintf(err, errlen,
+                 "the waveform window ends at cycle %" PRIu64 ", before the run starts (cycle %" PRIu64
+                 ", after opening the device)",
+                 o->win_end, ds.cycles);
+        return 2;
+    }
+    int st = gmc_device_trace(r->dev, o->fst, o->win_start, o->win_end);
+    if (st != GMC_OK) {
+        snprintf(err, errlen, "cannot write waveform '%s': %s (%s)", o->fst, gmc_strerror(st),
+                 gmc_status_name(st));
+        return 2;
+    }
+    return 0;
+}
+
+/* The timeline's clients and entities, and the per-entity run state.
+ * Returns 0, or 2 with err set. */
+static int run_entities(struct run *r, char *err, size_t errlen)
+{
+    const struct trace *t = r->t;
+    struct timeline *tl = r->tl;
+    tl->nclients = t->nclients;
+    for (unsigned c = 0; c < t->nclients; c++)
+        snprintf(tl->clients[c].name, sizeof(tl->clients[c].name), "%s", t->clients[c].name);
+    tl->nentities = t->nentities;
+    tl->entities = calloc(t->nentities ? t->nentities : 1, sizeof(*tl->entities));
+    r->er = calloc(t->nentities ? t->nentities : 1, sizeof(*r->er));
+    if (tl->entities == NULL || r->er == NULL) {
+        snprintf(err, errlen, "out of memory");
+        free(r->er);
+        r->er = NULL;
+        return 2;
+    }
+    for (unsigned e = 0; e < t->nentities; e++) {
+        const struct tr_entity *en = &t->entities[e];
+        struct tl_entity *te = &tl->entities[e];
+        snprintf(te->name, sizeof(te->name), "%s", en->name);
+        te->client = en->client;
+        te->priority = (en->desc.info2_flags & GMC_INFO2_OVERRIDE_PRIORITY) ? en->desc.umd_priority
+                                                                             : en->desc.priority;
+        te->size = en->cpu_size;
+        te->line = en->line;
+        r->er[e].cur = -1;
+    }
+    return 0;
+}
+
+/* The first failure's "FILE:LINE: op name: STATUS (message)..." line. */
+static void note_first_error(struct run *r, const struct tr_op *op, int st, int want, const char *why)
+{
+    const struct trace *t = r->t;
+    struct timeline *tl = r->tl;
+    if (tl->first_error[0] != '\0')
+        return;
+    const int named = op->kind == TR_ALLOC || op->kind == TR_DESTROY || op->kind == TR_OPEN || op->kind == TR_LOCK ||
+                      op->kind == TR_UNLOCK || op->kind == TR_WRITE || op->kind == TR_READ;
+    const char *nm = op->entity < t->nentities && named ? t->entities[op->entity].name : "";
+    snprintf(tl->first_error, sizeof(tl->first_error), "%s:%u: %s%s%s: %s (%s)%s%s%s%s", t->file, op->line,
+             tr_kind_name(op->kind), nm[0] ? " " : "", nm, gmc_status_name(st), gmc_strerror(st),
+             op->has_expect ? ", expected " : "", op->has_expect ? gmc_status_name(want) : "", why[0] ? ": " : "",
+             why);
+}
+
+/* Run operation r->step and record it. Returns 1 when it did not answer
+ * what the trace expects, else 0. */
+static int run_step(struct run *r)
+{
+    const struct tr_op *op = &r->t->ops[r->step];
+    struct timeline *tl = r->tl;
+    char why[256];
+    int want = op->has_expect ? op->expect : GMC_OK;
+    int st = run_op(r, op, why, sizeof(why));
+    dlog(r, "step %u line %u %s %s", r->step, op->line, tr_kind_name(op->kind), short_status(st));
+    snapshot(r);
+    struct gmc_device_stats now;
+    memset(&now, 0, sizeof(now));
+    gmc_device_stats(r->dev, &now);
+    struct tl_step ts = { .line = op->line, .kind = op->kind, .status = st, .frame = op->frame,
+                          .paged_in = now.bytes_paged_in - r->prev.bytes_paged_in,
+                          .paged_out = now.bytes_paged_out - r->prev.bytes_paged_out,
+                          .filled = now.bytes_filled - r->prev.bytes_filled,
+                          .evictions = now.evictions - r->prev.evictions,
+                          .page_ins = now.page_ins - r->prev.page_ins,
+                          .cycles = now.cycles };
+    if (ts.paged_in || ts.paged_out || ts.evictions)
+        dlog(r, "  paged in %" PRIu64 " out %" PRIu64 " evictions %" PRIu64, ts.paged_in, ts.paged_out,
+             ts.evictions);
+    r->prev = now;
+    tl_add_step(tl, &ts);
+    if (st != want) {
+        tl->ops_failed++;
+        note_first_error(r, op, st, want, why);
+        return 1;
+    }
+    if (want != GMC_OK)
+        tl->ops_expected_fail++;
+    return 0;
+}
+
+/* After the last step: close open intervals, collect the end state and
+ * counters, close the device and free the run state. */
+static void run_finish(struct run *r, unsigned end_step)
+{
+    const struct trace *t = r->t;
+    struct timeline *tl = r->tl;
+    /* close what is still placed */
+    for (unsigned e = 0; e < t->nentities; e++)
+        if (r->er[e].cur >= 0) {
+            tl->intervals[r->er[e].cur].end = end_step;
+            tl->intervals[r->er[e].cur].end_kind = TL_END_RUN;
+            r->er[e].cur = -1;
+        }
+    tl->has_stats = gmc_device_stats(r->dev, &tl->stats) == GMC_OK;
+    tl->has_link = gmc_device_link_stats(r->dev, &tl->link) == GMC_OK;
+    gmc_device_query(r->dev, &tl->info);
+    for (unsigned i = 0; i < tl->nsegs; i++)
+        gmc_segment_query(r->dev, i + 1, &tl->segs[i].end);
+    for (unsigned c = 0; c < t->nclients; c++)
+        if (r->cl[c])
+            tl->clients[c].has_stats = gmc_client_stats(r->cl[c], &tl->clients[c].stats) == GMC_OK;
+    /* The hardware's counters last: their register reads take bus cycles
+     * the stats above (cycles) must not include. */
+    if (tl->has_stats)
+        (void)gmc_device_hw_counters(r->dev, &tl->stats.hw);
+    dlog(r, "end steps %u failed %" PRIu64, end_step, tl->ops_failed);
+    tl->digest = r->hash;
+    gmc_device_close(r->dev);
+    for (unsigned e = 0; e < t->nentities; e++) {
+        sh_free(&r->er[e].sh);
+        free_sysmem(&r->er[e]);
+    }
+    free(r->er);
+}
+
 int exec_run(const struct trace *t, const struct exec_opts *o, struct timeline *tl, char *err, size_t errlen)
 {
     struct run r;
@@ -549,73 +724,12 @@ int exec_run(const struct trace *t, const struct exec_opts *o, struct timeline *
     tl->frames = t->frames;
     err[0] = '\0';
 
-    struct gmc_open_report rep;
-    memset(&rep, 0, sizeof(rep));
-    int st = gmc_device_open_ex(o->device, &rep, &r.dev);
-    if (st != GMC_OK) {
-        if (rep.rule)
-            snprintf(err, errlen, "cannot open device '%s': segment %u breaks rule %s: %s (%s)", o->device,
-                     rep.segment, gmc_rule_id(rep.rule), gmc_rule_statement(rep.rule), gmc_status_name(st));
-        else
-            snprintf(err, errlen, "cannot open device '%s': %s (%s)%s", o->device, gmc_strerror(st),
-                     gmc_status_name(st), "");
-        if (rep.error_pos && strlen(err) + 40 < errlen)
-            snprintf(err + strlen(err), errlen - strlen(err), " at byte %zu", rep.error_pos);
+    if (run_open(&r, err, errlen) != 0)
         return 2;
-    }
-    gmc_device_query(r.dev, &tl->info);
-    tl->nsegs = tl->info.segment_count < TL_MAX_SEGS ? tl->info.segment_count : TL_MAX_SEGS;
-    for (unsigned i = 0; i < tl->nsegs; i++) {
-        struct gmc_segment_info si;
-        if (gmc_segment_query(r.dev, i + 1, &si) == GMC_OK)
-            tl->segs[i].desc = si.desc;
-    }
-    if (prepass(&r, err, errlen) != 0) {
+    if (prepass(&r, err, errlen) != 0 || run_waveform(&r, err, errlen) != 0 ||
+        run_entities(&r, err, errlen) != 0) {
         gmc_device_close(r.dev);
         return 2;
-    }
-    if (o->fst) {
-        struct gmc_device_stats ds;
-        memset(&ds, 0, sizeof(ds));
-        gmc_device_stats(r.dev, &ds);
-        if (o->win_end != 0 && o->win_end <= ds.cycles) {
-            snprintf(err, errlen,
-                     "the waveform window ends at cycle %" PRIu64 ", before the run starts (cycle %" PRIu64
-                     ", after opening the device)",
-                     o->win_end, ds.cycles);
-            gmc_device_close(r.dev);
-            return 2;
-        }
-        st = gmc_device_trace(r.dev, o->fst, o->win_start, o->win_end);
-        if (st != GMC_OK) {
-            snprintf(err, errlen, "cannot write waveform '%s': %s (%s)", o->fst, gmc_strerror(st),
-                     gmc_status_name(st));
-            gmc_device_close(r.dev);
-            return 2;
-        }
-    }
-    tl->nclients = t->nclients;
-    for (unsigned c = 0; c < t->nclients; c++)
-        snprintf(tl->clients[c].name, sizeof(tl->clients[c].name), "%s", t->clients[c].name);
-    tl->nentities = t->nentities;
-    tl->entities = calloc(t->nentities ? t->nentities : 1, sizeof(*tl->entities));
-    r.er = calloc(t->nentities ? t->nentities : 1, sizeof(*r.er));
-    if (tl->entities == NULL || r.er == NULL) {
-        snprintf(err, errlen, "out of memory");
-        free(r.er);
-        gmc_device_close(r.dev);
-        return 2;
-    }
-    for (unsigned e = 0; e < t->nentities; e++) {
-        const struct tr_entity *en = &t->entities[e];
-        struct tl_entity *te = &tl->entities[e];
-        snprintf(te->name, sizeof(te->name), "%s", en->name);
-        te->client = en->client;
-        te->priority = (en->desc.info2_flags & GMC_INFO2_OVERRIDE_PRIORITY) ? en->desc.umd_priority
-                                                                             : en->desc.priority;
-        te->size = en->cpu_size;
-        te->line = en->line;
-        r.er[e].cur = -1;
     }
     gmc_device_stats(r.dev, &r.prev);
     clock_gettime(CLOCK_MONOTONIC, &r.t0);
@@ -630,80 +744,18 @@ int exec_run(const struct trace *t, const struct exec_opts *o, struct timeline *
     dlog(&r, "gmc decision log: %s seed %" PRIu64 " operations %u", base ? base + 1 : t->file, t->seed, t->nops);
     int rc = 0;
     for (r.step = 0; r.step < t->nops; r.step++) {
-        const struct tr_op *op = &t->ops[r.step];
-        char why[256];
-        int want = op->has_expect ? op->expect : GMC_OK;
-        st = run_op(&r, op, why, sizeof(why));
-        dlog(&r, "step %u line %u %s %s", r.step, op->line, tr_kind_name(op->kind), short_status(st));
-        snapshot(&r);
-        struct gmc_device_stats now;
-        memset(&now, 0, sizeof(now));
-        gmc_device_stats(r.dev, &now);
-        struct tl_step ts = { .line = op->line, .kind = op->kind, .status = st, .frame = op->frame,
-                              .paged_in = now.bytes_paged_in - r.prev.bytes_paged_in,
-                              .paged_out = now.bytes_paged_out - r.prev.bytes_paged_out,
-                              .filled = now.bytes_filled - r.prev.bytes_filled,
-                              .evictions = now.evictions - r.prev.evictions,
-                              .page_ins = now.page_ins - r.prev.page_ins,
-                              .cycles = now.cycles };
-        if (ts.paged_in || ts.paged_out || ts.evictions)
-            dlog(&r, "  paged in %" PRIu64 " out %" PRIu64 " evictions %" PRIu64, ts.paged_in, ts.paged_out,
-                 ts.evictions);
-        r.prev = now;
-        tl_add_step(tl, &ts);
-        if (st != want) {
-            tl->ops_failed++;
-            if (tl->first_error[0] == '\0') {
-                const char *nm = op->entity < t->nentities &&
-                                         (op->kind == TR_ALLOC || op->kind == TR_DESTROY || op->kind == TR_OPEN ||
-                                          op->kind == TR_LOCK || op->kind == TR_UNLOCK ||
-                                          op->kind == TR_WRITE || op->kind == TR_READ)
-                                     ? t->entities[op->entity].name
-                                     : "";
-                snprintf(tl->first_error, sizeof(tl->first_error), "%s:%u: %s%s%s: %s (%s)%s%s%s%s", t->file,
-                         op->line, tr_kind_name(op->kind), nm[0] ? " " : "", nm, gmc_status_name(st),
-                         gmc_strerror(st), op->has_expect ? ", expected " : "",
-                         op->has_expect ? gmc_status_name(want) : "", why[0] ? ": " : "", why);
-            }
+        if (run_step(&r) != 0) {
             rc = 1;
             if (!o->keep_going) {
                 r.step++;
                 break;
             }
-        } else if (want != GMC_OK) {
-            tl->ops_expected_fail++;
         }
         progress(&r, 0);
     }
     unsigned end_step = r.step;
     progress(&r, 1);
     tl->wall_seconds = now_s() - start;
-    /* close what is still placed */
-    for (unsigned e = 0; e < t->nentities; e++)
-        if (r.er[e].cur >= 0) {
-            tl->intervals[r.er[e].cur].end = end_step;
-            tl->intervals[r.er[e].cur].end_kind = TL_END_RUN;
-            r.er[e].cur = -1;
-        }
-    tl->has_stats = gmc_device_stats(r.dev, &tl->stats) == GMC_OK;
-    tl->has_link = gmc_device_link_stats(r.dev, &tl->link) == GMC_OK;
-    gmc_device_query(r.dev, &tl->info);
-    for (unsigned i = 0; i < tl->nsegs; i++)
-        gmc_segment_query(r.dev, i + 1, &tl->segs[i].end);
-    for (unsigned c = 0; c < t->nclients; c++)
-        if (r.cl[c])
-            tl->clients[c].has_stats = gmc_client_stats(r.cl[c], &tl->clients[c].stats) == GMC_OK;
-    /* The hardware's counters last: their register reads take bus cycles
-     * the stats above (cycles) must not include. */
-    if (tl->has_stats)
-        (void)gmc_device_hw_counters(r.dev, &tl->stats.hw);
-    dlog(&r, "end steps %u failed %" PRIu64, end_step, tl->ops_failed);
-    tl->digest = r.hash;
-    gmc_device_close(r.dev);
-    for (unsigned e = 0; e < t->nentities; e++) {
-        sh_free(&r.er[e].sh);
-        free_sysmem(&r.er[e]);
-    }
-    free(r.er);
+    run_finish(&r, end_step);
     return rc;
 }

@@ -55,7 +55,7 @@ static const char *const usage_info =
     "segment with its base, size, banks and DXGK_SEGMENTFLAGS by name.\n"
     "\n"
     "  --device STR   device string (default \"sim\"): sim[:latency=N,timeout=N,\n"
-    "                 trace=FILE,segs=N,segK=BASE/SIZE/FLAGS[/CPU_OFFSET[/BANKS]]],\n"
+    "                 trace=FILE,segs=N,segK=BASE/SIZE/FLAGS[/CPU_OFFSET[/BANKS[/SYSMEM_END]]]],\n"
     "                 pci:DOMAIN:BUS:DEV.FN, uart:/PATH@BAUD (docs/host.md)\n";
 
 static const char *const usage_list =

@@ -150,6 +150,7 @@ int report_write_json(const struct timeline *tl, const char *path, char *err, si
         L(bytes_tx) L(bytes_rx) L(frames_tx) L(frames_rx) L(commands) L(retries) L(timeouts) L(resyncs)
         L(bad_frames) L(junk) L(stale) L(err_frames) L(irq_frames) L(dma_rd_bursts) L(dma_rd_beats)
         L(dma_wr_bursts) L(dma_wr_beats) L(dma_refused) L(dma_broken) L(probes)
+        L(req_asks) L(req_recovered) L(wr_resends) L(wr_acks)
 #undef L
         fprintf(f, "},\n");
     }

@@ -19,87 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gmc_check.h"
 #include "trace.h"
 
 /* ------------------------------------------------------------ flag tables */
-
-#define FL(n, b) { n, b }
-const struct tr_flag_name tr_alloc_flags[] = {
-    FL("CpuVisible", GMC_ALLOC_CPU_VISIBLE),
-    FL("PermanentSysMem", GMC_ALLOC_PERMANENT_SYS_MEM),
-    FL("Cached", GMC_ALLOC_CACHED),
-    FL("Protected", GMC_ALLOC_PROTECTED),
-    FL("ExistingSysMem", GMC_ALLOC_EXISTING_SYS_MEM),
-    FL("ExistingKernelSysMem", GMC_ALLOC_EXISTING_KERNEL_SYS_MEM),
-    FL("FromEndOfSegment", GMC_ALLOC_FROM_END_OF_SEGMENT),
-    FL("Swizzled", GMC_ALLOC_SWIZZLED),
-    FL("Overlay", GMC_ALLOC_OVERLAY),
-    FL("Capture", GMC_ALLOC_CAPTURE),
-    FL("UseAlternateVA", GMC_ALLOC_USE_ALTERNATE_VA),
-    FL("SynchronousPaging", GMC_ALLOC_SYNCHRONOUS_PAGING),
-    FL("LinkMirrored", GMC_ALLOC_LINK_MIRRORED),
-    FL("LinkInstanced", GMC_ALLOC_LINK_INSTANCED),
-    FL("HistoryBuffer", GMC_ALLOC_HISTORY_BUFFER),
-    FL("AccessedPhysically", GMC_ALLOC_ACCESSED_PHYSICALLY),
-    FL("ExplicitResidencyNotification", GMC_ALLOC_EXPLICIT_RESIDENCY_NOTIFICATION),
-    FL("HardwareProtected", GMC_ALLOC_HARDWARE_PROTECTED),
-    FL("CpuVisibleOnDemand", GMC_ALLOC_CPU_VISIBLE_ON_DEMAND),
-    FL(NULL, 0),
-};
-const struct tr_flag_name tr_kmt_flags[] = {
-    FL("CreateResource", GMC_KMT_CREATE_RESOURCE),
-    FL("CreateShared", GMC_KMT_CREATE_SHARED),
-    FL("NonSecure", GMC_KMT_NON_SECURE),
-    FL("CreateProtected", GMC_KMT_CREATE_PROTECTED),
-    FL("RestrictSharedAccess", GMC_KMT_RESTRICT_SHARED_ACCESS),
-    FL("ExistingSysMem", GMC_KMT_EXISTING_SYS_MEM),
-    FL("NtSecuritySharing", GMC_KMT_NT_SECURITY_SHARING),
-    FL("ReadOnly", GMC_KMT_READ_ONLY),
-    FL("CreateWriteCombined", GMC_KMT_CREATE_WRITE_COMBINED),
-    FL("CreateCached", GMC_KMT_CREATE_CACHED),
-    FL("SwapChainBackBuffer", GMC_KMT_SWAP_CHAIN_BACK_BUFFER),
-    FL("CrossAdapter", GMC_KMT_CROSS_ADAPTER),
-    FL("OpenCrossAdapter", GMC_KMT_OPEN_CROSS_ADAPTER),
-    FL("PartialSharedCreation", GMC_KMT_PARTIAL_SHARED_CREATION),
-    FL("Zeroed", GMC_KMT_ZEROED),
-    FL("WriteWatch", GMC_KMT_WRITE_WATCH),
-    FL("StandardAllocation", GMC_KMT_STANDARD_ALLOCATION),
-    FL("ExistingSection", GMC_KMT_EXISTING_SECTION),
-    FL(NULL, 0),
-};
-const struct tr_flag_name tr_info2_flags[] = {
-    FL("Primary", GMC_INFO2_PRIMARY),
-    FL("Stereo", GMC_INFO2_STEREO),
-    FL("OverridePriority", GMC_INFO2_OVERRIDE_PRIORITY),
-    FL(NULL, 0),
-};
-const struct tr_flag_name tr_lock_flags[] = {
-    FL("ReadOnly", GMC_LOCK_READ_ONLY),
-    FL("WriteOnly", GMC_LOCK_WRITE_ONLY),
-    FL("DonotWait", GMC_LOCK_DONOT_WAIT),
-    FL("DonotEvict", GMC_LOCK_DONOT_EVICT),
-    FL("Discard", GMC_LOCK_DISCARD),
-    FL(NULL, 0),
-};
-const struct tr_flag_name tr_seg_flags[] = {
-    FL("Aperture", GMC_SEGFLAGS_APERTURE_MASK),
-    FL("Agp", GMC_SEGFLAGS_AGP_MASK),
-    FL("CpuVisible", GMC_SEGFLAGS_CPU_VISIBLE_MASK),
-    FL("UseBanking", GMC_SEGFLAGS_USE_BANKING_MASK),
-    FL("CacheCoherent", GMC_SEGFLAGS_CACHE_COHERENT_MASK),
-    FL("PitchAlignment", GMC_SEGFLAGS_PITCH_ALIGNMENT_MASK),
-    FL("PopulatedFromSystemMemory", GMC_SEGFLAGS_POPULATED_FROM_SYSTEM_MEMORY_MASK),
-    FL("PreservedDuringStandby", GMC_SEGFLAGS_PRESERVED_DURING_STANDBY_MASK),
-    FL("PreservedDuringHibernate", GMC_SEGFLAGS_PRESERVED_DURING_HIBERNATE_MASK),
-    FL("PartiallyPreservedDuringHibernate", GMC_SEGFLAGS_PARTIALLY_PRESERVED_DURING_HIBERNATE_MASK),
-    FL("DirectFlip", GMC_SEGFLAGS_DIRECT_FLIP_MASK),
-    FL("Use64KBPages", GMC_SEGFLAGS_USE_64KB_PAGES_MASK),
-    FL("ReservedSysMem", GMC_SEGFLAGS_RESERVED_SYS_MEM_MASK),
-    FL("SupportsCpuHostAperture", GMC_SEGFLAGS_SUPPORTS_CPU_HOST_APERTURE_MASK),
-    FL("SupportsCachedCpuHostAperture", GMC_SEGFLAGS_SUPPORTS_CACHED_CPU_HOST_APERTURE_MASK),
-    FL("ApplicationTarget", GMC_SEGFLAGS_APPLICATION_TARGET_MASK),
-    FL(NULL, 0),
-};
+/* The tables themselves are generated from spec/flags.toml: trace_flags.c. */
 
 void tr_flags_str(const struct tr_flag_name *t, uint32_t v, char *buf, size_t n)
 {
@@ -1123,29 +1047,54 @@ static void close_handle(struct parser *p, unsigned e, unsigned c)
         s->alive = 0;
 }
 
+/* The library's rules are asked, not copied: gmc_check.h holds the
+ * predicates gmc's own calls apply. The parser tracks the state they take
+ * (power state, locks, handles) and words their answers for a trace. */
+
+static enum gmc_power_state power_state(const struct parser *p)
+{
+    return p->power == TR_STANDBY ? GMC_POWER_STANDBY : p->power == TR_HIBERNATE ? GMC_POWER_HIBERNATE : GMC_POWER_D0;
+}
+
+static const char *power_name(const struct parser *p)
+{
+    return p->power == TR_STANDBY ? "standby" : "hibernate";
+}
+
 static int power_check(struct parser *p, unsigned line, const char *op, const struct tr_op *o)
 {
-    if (p->power && checked(o))
-        return perr(p, line, "%s: the device is in %s since line %u (resume first)", op,
-                    p->power == TR_STANDBY ? "standby" : "hibernate", p->power_line);
+    if (checked(o) && gmc_check_powered(power_state(p)) != GMC_OK)
+        return perr(p, line, "%s: the device is in %s since line %u (resume first)", op, power_name(p),
+                    p->power_line);
     return 0;
 }
 
+/* Whether client c may take a lock with lock_flags on entity e (a plain
+ * read or write takes a ReadOnly or WriteOnly one), as gmc_lock() decides. */
 static int cpu_access_check(struct parser *p, unsigned line, const char *op, unsigned e, unsigned c,
-                            int writes)
+                            uint32_t lock_flags)
 {
     const struct tr_entity *en = &p->t->entities[e];
     const char *nm = en->name;
-    if (!(en->desc.flags & GMC_ALLOC_CPU_VISIBLE))
+    const int st = gmc_check_lock(&en->desc, lock_flags, c == en->client);
+    switch (st) {
+    case GMC_OK:
+        return 0;
+    case GMC_E_LOCK_FLAGS:
+        return perr(p, line, "%s: ReadOnly and %s exclude each other", op,
+                    (lock_flags & GMC_LOCK_WRITE_ONLY) ? "WriteOnly" : "Discard");
+    case GMC_E_NOT_CPU_VISIBLE:
         return perr(p, line, "%s: '%s' is not CpuVisible", op, nm);
-    if (en->desc.flags & (GMC_ALLOC_PROTECTED | GMC_ALLOC_HARDWARE_PROTECTED))
+    case GMC_E_PROTECTED:
         return perr(p, line, "%s: '%s' is protected and is never mapped", op, nm);
-    if ((en->desc.kmt_flags & GMC_KMT_CREATE_SHARED) && c != en->client)
+    case GMC_E_NOT_CREATOR:
         return perr(p, line, "%s: '%s' is shared: only its creator '%s' locks it", op, nm,
                     p->t->clients[en->client].name);
-    if (writes && (en->desc.kmt_flags & GMC_KMT_READ_ONLY))
+    case GMC_E_READ_ONLY:
         return perr(p, line, "%s: '%s' was created ReadOnly", op, nm);
-    return 0;
+    default:
+        return perr(p, line, "%s: '%s': %s (%s)", op, nm, gmc_status_name(st), gmc_strerror(st));
+    }
 }
 
 static int range_args(struct parser *p, unsigned line, const char *op, const struct args *a,
@@ -1450,49 +1399,218 @@ static int do_submit(struct parser *p, unsigned li)
     return 0;
 }
 
+static int do_client(struct parser *p, unsigned L, const struct args *a)
+{
+    const struct trace *t = p->t;
+    const char *nm = a->pos[0];
+    if (!name_ok(nm))
+        return perr(p, L, "client: bad client name '%s'", nm);
+    for (unsigned i = 0; i < t->nclients; i++)
+        if (p->client_alive[i] && !strcmp(t->clients[i].name, nm))
+            return perr(p, L, "client: client '%s' already exists (line %u)", nm, t->clients[i].line);
+    uint64_t owner = 0;
+    const char *s = kv(a, "owner");
+    if (s && num_arg(p, L, "client", "owner", s, UINT32_MAX, &owner) != 0)
+        return -1;
+    return add_client(p, L, nm, has_bare(a, "nonsecure") ? GMC_CLIENT_NON_SECURE : 0, (uint32_t)owner);
+}
+
+static int do_exit(struct parser *p, unsigned L, const struct args *a)
+{
+    unsigned c;
+    if (find_client(p, L, "exit", a->pos[0], &c) != 0)
+        return -1;
+    struct tr_op *o = new_op(p, TR_EXIT, L);
+    if (o == NULL)
+        return -1;
+    o->client = c;
+    for (unsigned e = 0; e < p->t->nentities; e++)
+        if (p->es[e].alive && (p->es[e].holders >> c & 1u))
+            close_handle(p, e, c);
+    p->client_alive[c] = 0;
+    return 0;
+}
+
+/* wait, standby, hibernate, resume. */
+static int do_device_op(struct parser *p, unsigned L, const struct opdef *d, const struct args *a)
+{
+    const char *op = d->word;
+    struct tr_op *o = new_op(p, d->kind, L);
+    if (o == NULL || expect_arg(p, L, op, a, o) != 0)
+        return -1;
+    if (d->kind == TR_WAIT) {
+        const char *s = kv(a, "timeout");
+        o->timeout_us = 100000;
+        if (s && num_arg(p, L, op, "timeout", s, UINT64_MAX / 1000u, &o->timeout_us) != 0)
+            return -1;
+        return power_check(p, L, op, o);
+    }
+    if (!checked(o))
+        return 0;
+    const enum gmc_power_state to = d->kind == TR_RESUME   ? GMC_POWER_D0
+                                    : d->kind == TR_STANDBY ? GMC_POWER_STANDBY
+                                                            : GMC_POWER_HIBERNATE;
+    const int st = gmc_check_power_change(power_state(p), to, p->nlocked);
+    if (st == GMC_E_POWER_STATE && to == GMC_POWER_D0)
+        return perr(p, L, "resume: the device is not in standby or hibernate");
+    if (st == GMC_E_POWER_STATE)
+        return perr(p, L, "%s: the device is already in %s since line %u", op, power_name(p), p->power_line);
+    if (st == GMC_E_LOCKED) {
+        for (unsigned e = 0; e < p->t->nentities; e++)
+            if (p->es[e].alive && p->es[e].locked)
+                return perr(p, L, "%s: '%s' is still locked (line %u)", op, p->t->entities[e].name,
+                            p->es[e].lock_line);
+    }
+    if (st != GMC_OK)
+        return perr(p, L, "%s: %s (%s)", op, gmc_status_name(st), gmc_strerror(st));
+    p->power = to == GMC_POWER_D0 ? 0 : d->kind;
+    p->power_line = L;
+    return 0;
+}
+
+static int do_open(struct parser *p, unsigned L, const struct tr_op *o)
+{
+    const struct trace *t = p->t;
+    const struct tr_entity *en = &t->entities[o->entity];
+    struct ent_state *s = &p->es[o->entity];
+    if (gmc_check_share_kind(&en->desc) == GMC_SHARE_NONE)
+        return perr(p, L, "open: '%s' was not created with kmt=CreateShared", en->name);
+    if (s->holders >> o->client & 1u)
+        return perr(p, L, "open: client '%s' already holds a handle to '%s'", t->clients[o->client].name,
+                    en->name);
+    s->holders |= 1ull << o->client;
+    return 0;
+}
+
+static int do_lock(struct parser *p, unsigned L, const struct args *a, struct tr_op *o)
+{
+    const char *fs = kv(a, "flags");
+    if (fs && flag_list(p, L, "lock", "flags", tr_lock_flags, fs, &o->lock_flags) != 0)
+        return -1;
+    if (!checked(o))
+        return 0;
+    struct ent_state *s = &p->es[o->entity];
+    if (cpu_access_check(p, L, "lock", o->entity, o->client, o->lock_flags) != 0)
+        return -1;
+    if (s->locked)
+        return perr(p, L, "lock: '%s' is already locked (line %u)", p->t->entities[o->entity].name, s->lock_line);
+    s->locked = o->client + 1;
+    p->nlocked++;
+    s->lock_flags = o->lock_flags;
+    s->lock_line = L;
+    return 0;
+}
+
+static int do_unlock(struct parser *p, unsigned L, const struct tr_op *o)
+{
+    struct ent_state *s = &p->es[o->entity];
+    const char *nm = p->t->entities[o->entity].name;
+    if (!s->locked)
+        return perr(p, L, "unlock: '%s' is not locked", nm);
+    if (s->locked != o->client + 1)
+        return perr(p, L, "unlock: '%s' is locked by client '%s' (line %u)", nm,
+                    p->t->clients[s->locked - 1].name, s->lock_line);
+    s->locked = 0;
+    p->nlocked--;
+    return 0;
+}
+
+/* write and read: a range, a pattern or verify, and who may access. */
+static int do_access(struct parser *p, unsigned L, const struct args *a, struct tr_op *o)
+{
+    const int wr = o->kind == TR_WRITE;
+    const char *op = wr ? "write" : "read";
+    const struct tr_entity *en = &p->t->entities[o->entity];
+    const char *nm = en->name;
+    if (range_args(p, L, op, a, "offset", "size", en->cpu_size, nm, &o->offset, &o->size) != 0)
+        return -1;
+    if (o->size > (64u << 20))
+        return perr(p, L, "%s: size %" PRIu64 " is more than 64 MiB in one access", op, o->size);
+    if (wr) {
+        const char *ps = kv(a, "pattern");
+        if (ps) {
+            uint64_t v;
+            if (num_arg(p, L, op, "pattern", ps, UINT32_MAX, &v) != 0)
+                return -1;
+            o->has_pattern = 1;
+            o->pattern = (uint32_t)v;
+        }
+    } else {
+        o->verify = has_bare(a, "verify");
+    }
+    if (!checked(o))
+        return 0;
+    const struct ent_state *s = &p->es[o->entity];
+    if (s->locked && s->locked != o->client + 1)
+        return perr(p, L, "%s: '%s' is locked by client '%s' (line %u)", op, nm,
+                    p->t->clients[s->locked - 1].name, s->lock_line);
+    if (s->locked) {
+        if (gmc_check_locked_access(s->lock_flags, wr) != GMC_OK)
+            return perr(p, L, "%s: '%s' is locked %s (line %u)", op, nm, wr ? "ReadOnly" : "WriteOnly",
+                        s->lock_line);
+        return 0;
+    }
+    return cpu_access_check(p, L, op, o->entity, o->client, wr ? GMC_LOCK_WRITE_ONLY : GMC_LOCK_READ_ONLY);
+}
+
+/* destroy, open, lock, unlock, write, read: one allocation, one client. */
+static int do_entity_op(struct parser *p, unsigned L, const struct opdef *d, const struct args *a)
+{
+    const char *op = d->word;
+    unsigned e, c;
+    if (find_entity(p, L, op, a->pos[0], &e) != 0)
+        return -1;
+    if (d->kind == TR_OPEN) {
+        const char *cn = kv(a, "client");
+        if (cn == NULL)
+            return perr(p, L, "open: missing client= (the client that opens it)");
+        if (find_client(p, L, op, cn, &c) != 0)
+            return -1;
+    } else if (acting_client(p, L, op, a, e, &c) != 0) {
+        return -1;
+    }
+    struct tr_op *o = new_op(p, d->kind, L);
+    if (o == NULL || expect_arg(p, L, op, a, o) != 0 || power_check(p, L, op, o) != 0)
+        return -1;
+    o->entity = e;
+    o->client = c;
+    switch (d->kind) {
+    case TR_DESTROY:
+        if (checked(o))
+            close_handle(p, e, c);
+        return 0;
+    case TR_OPEN:
+        return checked(o) ? do_open(p, L, o) : 0;
+    case TR_LOCK:
+        return do_lock(p, L, a, o);
+    case TR_UNLOCK:
+        return checked(o) ? do_unlock(p, L, o) : 0;
+    case TR_WRITE:
+    case TR_READ:
+        return do_access(p, L, a, o);
+    default:
+        return perr(p, L, "internal: unhandled operation '%s'", op);
+    }
+}
+
 static int do_line(struct parser *p, unsigned li)
 {
     const struct line *ln = &p->lines[li];
     const unsigned L = ln->no;
     const struct opdef *d = find_op(ln->tok[0]);
-    const char *op = d->word;
     p->cur_line = L;
     if (d->block == B_SUBMIT)
         return do_submit(p, li);
-    if (!strcmp(op, "device") || !strcmp(op, "seed"))
+    if (!strcmp(d->word, "device") || !strcmp(d->word, "seed"))
         return 0; /* read before expansion */
     struct args a;
     if (get_args(p, ln, d, &a) != 0)
         return -1;
-    struct trace *t = p->t;
     switch (d->kind) {
-    case TR_CLIENT: {
-        const char *nm = a.pos[0];
-        if (!name_ok(nm))
-            return perr(p, L, "client: bad client name '%s'", nm);
-        for (unsigned i = 0; i < t->nclients; i++)
-            if (p->client_alive[i] && !strcmp(t->clients[i].name, nm))
-                return perr(p, L, "client: client '%s' already exists (line %u)", nm, t->clients[i].line);
-        uint64_t owner = 0;
-        const char *s = kv(&a, "owner");
-        if (s && num_arg(p, L, op, "owner", s, UINT32_MAX, &owner) != 0)
-            return -1;
-        return add_client(p, L, nm, has_bare(&a, "nonsecure") ? GMC_CLIENT_NON_SECURE : 0, (uint32_t)owner);
-    }
-    case TR_EXIT: {
-        unsigned c;
-        if (find_client(p, L, op, a.pos[0], &c) != 0)
-            return -1;
-        struct tr_op *o = new_op(p, TR_EXIT, L);
-        if (o == NULL)
-            return -1;
-        o->client = c;
-        for (unsigned e = 0; e < t->nentities; e++)
-            if (p->es[e].alive && (p->es[e].holders >> c & 1u))
-                close_handle(p, e, c);
-        p->client_alive[c] = 0;
-        return 0;
-    }
+    case TR_CLIENT:
+        return do_client(p, L, &a);
+    case TR_EXIT:
+        return do_exit(p, L, &a);
     case TR_ALLOC:
         return do_alloc(p, ln, &a);
     case TR_RESIDENT:
@@ -1501,142 +1619,10 @@ static int do_line(struct parser *p, unsigned li)
     case TR_WAIT:
     case TR_STANDBY:
     case TR_HIBERNATE:
-    case TR_RESUME: {
-        struct tr_op *o = new_op(p, d->kind, L);
-        if (o == NULL || expect_arg(p, L, op, &a, o) != 0)
-            return -1;
-        if (d->kind == TR_WAIT) {
-            const char *s = kv(&a, "timeout");
-            o->timeout_us = 100000;
-            if (s && num_arg(p, L, op, "timeout", s, UINT64_MAX / 1000u, &o->timeout_us) != 0)
-                return -1;
-            return power_check(p, L, op, o);
-        }
-        if (!checked(o))
-            return 0;
-        if (d->kind == TR_RESUME) {
-            if (!p->power)
-                return perr(p, L, "resume: the device is not in standby or hibernate");
-            p->power = 0;
-            return 0;
-        }
-        if (p->power)
-            return perr(p, L, "%s: the device is already in %s since line %u", op,
-                        p->power == TR_STANDBY ? "standby" : "hibernate", p->power_line);
-        for (unsigned e = 0; p->nlocked > 0 && e < t->nentities; e++) /* scans only to fail */
-            if (p->es[e].alive && p->es[e].locked)
-                return perr(p, L, "%s: '%s' is still locked (line %u)", op, t->entities[e].name,
-                            p->es[e].lock_line);
-        p->power = d->kind;
-        p->power_line = L;
-        return 0;
-    }
+    case TR_RESUME:
+        return do_device_op(p, L, d, &a);
     default:
-        break;
-    }
-    /* Operations on one allocation. */
-    unsigned e, c;
-    if (find_entity(p, L, op, a.pos[0], &e) != 0)
-        return -1;
-    if (d->kind == TR_OPEN) {
-        const char *cn = kv(&a, "client");
-        if (cn == NULL)
-            return perr(p, L, "open: missing client= (the client that opens it)");
-        if (find_client(p, L, op, cn, &c) != 0)
-            return -1;
-    } else if (acting_client(p, L, op, &a, e, &c) != 0) {
-        return -1;
-    }
-    struct tr_op *o = new_op(p, d->kind, L);
-    if (o == NULL || expect_arg(p, L, op, &a, o) != 0 || power_check(p, L, op, o) != 0)
-        return -1;
-    o->entity = e;
-    o->client = c;
-    struct ent_state *s = &p->es[e];
-    const struct tr_entity *en = &t->entities[e];
-    const char *nm = en->name;
-    int chk = checked(o);
-    switch (d->kind) {
-    case TR_DESTROY:
-        if (chk)
-            close_handle(p, e, c);
-        return 0;
-    case TR_OPEN:
-        if (chk) {
-            if (!(en->desc.kmt_flags & GMC_KMT_CREATE_SHARED))
-                return perr(p, L, "open: '%s' was not created with kmt=CreateShared", nm);
-            if (s->holders >> c & 1u)
-                return perr(p, L, "open: client '%s' already holds a handle to '%s'", t->clients[c].name, nm);
-            s->holders |= 1ull << c;
-        }
-        return 0;
-    case TR_LOCK: {
-        const char *fs = kv(&a, "flags");
-        if (fs && flag_list(p, L, op, "flags", tr_lock_flags, fs, &o->lock_flags) != 0)
-            return -1;
-        if (!chk)
-            return 0;
-        uint32_t f = o->lock_flags;
-        if ((f & GMC_LOCK_READ_ONLY) && (f & GMC_LOCK_WRITE_ONLY))
-            return perr(p, L, "lock: ReadOnly and WriteOnly exclude each other");
-        if ((f & GMC_LOCK_READ_ONLY) && (f & GMC_LOCK_DISCARD))
-            return perr(p, L, "lock: ReadOnly and Discard exclude each other");
-        if (cpu_access_check(p, L, op, e, c, !(f & GMC_LOCK_READ_ONLY)) != 0)
-            return -1;
-        if (s->locked)
-            return perr(p, L, "lock: '%s' is already locked (line %u)", nm, s->lock_line);
-        s->locked = c + 1;
-        p->nlocked++;
-        s->lock_flags = f;
-        s->lock_line = L;
-        return 0;
-    }
-    case TR_UNLOCK:
-        if (!chk)
-            return 0;
-        if (!s->locked)
-            return perr(p, L, "unlock: '%s' is not locked", nm);
-        if (s->locked != c + 1)
-            return perr(p, L, "unlock: '%s' is locked by client '%s' (line %u)", nm,
-                        t->clients[s->locked - 1].name, s->lock_line);
-        s->locked = 0;
-        p->nlocked--;
-        return 0;
-    case TR_WRITE:
-    case TR_READ: {
-        int wr = d->kind == TR_WRITE;
-        if (range_args(p, L, op, &a, "offset", "size", en->cpu_size, nm, &o->offset, &o->size) != 0)
-            return -1;
-        if (o->size > (64u << 20))
-            return perr(p, L, "%s: size %" PRIu64 " is more than 64 MiB in one access", op, o->size);
-        if (wr) {
-            const char *ps = kv(&a, "pattern");
-            if (ps) {
-                uint64_t v;
-                if (num_arg(p, L, op, "pattern", ps, UINT32_MAX, &v) != 0)
-                    return -1;
-                o->has_pattern = 1;
-                o->pattern = (uint32_t)v;
-            }
-        } else {
-            o->verify = has_bare(&a, "verify");
-        }
-        if (!chk)
-            return 0;
-        if (s->locked && s->locked != c + 1)
-            return perr(p, L, "%s: '%s' is locked by client '%s' (line %u)", op, nm,
-                        t->clients[s->locked - 1].name, s->lock_line);
-        if (s->locked) {
-            if (wr && (s->lock_flags & GMC_LOCK_READ_ONLY))
-                return perr(p, L, "write: '%s' is locked ReadOnly (line %u)", nm, s->lock_line);
-            if (!wr && (s->lock_flags & GMC_LOCK_WRITE_ONLY))
-                return perr(p, L, "read: '%s' is locked WriteOnly (line %u)", nm, s->lock_line);
-            return 0;
-        }
-        return cpu_access_check(p, L, op, e, c, wr);
-    }
-    default:
-        return perr(p, L, "internal: unhandled operation '%s'", op);
+        return do_entity_op(p, L, d, &a);
     }
 }
 

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "gmc.h"
+#include "trace_flags.h"
 
 #define TR_NAME_MAX 48
 #define TR_MAX_CLIENTS 32
@@ -116,16 +117,8 @@ int trace_load(const char *file, int seed_given, uint64_t seed, struct trace **o
                size_t errlen);
 void trace_free(struct trace *t);
 
-/* Flag tables (name <-> bit), shared with the report writers. */
-struct tr_flag_name {
-    const char *name;
-    uint32_t bit;
-};
-extern const struct tr_flag_name tr_alloc_flags[];
-extern const struct tr_flag_name tr_kmt_flags[];
-extern const struct tr_flag_name tr_info2_flags[];
-extern const struct tr_flag_name tr_lock_flags[];
-extern const struct tr_flag_name tr_seg_flags[];
+/* Flag tables (name <-> bit), shared with the report writers, are
+ * generated from spec/flags.toml: trace_flags.h. */
 
 /* "Name,Name" for the bits of v from table t (unknown bits as 0x...). */
 void tr_flags_str(const struct tr_flag_name *t, uint32_t v, char *buf, size_t n);

@@ -78,7 +78,7 @@ struct gmc_open_report {
  *                              tdr=N      paging fence timeout in cycles (>= 1000) before a TDR
  *                              trace=FILE FST waveform of the whole run
  *                              segs=N     strap N (0..4) segment descriptors
- *                              segK=BASE/SIZE/FLAGS[/CPU_OFFSET[/BANKS]]
+ *                              segK=BASE/SIZE/FLAGS[/CPU_OFFSET[/BANKS[/SYSMEM_END]]]
  *                                         strap descriptor K (1..4)
  *   pci[:DOMAIN:BUS:DEV.FN][,id=VVVV:DDDD]   (or pci:id=VVVV:DDDD)
  *                              hex, e.g. pci:0000:01:00.0 (DEV <= 1f, FN <= 7);
@@ -362,15 +362,10 @@ uint64_t gmc_fence_completed(gmc_device *dev);
 
 /* ------------------------------------------------ CPU access and locks */
 
-/* D3DDDICB_LOCKFLAGS bits, at their Windows positions. */
-#define GMC_LOCK_READ_ONLY   (1u << 0) /* ReadOnly */
-#define GMC_LOCK_WRITE_ONLY  (1u << 1) /* WriteOnly */
-#define GMC_LOCK_DONOT_WAIT  (1u << 2) /* DonotWait: GMC_E_STILL_DRAWING while busy */
-#define GMC_LOCK_DONOT_EVICT (1u << 5) /* DonotEvict: GMC_E_NEEDS_EVICT if it must move */
-#define GMC_LOCK_DISCARD     (1u << 7) /* Discard: rename instead of waiting */
-#define GMC_LOCK_FLAGS_MASK                                                                  \
-    (GMC_LOCK_READ_ONLY | GMC_LOCK_WRITE_ONLY | GMC_LOCK_DONOT_WAIT | GMC_LOCK_DONOT_EVICT | \
-     GMC_LOCK_DISCARD)
+/* D3DDDICB_LOCKFLAGS: GMC_LOCK_* and GMC_LOCK_FLAGS_MASK, generated into
+ * gmc_flags.h (included by gmc_alloc.h). DonotWait answers GMC_E_STILL_DRAWING
+ * while busy, DonotEvict GMC_E_NEEDS_EVICT if it must move, Discard renames
+ * instead of waiting. */
 
 enum gmc_lock_kind {
     GMC_LOCK_MAP_BAR = 1,    /* bytes of CPU-visible VRAM behind BAR1 */
@@ -529,6 +524,11 @@ struct gmc_link_stats {
     uint64_t dma_refused;      /* bursts outside host memory: DECERR, nothing touched */
     uint64_t dma_broken;       /* write bursts with a lost beat: SLVERR, nothing touched */
     uint64_t probes;           /* quiet DMA bursts probed (last read beat or write response again) */
+    /* protocol 3 */
+    uint64_t req_asks;         /* DMA_REQ_AGAIN sent (a DMA request frame may have been damaged) */
+    uint64_t req_recovered;    /* DMA bursts learnt from a request sent again */
+    uint64_t wr_resends;       /* DMA_WR_ACK with RESEND: write beats sent again from the bridge's window */
+    uint64_t wr_acks;          /* DMA_WR_ACK sent */
 };
 /* GMC_OK, or GMC_E_UNSUPPORTED when the device has no serial link. */
 int gmc_device_link_stats(const gmc_device *dev, struct gmc_link_stats *out);

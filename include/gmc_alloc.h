@@ -28,99 +28,29 @@
 
 #include <stdint.h>
 
+#include "gmc_flags.h"
 #include "gmc_regs.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* ------------------------------------------------ DXGK_ALLOCATIONINFOFLAGS */
+/* ------------------------------------------------------------ flag words */
+/* GMC_ALLOC_* (DXGK_ALLOCATIONINFOFLAGS), GMC_KMT_* (D3DKMT_CREATEALLOCATIONFLAGS),
+ * GMC_INFO2_* (D3DDDI_ALLOCATIONINFO2.Flags), GMC_LOCK_* (D3DDDICB_LOCKFLAGS) and
+ * each word's reserved mask are generated from spec/flags.toml into gmc_flags.h. */
 
-#define GMC_ALLOC_CPU_VISIBLE                     (1u << 0)
-#define GMC_ALLOC_PERMANENT_SYS_MEM               (1u << 1)
-#define GMC_ALLOC_CACHED                          (1u << 2)
-#define GMC_ALLOC_PROTECTED                       (1u << 3)
-#define GMC_ALLOC_EXISTING_SYS_MEM                (1u << 4)
-#define GMC_ALLOC_EXISTING_KERNEL_SYS_MEM         (1u << 5)
-#define GMC_ALLOC_FROM_END_OF_SEGMENT             (1u << 6)
-#define GMC_ALLOC_SWIZZLED                        (1u << 7)
-#define GMC_ALLOC_OVERLAY                         (1u << 8)
-#define GMC_ALLOC_CAPTURE                         (1u << 9)
-#define GMC_ALLOC_USE_ALTERNATE_VA                (1u << 10)
-#define GMC_ALLOC_SYNCHRONOUS_PAGING              (1u << 11)
-#define GMC_ALLOC_LINK_MIRRORED                   (1u << 12)
-#define GMC_ALLOC_LINK_INSTANCED                  (1u << 13)
-#define GMC_ALLOC_HISTORY_BUFFER                  (1u << 14)
-#define GMC_ALLOC_ACCESSED_PHYSICALLY             (1u << 15)
-#define GMC_ALLOC_EXPLICIT_RESIDENCY_NOTIFICATION (1u << 16)
-#define GMC_ALLOC_HARDWARE_PROTECTED              (1u << 17)
-#define GMC_ALLOC_CPU_VISIBLE_ON_DEMAND           (1u << 18)
-#define GMC_ALLOC_RESERVED16                      (1u << 19)
-#define GMC_ALLOC_RESERVED15                      (1u << 20)
-#define GMC_ALLOC_RESERVED14                      (1u << 21)
-#define GMC_ALLOC_RESERVED13                      (1u << 22)
-#define GMC_ALLOC_RESERVED12                      (1u << 23)
-#define GMC_ALLOC_RESERVED11                      (1u << 24)
-#define GMC_ALLOC_RESERVED10                      (1u << 25)
-#define GMC_ALLOC_RESERVED9                       (1u << 26)
-#define GMC_ALLOC_RESERVED4                       (1u << 27)
-#define GMC_ALLOC_RESERVED3                       (1u << 28)
-#define GMC_ALLOC_RESERVED2                       (1u << 29)
-#define GMC_ALLOC_RESERVED1                       (1u << 30)
-#define GMC_ALLOC_RESERVED0                       (1u << 31)
-/* DXGK_ALLOC_RESERVED16..0: "reserved and should be set to zero". */
-#define GMC_ALLOC_RESERVED_MASK                   0xFFF80000u
 /* The flags a history buffer may carry besides HistoryBuffer itself. */
 #define GMC_ALLOC_HISTORY_BUFFER_ALLOWED \
     (GMC_ALLOC_HISTORY_BUFFER | GMC_ALLOC_CPU_VISIBLE | GMC_ALLOC_CACHED)
-
-/* ------------------------------------------- D3DKMT_CREATEALLOCATIONFLAGS */
-/* Bit positions of d3dkmthk.h (WDDM 2.3); the seed page lists Zeroed last
- * but states no positions. */
-
-#define GMC_KMT_CREATE_RESOURCE          (1u << 0)
-#define GMC_KMT_CREATE_SHARED            (1u << 1)
-#define GMC_KMT_NON_SECURE               (1u << 2)
-#define GMC_KMT_CREATE_PROTECTED         (1u << 3)  /* reserved: zero */
-#define GMC_KMT_RESTRICT_SHARED_ACCESS   (1u << 4)
-#define GMC_KMT_EXISTING_SYS_MEM         (1u << 5)
-#define GMC_KMT_NT_SECURITY_SHARING      (1u << 6)
-#define GMC_KMT_READ_ONLY                (1u << 7)
-#define GMC_KMT_CREATE_WRITE_COMBINED    (1u << 8)  /* reserved: zero */
-#define GMC_KMT_CREATE_CACHED            (1u << 9)  /* reserved: zero */
-#define GMC_KMT_SWAP_CHAIN_BACK_BUFFER   (1u << 10) /* reserved: zero */
-#define GMC_KMT_CROSS_ADAPTER            (1u << 11)
-#define GMC_KMT_OPEN_CROSS_ADAPTER       (1u << 12) /* never on create */
-#define GMC_KMT_PARTIAL_SHARED_CREATION  (1u << 13)
-#define GMC_KMT_ZEROED                   (1u << 14)
-#define GMC_KMT_WRITE_WATCH              (1u << 15)
-#define GMC_KMT_STANDARD_ALLOCATION      (1u << 16)
-#define GMC_KMT_EXISTING_SECTION         (1u << 17)
-#define GMC_KMT_RESERVED_MASK            0xFFFC0000u
-
-/* ------------------------------------------ D3DDDI_ALLOCATIONINFO2.Flags */
-
-#define GMC_INFO2_PRIMARY                (1u << 0)
-#define GMC_INFO2_STEREO                 (1u << 1)
-#define GMC_INFO2_OVERRIDE_PRIORITY      (1u << 2)
-#define GMC_INFO2_RESERVED_MASK          0xFFFFFFF8u
 
 /* VidPnSourceId is zero-based; this value means "not a scan-out source". */
 #define GMC_VIDPN_SOURCE_NONE            0xFFFFFFFFu
 
 /* ------------------------------------------------ DXGK_SEGMENTFLAGS extras */
-/* The defined bits are GMC_SEGFLAGS_*_MASK in gmc_regs.h; the rest are the
- * Reserved:16 field, which must be zero. */
-#define GMC_SEG_DEFINED_MASK \
-    (GMC_SEGFLAGS_APERTURE_MASK | GMC_SEGFLAGS_AGP_MASK | GMC_SEGFLAGS_CPU_VISIBLE_MASK | \
-     GMC_SEGFLAGS_USE_BANKING_MASK | GMC_SEGFLAGS_CACHE_COHERENT_MASK | \
-     GMC_SEGFLAGS_PITCH_ALIGNMENT_MASK | GMC_SEGFLAGS_POPULATED_FROM_SYSTEM_MEMORY_MASK | \
-     GMC_SEGFLAGS_PRESERVED_DURING_STANDBY_MASK | GMC_SEGFLAGS_PRESERVED_DURING_HIBERNATE_MASK | \
-     GMC_SEGFLAGS_PARTIALLY_PRESERVED_DURING_HIBERNATE_MASK | GMC_SEGFLAGS_DIRECT_FLIP_MASK | \
-     GMC_SEGFLAGS_USE_64KB_PAGES_MASK | GMC_SEGFLAGS_RESERVED_SYS_MEM_MASK | \
-     GMC_SEGFLAGS_SUPPORTS_CPU_HOST_APERTURE_MASK | \
-     GMC_SEGFLAGS_SUPPORTS_CACHED_CPU_HOST_APERTURE_MASK | GMC_SEGFLAGS_APPLICATION_TARGET_MASK)
-#define GMC_SEG_RESERVED_MASK            (~(uint32_t)GMC_SEG_DEFINED_MASK)
+/* The defined bits are GMC_SEGFLAGS_*_MASK in gmc_regs.h; GMC_SEG_DEFINED_MASK
+ * and GMC_SEG_RESERVED_MASK (the Reserved:16 field, which must be zero) are in
+ * gmc_flags.h. */
 
 /* ------------------------------------------------------------- priorities */
 /* D3DDDI_ALLOCATIONPRIORITY_*. 0 is invalid; any other value is allowed,
@@ -177,6 +107,10 @@ struct gmc_segment_desc {
     uint32_t flags;      /* DXGK_SEGMENTFLAGS: GMC_SEGFLAGS_*_MASK */
     uint64_t cpu_offset; /* BAR1 offset of the first byte, when CpuVisible */
     uint32_t banks;      /* number of equal banks; 0 unless UseBanking */
+    /* DXGK_SEGMENTDESCRIPTOR3.SystemMemoryEndAddress: in a
+     * PartiallyPreservedDuringHibernate segment, the GPU address up to which
+     * it is system memory that survives hibernate; 0 elsewhere. */
+    uint64_t sysmem_end;
 };
 
 /* Bytes at the end of a segment that pinned (overlay, capture)

@@ -18,7 +18,34 @@
 #define GMC_PCI_BAR_REGS 0u
 #define GMC_PCI_BAR_APERTURE 1u
 #define GMC_PCI_CLOCK_HZ 125000000ull
-#define GMC_REG_SPAN 0x480u
+#define GMC_REG_SPAN 0x4A0u
+
+/* gmc_top's parameter defaults, the reference configuration (docs/hardware.md). */
+#define GMC_TOP_VRAM_BYTES 0x800000u /* Bytes of local VRAM (power of two). */
+#define GMC_TOP_VRAM_SINGLE_PORT 0u /* 1 for a single-ported VRAM (iCE40 SPRAM). */
+#define GMC_TOP_TLB_ENTRIES 16u /* GART TLB entries. */
+#define GMC_TOP_APERTURE_BASE 0x80000000u /* GPU address of the GART aperture. */
+#define GMC_TOP_APERTURE_PAGES 4096u /* Pages of the GART aperture. */
+#define GMC_TOP_CPU_WINDOW_BYTES 0x200000u /* Bytes of VRAM visible through BAR1, from VRAM address 0. */
+#define GMC_TOP_PROT_RANGES 4u /* Protected-range register pairs. */
+#define GMC_TOP_COUNTER_WIDTH 64u /* Width of the performance counters (32..64). */
+#define GMC_TOP_PT_RESERVE_BYTES 0x10000u /* VRAM reserved at the top for the page table. */
+#define GMC_TOP_S_ID_WIDTH 4u /* AXI ID width of the aperture slave (>= 4). */
+#define GMC_TOP_M_ID_WIDTH 4u /* AXI ID width of the DMA master (>= 4). */
+#define GMC_TOP_DMA_ENGINE 1u /* DMA paging engine built (enum DMA_ENGINE): 1 full. */
+#define GMC_TOP_DMA_FIFO_DEPTH 512u /* DMA data FIFO in 8-byte words. */
+#define GMC_TOP_DMA_MAX_BURST 32u /* DMA data burst length in beats. */
+#define GMC_TOP_DMA_FETCH_DEPTH 64u /* DMA packet read-ahead in 8-byte words. */
+#define GMC_TOP_DMA_PAGEQ_DEPTH 8u /* DMA page translations buffered ahead per side. */
+#define GMC_TOP_DMA_RD_OUTSTANDING 8u /* DMA data read bursts in flight. */
+#define GMC_TOP_DMA_WR_OUTSTANDING 8u /* DMA write bursts awaiting their response. */
+#define GMC_TOP_SEG_COUNT 3u /* Segments described. */
+#define GMC_TOP_SEG1_FLAGS 0x84u /* Segment 1: CPU-visible VRAM. */
+#define GMC_TOP_SEG1_BANKS 0x0u /* Segment 1: banks. */
+#define GMC_TOP_SEG2_FLAGS 0x88u /* Segment 2: banked VRAM the CPU cannot see. */
+#define GMC_TOP_SEG2_BANKS 0x4u /* Segment 2: banks. */
+#define GMC_TOP_SEG3_FLAGS 0x191u /* Segment 3: the GART aperture. */
+#define GMC_TOP_SEG3_BANKS 0x0u /* Segment 3: banks. */
 
 /* layout SEGFLAGS (32 bits): DXGK_SEGMENTFLAGS bit layout, bit for bit (WDDM 2.0 definition). */
 #define GMC_SEGFLAGS_APERTURE_LSB 0u
@@ -630,6 +657,16 @@
 #define GMC_SEG_BANKS_COUNT_LSB 0u
 #define GMC_SEG_BANKS_COUNT_WIDTH 8u
 #define GMC_SEG_BANKS_COUNT_MASK 0xFFu
+#define GMC_REG_SEG_SYSMEM_END_LO 0x0480u /* ro: Segment i+1: DXGK_SEGMENTDESCRIPTOR3.SystemMemoryEndAddress, bits 31:0. For a PARTIALLY_PRESERVED_DURING_HIBERNATE segment, the GPU address up to which the segment is driver-allocated system memory, kept through hibernate: only allocations ending above it are purged. 0 in every other segment. */
+#define GMC_REG_SEG_SYSMEM_END_LO_COUNT 4u
+#define GMC_REG_SEG_SYSMEM_END_LO_STRIDE 0x8u
+#define GMC_REG_SEG_SYSMEM_END_LO_N(i) (GMC_REG_SEG_SYSMEM_END_LO + (uint32_t)(i) * GMC_REG_SEG_SYSMEM_END_LO_STRIDE)
+#define GMC_REG_SEG_SYSMEM_END_LO_WMASK 0x00000000u
+#define GMC_REG_SEG_SYSMEM_END_HI 0x0484u /* ro: Segment i+1: SystemMemoryEndAddress, bits 63:32. */
+#define GMC_REG_SEG_SYSMEM_END_HI_COUNT 4u
+#define GMC_REG_SEG_SYSMEM_END_HI_STRIDE 0x8u
+#define GMC_REG_SEG_SYSMEM_END_HI_N(i) (GMC_REG_SEG_SYSMEM_END_HI + (uint32_t)(i) * GMC_REG_SEG_SYSMEM_END_HI_STRIDE)
+#define GMC_REG_SEG_SYSMEM_END_HI_WMASK 0x00000000u
 
 enum gmc_reg_access { GMC_REG_RO, GMC_REG_RW, GMC_REG_WO };
 
@@ -645,7 +682,7 @@ struct gmc_reg_info {
     uint32_t wmask;     /* bits a write changes (0 for ro) */
 };
 
-#define GMC_REG_TABLE_LEN 90u
+#define GMC_REG_TABLE_LEN 92u
 static const struct gmc_reg_info gmc_reg_table[GMC_REG_TABLE_LEN] = {
     { "ID", 0x0000u, 1u, 0x4u, GMC_REG_RO, 0, 0x474D4300u, 0x00000000u },
     { "VERSION", 0x0004u, 1u, 0x4u, GMC_REG_RO, 0, 0x00010000u, 0x00000000u },
@@ -737,6 +774,8 @@ static const struct gmc_reg_info gmc_reg_table[GMC_REG_TABLE_LEN] = {
     { "SEG_CPU_OFFSET_LO", 0x0414u, 4u, 0x20u, GMC_REG_RO, 1, 0x00000000u, 0x00000000u },
     { "SEG_CPU_OFFSET_HI", 0x0418u, 4u, 0x20u, GMC_REG_RO, 1, 0x00000000u, 0x00000000u },
     { "SEG_BANKS", 0x041Cu, 4u, 0x20u, GMC_REG_RO, 1, 0x00000000u, 0x00000000u },
+    { "SEG_SYSMEM_END_LO", 0x0480u, 4u, 0x8u, GMC_REG_RO, 1, 0x00000000u, 0x00000000u },
+    { "SEG_SYSMEM_END_HI", 0x0484u, 4u, 0x8u, GMC_REG_RO, 1, 0x00000000u, 0x00000000u },
 };
 
 #endif /* GMC_REGS_H */

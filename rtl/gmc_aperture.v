@@ -244,8 +244,7 @@ module gmc_aperture #(
     assign vr_addr = word(r_addr_reg);
 
     // The verdict is computed where it is used, under ar_take (the same
-    // logic: it only feeds flops loaded then), so the simulator evaluates
-    // it once per burst instead of every cycle.
+    // logic: it only feeds flops loaded then) (docs/sim.md, Model speed).
     /* verilator lint_off BLKSEQ */
     reg [1:0] ar_verdict;
     always @(posedge clk) begin
@@ -314,8 +313,7 @@ module gmc_aperture #(
 
     wire w_data_phase = w_busy_reg && !w_resp_pending_reg;
     // The lane mask is worked out only while a data beat is offered (the
-    // VRAM port and the counter look at it only then; the simulator skips it
-    // in the other cycles).
+    // VRAM port and the counter look at it only then; 0 otherwise).
     reg  [7:0] w_strb_eff;
     always @* begin
         w_strb_eff = 8'd0;
@@ -331,7 +329,7 @@ module gmc_aperture #(
     wire w_final = (w_beat_reg == {1'b0, w_len_reg});
     // The counter takes the ungated mask (w_take implies the gate), which
     // keeps the gate off the counter's path on the boards. (Counted only
-    // at a beat: the simulator skips the count in the other cycles.)
+    // at a beat, 0 otherwise.)
     reg [3:0] cnt_wr_c;
     always @* begin
         cnt_wr_c = 4'd0;

@@ -287,8 +287,7 @@ module gmc_dma #(
     reg [31:0]               watchdog_q, pt_base_q;
     reg [32*PROT_RANGES-1:0] prot_base_q, prot_limit_q;
     // (The units' terms are looked at only when the wrapper's are all
-    // quiet: while data moves the simulator skips them. Two assignments
-    // in the branch, so that the simulator keeps it a branch.)
+    // quiet, in a branch of its own (docs/sim.md, Model speed).)
     reg quiet, units_quiet;
     always @* begin
         quiet = 1'b0;
@@ -328,9 +327,8 @@ module gmc_dma #(
     // The register file's configuration outputs (DMA_CTRL.ENABLE, the ring,
     // the watchdog, the page table and dummy page, the protected ranges)
     // enter the engine's clock domain through registers, so that most of
-    // the engine's logic depends on its own clock only: the simulator then
-    // evaluates none of it while the clock is stopped (bench-sim runs 6 %
-    // fewer host instructions per cycle). They load at the engine edge
+    // the engine's logic depends on its own clock only (docs/dma.md, Clock
+    // gating; docs/sim.md, Model speed). They load at the engine edge
     // after each register write (the registers change only through writes
     // and reset), and at every edge of the engine's reset (no reset value:
     // that reset outlasts rst by a cycle, in which they take the registers'
@@ -539,7 +537,7 @@ module gmc_dma #(
     wire        b_done = bvalid_q;
     wire [1:0]  b_epoch = bid_q[3:2];
     // (Worked out only when something is owed at all, and the next epoch
-    // only at a flush: the simulator skips them in the other cycles.)
+    // only at a flush; 0 otherwise.)
     reg  [3:0]  owed;
     always @* begin
         owed = 4'd0;
@@ -625,7 +623,7 @@ module gmc_dma #(
     end
 
     // The oldest burst still owed: the largest age (seq_reg - seq). Only
-    // needed at a timeout (the simulator skips it otherwise).
+    // needed at a timeout, so worked out only then.
     reg        best_v;
     reg [7:0]  best_age;
     always @* begin

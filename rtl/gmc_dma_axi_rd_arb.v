@@ -82,8 +82,7 @@ module gmc_dma_axi_rd_arb #(
     /* verilator lint_off UNUSEDSIGNAL */
     integer   kk;
     /* verilator lint_on UNUSEDSIGNAL */
-    // (Searched only when some stream asks: the simulator skips the loop
-    // in the other cycles.)
+    // (Searched only when some stream asks; no grant otherwise.)
     always @* begin
         pick_valid = 1'b0;
         pick = 3'd0;

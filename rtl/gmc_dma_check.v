@@ -4,8 +4,7 @@
 `default_nettype none
 
 // Combinational, evaluated only while en is set (the packet is being
-// decoded): otherwise every output is 0, and the simulator skips the
-// logic. The first failing check names the fault, in the order
+// decoded): otherwise every output is 0. The first failing check names the fault, in the order
 // docs/dma.md gives: OPCODE; RESERVED for W0[31:16]; NESTED (INDIRECT in
 // an indirect buffer); RESERVED for the flags and words an opcode does not
 // use; SIZE; RANGE (source, then destination); FILL_APERTURE; PROTECTED.

@@ -152,7 +152,7 @@ module gmc_dma_core #(
     // Ring geometry.
     wire [19:0] ring_mask = (20'hFFFFF >> (5'd20 - ring_log2));
     // The tail within the ring: needed only when idle (status) and at a
-    // reset command (the simulator skips it in the other cycles).
+    // reset command; 0 otherwise.
     reg  [19:0] tail_m;
     always @* begin
         tail_m = 20'd0;
@@ -193,8 +193,7 @@ module gmc_dma_core #(
             ld_addr = ld_ib_reg ? ld_ib_addr_reg : ({ring_base, 12'd0} | {28'd0, ld_off_reg});
     end
     // (take, and the map and read-physical conditions below, are worked
-    // out in the state that uses them only: the simulator skips them in
-    // the others, e.g. all through a transfer.)
+    // out in the state that uses them only, 0 in the others.)
     reg take;
     assign fw_pop = fw_valid && !nxt_valid_reg && !f_restart;
 
@@ -252,8 +251,7 @@ module gmc_dma_core #(
 
     // -------------------------------------------------------- side setup
 
-    // Used only while the packet is decoded (state S_DECODE); 0 otherwise,
-    // so the simulator skips this logic in the other cycles.
+    // Used only while the packet is decoded (state S_DECODE); 0 otherwise.
     reg [11:0] s12, d12;
     reg [32:0] s_pg_sum, d_pg_sum;
     reg [1:0]  s_kind, d_kind;
@@ -353,8 +351,7 @@ module gmc_dma_core #(
     assign st_indirect = in_ib_reg;
 
     // Context of a fault: the executing packet, else the next one. (Worked
-    // out only at a fault, below: the simulator skips it in the other
-    // cycles.)
+    // out only at a fault, below; 0 otherwise.)
     wire exec = (state_reg == S_DECODE) || (state_reg == S_XFER) || (state_reg == S_RDP)
                 || (state_reg == S_MAP);
     reg  [47:0] ctx_addr;
@@ -439,7 +436,7 @@ module gmc_dma_core #(
 
     // The ring offsets after the packet: needed when it completes, when it
     // is an INDIRECT (decoded), and when a fault is skipped (worked out
-    // only then: the simulator skips them while a transfer runs).
+    // only then; 0 otherwise).
     reg [19:0] pkt_next_off, ib_next_off;
     always @* begin
         pkt_next_off = 20'd0;
@@ -450,50 +447,322 @@ module gmc_dma_core #(
         end
     end
 
-    // ---------------------------------------------------------------- FSM
+    // ------------------------------------------------------ next state
+    // Each part of the unit (the loader, the packet and its execution, the
+    // fault registers, the commands to the other units) has its control
+    // registers as X_reg (or the output X) with X_next worked out in one
+    // always @* block, and its data registers loaded by store_* strobes
+    // worked out there too (the verilog-axi style). Within a block later
+    // rules win, in the order: loading, take, the state's own step,
+    // completion, a fault, RESET, so that a fault overrides a completion in
+    // the same cycle and RESET overrides both. The clocked block below only
+    // loads the _next values and the stored data, and applies rst.
 
-    always @(posedge clk) begin
-        flush <= 1'b0;
-        f_restart <= 1'b0;
-        xs_start <= 1'b0;
-        xd_start <= 1'b0;
-        rd_start <= 1'b0;
-        wr_start <= 1'b0;
-        inv_all <= 1'b0;
-        inv_page_valid <= 1'b0;
-        ev_packets <= 2'd0;
-        ev_fault <= 1'b0;
-        ev_fence_irq <= 1'b0;
+    // Whether the decoded packet passed its checks; a SKIP command in the
+    // faulted state, inside a buffer with packets left or not.
+    wire dec_ok     = (state_reg == S_DECODE) && (chk_code == GMC_DMA_FAULT_NONE);
+    wire dec_ind    = dec_ok && op_ind;
+    wire skip       = (state_reg == S_FAULTED) && cmd_skip;
+    wire skip_in_ib = pkt_ib_reg && !pkt_last_reg;
+    // Where the ring continues after a skipped packet.
+    wire [19:0] skip_off = pkt_ib_reg ? ib_next_off : pkt_next_off;
 
-        // Loader.
-        if (fw_pop) begin
-            asm_reg <= {fw_data, asm_reg[191:64]};
-            asm_err_reg <= asm_err_reg || fw_err;
-            asm_cnt_reg <= asm_cnt_reg + 2'd1;
-            if (asm_cnt_reg == 2'd3) begin
-                nxt_valid_reg <= 1'b1;
-                nxt_reg <= {fw_data, asm_reg};
-                nxt_err_reg <= asm_err_reg || fw_err;
-                nxt_addr_reg <= ld_addr;
-                nxt_ib_reg <= ld_ib_reg;
-                nxt_last_reg <= ld_ib_reg && (ld_ib_left_reg == 27'd1);
-                nxt_off_reg <= ld_off_reg;
-                nxt_rem_reg <= ld_ib_left_reg - 27'd1;
-                asm_err_reg <= 1'b0;
-                if (ld_ib_reg) begin
-                    ld_ib_addr_reg <= ld_ib_addr_reg + 48'd32;
-                    ld_ib_left_reg <= ld_ib_left_reg - 27'd1;
-                    if (ld_ib_left_reg == 27'd1) begin
-                        ld_ib_reg <= 1'b0;
-                        ld_off_reg <= ld_ret_reg;
-                    end
-                end else begin
-                    ld_off_reg <= (ld_off_reg + 20'd32) & ring_mask;
+    // Loader. Data: a word into the assembly register at each pop, the
+    // whole packet into the next-packet buffer at its fourth.
+    wire         store_asm = fw_pop;
+    wire         store_nxt = fw_pop && (asm_cnt_reg == 2'd3);
+    reg          ld_ib_next;
+    reg [19:0]   ld_off_next, ld_ret_next;
+    reg [47:0]   ld_ib_addr_next;
+    reg [26:0]   ld_ib_left_next;
+    reg [1:0]    asm_cnt_next;
+    reg          asm_err_next;
+    reg          nxt_valid_next;
+
+    always @* begin
+        ld_ib_next = ld_ib_reg;
+        ld_off_next = ld_off_reg;
+        ld_ret_next = ld_ret_reg;
+        ld_ib_addr_next = ld_ib_addr_reg;
+        ld_ib_left_next = ld_ib_left_reg;
+        asm_cnt_next = asm_cnt_reg;
+        asm_err_next = asm_err_reg;
+        nxt_valid_next = nxt_valid_reg;
+
+        if (store_asm) begin
+            asm_err_next = asm_err_reg || fw_err;
+            asm_cnt_next = asm_cnt_reg + 2'd1;
+        end
+        if (store_nxt) begin
+            nxt_valid_next = 1'b1;
+            asm_err_next = 1'b0;
+            if (ld_ib_reg) begin
+                ld_ib_addr_next = ld_ib_addr_reg + 48'd32;
+                ld_ib_left_next = ld_ib_left_reg - 27'd1;
+                if (ld_ib_left_reg == 27'd1) begin
+                    ld_ib_next = 1'b0;
+                    ld_off_next = ld_ret_reg;
                 end
+            end else begin
+                ld_off_next = (ld_off_reg + 20'd32) & ring_mask;
             end
         end
+        if (take)
+            nxt_valid_next = 1'b0;
+        // An INDIRECT: load the buffer's packets, then the ring after it.
+        if (dec_ind) begin
+            ld_ib_next = 1'b1;
+            ld_ib_addr_next = w1[47:0];
+            ld_ib_left_next = len[31:5];
+            ld_ret_next = pkt_next_off;
+            nxt_valid_next = 1'b0;
+            asm_cnt_next = 2'd0;
+            asm_err_next = 1'b0;
+        end
+        // SKIP: load again after the faulting packet.
+        if (skip) begin
+            asm_cnt_next = 2'd0;
+            asm_err_next = 1'b0;
+            nxt_valid_next = 1'b0;
+            if (skip_in_ib) begin
+                ld_ib_next = 1'b1;
+                ld_ib_addr_next = pkt_addr_reg + 48'd32;
+                ld_ib_left_next = pkt_rem_reg;
+                ld_ret_next = ib_next_off;
+            end else begin
+                ld_ib_next = 1'b0;
+                ld_off_next = skip_off;
+            end
+        end
+        if (do_fault) begin
+            nxt_valid_next = 1'b0;
+            asm_cnt_next = 2'd0;
+            asm_err_next = 1'b0;
+        end
+        if (cmd_reset) begin
+            ld_ib_next = 1'b0;
+            ld_off_next = tail_m;
+            nxt_valid_next = 1'b0;
+            asm_cnt_next = 2'd0;
+            asm_err_next = 1'b0;
+        end
+    end
+
+    // Packet and execution. Data: the packet and its context at a take
+    // (the context again at a fault), a fence value, a read result, the
+    // mapping's parameters when a MAP or UNMAP is decoded.
+    wire         store_fence  = (dec_ok && op_fence && !f_wmem) || (state_reg == S_XFER && wr_done && op_fence);
+    wire         store_result = (state_reg == S_RDP) && rdp_data;
+    wire         store_map    = dec_ok && (op_map || op_unmap);
+    reg [2:0]    state_next;
+    reg          in_ib_next;
+    reg [19:0]   ib_off_next;
+    reg [19:0]   head_next;
+    reg [20:0]   map_i_next;
+
+    always @* begin
+        state_next = state_reg;
+        in_ib_next = in_ib_reg;
+        ib_off_next = ib_off_reg;
+        head_next = head;
+        map_i_next = map_i_reg;
+
+        if (take)
+            state_next = S_DECODE;
+        case (state_reg)
+            S_DECODE: begin
+                if (chk_code == GMC_DMA_FAULT_NONE) begin
+                    if (op_xfer || op_fill || (op_disc && f_poison) || op_wrp || (op_fence && f_wmem))
+                        state_next = S_XFER;
+                    if (op_rdp)
+                        state_next = S_RDP;
+                    if (op_map || op_unmap) begin
+                        map_i_next = 21'd0;
+                        state_next = S_MAP;
+                    end
+                    if (op_ind) begin
+                        // Run the buffer; the ring continues after it.
+                        in_ib_next = 1'b1;
+                        ib_off_next = pkt_off_reg;
+                        state_next = S_IDLE;
+                    end
+                end
+            end
+            S_MAP: begin
+                if (map_wrote)
+                    map_i_next = map_i_reg + 21'd1;
+            end
+            S_DRAIN: begin
+                if (wr_idle)
+                    state_next = S_IDLE;
+            end
+            S_FAULTED: begin
+                if (cmd_skip) begin
+                    if (!skip_in_ib) begin
+                        head_next = skip_off;
+                        in_ib_next = 1'b0;
+                    end
+                    state_next = S_DRAIN;
+                end
+            end
+            default: ;
+        endcase
+        if (complete) begin
+            state_next = S_IDLE;
+            if (!pkt_ib_reg)
+                head_next = pkt_next_off;
+            if (pkt_ib_reg && pkt_last_reg) begin
+                head_next = ib_next_off;
+                in_ib_next = 1'b0;
+            end
+        end
+        if (do_fault)
+            state_next = S_FAULTED;
+        if (cmd_reset) begin
+            head_next = tail_m;
+            in_ib_next = 1'b0;
+            state_next = S_DRAIN;
+        end
+    end
+
+    // Fault registers: loaded at a fault, cleared by SKIP and RESET (a
+    // fault and RESET never come together: do_fault excludes cmd_reset).
+    wire store_fault = do_fault;
+    wire clear_fault = skip || cmd_reset;
+
+    // Commands to the other units: one-cycle pulses (flush, the restart and
+    // start strobes, invalidations, events) as _next, and the values they
+    // carry: the fetch restart's, stored with it; both sides' set-up,
+    // stored when a packet passes its checks; the invalidated page.
+    wire         store_setup = dec_ok;
+    wire         store_inv   = (state_reg == S_MAP) && map_wrote;
+    reg          flush_next, f_restart_next, f_restart_drop_next, f_restart_ib_next;
+    reg [19:0]   f_restart_off_next;
+    reg [47:0]   f_restart_ib_addr_next;
+    reg [31:0]   f_restart_ib_len_next;
+    reg          xs_start_next, xd_start_next, rd_start_next, wr_start_next;
+    reg          inv_all_next, inv_page_valid_next;
+    reg [1:0]    ev_packets_next;
+    reg          ev_fault_next, ev_fence_irq_next;
+
+    always @* begin
+        flush_next = 1'b0;
+        f_restart_next = 1'b0;
+        f_restart_drop_next = f_restart_drop;
+        f_restart_ib_next = f_restart_ib;
+        f_restart_off_next = f_restart_off;
+        f_restart_ib_addr_next = f_restart_ib_addr;
+        f_restart_ib_len_next = f_restart_ib_len;
+        xs_start_next = 1'b0;
+        xd_start_next = 1'b0;
+        rd_start_next = 1'b0;
+        wr_start_next = 1'b0;
+        inv_all_next = 1'b0;
+        inv_page_valid_next = store_inv;
+        ev_packets_next = 2'd0;
+        ev_fault_next = 1'b0;
+        ev_fence_irq_next = 1'b0;
+
+        if (dec_ok) begin
+            // Start the units the packet uses.
+            if (op_xfer) begin
+                xs_start_next = 1'b1;
+                xd_start_next = 1'b1;
+                rd_start_next = 1'b1;
+                wr_start_next = 1'b1;
+            end
+            if (op_fill || (op_disc && f_poison) || op_wrp || (op_fence && f_wmem)) begin
+                xd_start_next = 1'b1;
+                wr_start_next = 1'b1;
+            end
+            if (op_rdp) begin
+                xs_start_next = 1'b1;
+                rd_start_next = 1'b1;
+            end
+            if (op_map)
+                xd_start_next = 1'b1;
+            if (op_flush)
+                inv_all_next = 1'b1;
+            if (op_ind) begin
+                f_restart_next = 1'b1;
+                f_restart_drop_next = 1'b1;
+                f_restart_ib_next = 1'b1;
+                f_restart_off_next = pkt_next_off;
+                f_restart_ib_addr_next = w1[47:0];
+                f_restart_ib_len_next = len;
+            end
+        end
+        if (store_fence)
+            ev_fence_irq_next = f_irq;
+        if (skip) begin
+            f_restart_next = 1'b1;
+            f_restart_drop_next = 1'b0;
+            if (skip_in_ib) begin
+                // Resume inside the buffer.
+                f_restart_ib_next = 1'b1;
+                f_restart_off_next = ib_next_off;
+                f_restart_ib_addr_next = pkt_addr_reg + 48'd32;
+                f_restart_ib_len_next = {pkt_rem_reg, 5'd0};
+            end else begin
+                f_restart_ib_next = 1'b0;
+                f_restart_off_next = skip_off;
+                if (pkt_ib_reg)
+                    ev_packets_next = 2'd1;
+            end
+        end
+        if (complete)
+            ev_packets_next = (pkt_ib_reg && pkt_last_reg) ? 2'd2 : 2'd1;
+        if (do_fault) begin
+            ev_fault_next = 1'b1;
+            ev_packets_next = 2'd0;
+            flush_next = 1'b1;
+            // Stop fetching: an empty indirect buffer.
+            f_restart_next = 1'b1;
+            f_restart_drop_next = 1'b0;
+            f_restart_ib_next = 1'b1;
+            f_restart_ib_len_next = 32'd0;
+        end
+        if (cmd_reset) begin
+            flush_next = 1'b1;
+            f_restart_next = 1'b1;
+            f_restart_drop_next = 1'b0;
+            f_restart_ib_next = 1'b0;
+            f_restart_off_next = tail_m;
+            ev_packets_next = 2'd0;
+        end
+    end
+
+    // ---------------------------------------------------------- registers
+
+    always @(posedge clk) begin
+        // Loader.
+        ld_ib_reg <= ld_ib_next;
+        ld_off_reg <= ld_off_next;
+        ld_ret_reg <= ld_ret_next;
+        ld_ib_addr_reg <= ld_ib_addr_next;
+        ld_ib_left_reg <= ld_ib_left_next;
+        asm_cnt_reg <= asm_cnt_next;
+        asm_err_reg <= asm_err_next;
+        nxt_valid_reg <= nxt_valid_next;
+        if (store_asm)
+            asm_reg <= {fw_data, asm_reg[191:64]};
+        if (store_nxt) begin
+            nxt_reg <= {fw_data, asm_reg};
+            nxt_err_reg <= asm_err_reg || fw_err;
+            nxt_addr_reg <= ld_addr;
+            nxt_ib_reg <= ld_ib_reg;
+            nxt_last_reg <= ld_ib_reg && (ld_ib_left_reg == 27'd1);
+            nxt_off_reg <= ld_off_reg;
+            nxt_rem_reg <= ld_ib_left_reg - 27'd1;
+        end
+
+        // Packet and execution.
+        state_reg <= state_next;
+        in_ib_reg <= in_ib_next;
+        ib_off_reg <= ib_off_next;
+        head <= head_next;
+        map_i_reg <= map_i_next;
         if (take) begin
-            nxt_valid_reg <= 1'b0;
             {w3, w2, w1, w0} <= nxt_reg;
             pkt_err_reg <= nxt_err_reg;
             pkt_addr_reg <= nxt_addr_reg;
@@ -501,209 +770,88 @@ module gmc_dma_core #(
             pkt_last_reg <= nxt_last_reg;
             pkt_off_reg <= nxt_off_reg;
             pkt_rem_reg <= nxt_rem_reg;
-            state_reg <= S_DECODE;
         end
-
-        // Execution.
-        case (state_reg)
-            S_DECODE: begin
-                if (chk_code == GMC_DMA_FAULT_NONE) begin
-                    xs_kind <= s_kind;
-                    xs_page0 <= s_page0;
-                    xs_npages <= s_pg_sum[32:12];
-                    xs_mdl <= w1[47:0];
-                    xd_kind <= d_kind;
-                    xd_page0 <= op_map ? {16'd0, w3[GMC_PKT_MAP_W3_MDL_PAGE_LSB +: 20]} : d_page0;
-                    xd_npages <= op_map ? len[20:0] : op_fence ? 21'd1 : d_pg_sum[32:12];
-                    xd_mdl <= op_map ? w1[47:0] : w2[47:0];
-                    rd_vram <= (s_kind == K_VRAM);
-                    rd_so12 <= s12;
-                    rd_len <= len;
-                    rd_tgt <= tgt_of(s_kind);
-                    wr_vram <= (d_kind == K_VRAM);
-                    wr_do12 <= op_fence ? w2[11:0] : d12;
-                    wr_len <= op_fence ? 32'd8 : len;
-                    wr_so3 <= s12[2:0];
-                    wr_cmode <= !op_xfer;
-                    wr_cdata <= op_fill ? {w3[31:0], w3[31:0]} : op_disc ? {2{32'hDEADBEEF}}
-                              : op_wrp ? (w3 << {w2[2:0], 3'd0}) : w3;
-                    wr_nocount <= op_fence;
-                    wr_tgt <= tgt_of(d_kind);
-                    if (op_xfer) begin
-                        xs_start <= 1'b1;
-                        xd_start <= 1'b1;
-                        rd_start <= 1'b1;
-                        wr_start <= 1'b1;
-                        state_reg <= S_XFER;
-                    end
-                    if (op_fill || (op_disc && f_poison) || op_wrp || (op_fence && f_wmem)) begin
-                        xd_start <= 1'b1;
-                        wr_start <= 1'b1;
-                        state_reg <= S_XFER;
-                    end
-                    if (op_rdp) begin
-                        xs_start <= 1'b1;
-                        rd_start <= 1'b1;
-                        xs_npages <= 21'd1;
-                        state_reg <= S_RDP;
-                    end
-                    if (op_map || op_unmap) begin
-                        xd_start <= op_map;
-                        xd_kind <= K_MDL;
-                        map_i_reg <= 21'd0;
-                        map_n_reg <= len[20:0];
-                        map_unmap_reg <= op_unmap;
-                        map_apage_reg <= (w2[31:0] - APERTURE_BASE) >> 12;
-                        map_flags_reg <= op_unmap
-                            ? (GMC_PTE_VALID_MASK | GMC_PTE_SYSTEM_MASK | GMC_PTE_READABLE_MASK
-                               | GMC_PTE_WRITEABLE_MASK)
-                            : (GMC_PTE_VALID_MASK | GMC_PTE_SYSTEM_MASK
-                               | (w3[GMC_PKT_MAP_W3_SNOOPED_LSB] ? GMC_PTE_SNOOPED_MASK : 64'd0)
-                               | (w3[GMC_PKT_MAP_W3_READABLE_LSB] ? GMC_PTE_READABLE_MASK : 64'd0)
-                               | (w3[GMC_PKT_MAP_W3_WRITEABLE_LSB] ? GMC_PTE_WRITEABLE_MASK : 64'd0));
-                        state_reg <= S_MAP;
-                    end
-                    if (op_flush)
-                        inv_all <= 1'b1;
-                    if (op_ind) begin
-                        // Run the buffer; the ring continues after it.
-                        in_ib_reg <= 1'b1;
-                        ib_off_reg <= pkt_off_reg;
-                        f_restart <= 1'b1;
-                        f_restart_drop <= 1'b1;
-                        f_restart_ib <= 1'b1;
-                        f_restart_off <= pkt_next_off;
-                        f_restart_ib_addr <= w1[47:0];
-                        f_restart_ib_len <= len;
-                        ld_ib_reg <= 1'b1;
-                        ld_ib_addr_reg <= w1[47:0];
-                        ld_ib_left_reg <= len[31:5];
-                        ld_ret_reg <= pkt_next_off;
-                        nxt_valid_reg <= 1'b0;
-                        asm_cnt_reg <= 2'd0;
-                        asm_err_reg <= 1'b0;
-                        state_reg <= S_IDLE;
-                    end
-                    if (op_fence && !f_wmem) begin
-                        fence <= w3;
-                        ev_fence_irq <= f_irq;
-                    end
-                end
-            end
-            S_XFER: begin
-                if (wr_done && op_fence) begin
-                    fence <= w3;
-                    ev_fence_irq <= f_irq;
-                end
-            end
-            S_RDP: begin
-                if (rdp_data)
-                    read_result <= (fifo_data >> {w1[2:0], 3'd0})
-                                   & ((len[3:0] == 4'd8) ? 64'hFFFF_FFFF_FFFF_FFFF
-                                      : ~(64'hFFFF_FFFF_FFFF_FFFF << {len[2:0], 3'd0}));
-            end
-            S_MAP: begin
-                if (map_wrote) begin
-                    map_i_reg <= map_i_reg + 21'd1;
-                    inv_page_valid <= 1'b1;
-                    inv_page <= map_page;
-                end
-            end
-            S_DRAIN: begin
-                if (wr_idle)
-                    state_reg <= S_IDLE;
-            end
-            S_FAULTED: begin
-                if (cmd_skip) begin
-                    fault_code <= 8'd0;
-                    fault_ind <= 1'b0;
-                    fault_pkt <= 48'd0;
-                    fault_addr <= 48'd0;
-                    f_restart <= 1'b1;
-                    f_restart_drop <= 1'b0;
-                    asm_cnt_reg <= 2'd0;
-                    asm_err_reg <= 1'b0;
-                    nxt_valid_reg <= 1'b0;
-                    if (pkt_ib_reg && !pkt_last_reg) begin
-                        // Resume inside the buffer.
-                        f_restart_ib <= 1'b1;
-                        f_restart_off <= ib_next_off;
-                        f_restart_ib_addr <= pkt_addr_reg + 48'd32;
-                        f_restart_ib_len <= {pkt_rem_reg, 5'd0};
-                        ld_ib_reg <= 1'b1;
-                        ld_ib_addr_reg <= pkt_addr_reg + 48'd32;
-                        ld_ib_left_reg <= pkt_rem_reg;
-                        ld_ret_reg <= ib_next_off;
-                    end else begin
-                        f_restart_ib <= 1'b0;
-                        f_restart_off <= pkt_ib_reg ? ib_next_off : pkt_next_off;
-                        ld_ib_reg <= 1'b0;
-                        ld_off_reg <= pkt_ib_reg ? ib_next_off : pkt_next_off;
-                        head <= pkt_ib_reg ? ib_next_off : pkt_next_off;
-                        in_ib_reg <= 1'b0;
-                        if (pkt_ib_reg)
-                            ev_packets <= 2'd1;
-                    end
-                    state_reg <= S_DRAIN;
-                end
-            end
-            default: ;
-        endcase
-
-        if (complete) begin
-            state_reg <= S_IDLE;
-            ev_packets <= (pkt_ib_reg && pkt_last_reg) ? 2'd2 : 2'd1;
-            if (!pkt_ib_reg)
-                head <= pkt_next_off;
-            if (pkt_ib_reg && pkt_last_reg) begin
-                head <= ib_next_off;
-                in_ib_reg <= 1'b0;
-            end
-        end
-
+        // A fault keeps its packet's context, for SKIP.
         if (do_fault) begin
-            fault_code <= {4'd0, new_code};
-            fault_ind <= ctx_ib;
-            fault_pkt <= ctx_addr;
-            fault_addr <= new_addr;
             pkt_addr_reg <= ctx_addr;
             pkt_ib_reg <= ctx_ib;
             pkt_last_reg <= ctx_last;
             pkt_off_reg <= ctx_off;
             pkt_rem_reg <= ctx_rem;
-            ev_fault <= 1'b1;
-            ev_packets <= 2'd0;
-            flush <= 1'b1;
-            // Stop fetching: an empty indirect buffer.
-            f_restart <= 1'b1;
-            f_restart_drop <= 1'b0;
-            f_restart_ib <= 1'b1;
-            f_restart_ib_len <= 32'd0;
-            nxt_valid_reg <= 1'b0;
-            asm_cnt_reg <= 2'd0;
-            asm_err_reg <= 1'b0;
-            state_reg <= S_FAULTED;
+        end
+        if (store_fence)
+            fence <= w3;
+        if (store_result)
+            read_result <= (fifo_data >> {w1[2:0], 3'd0})
+                           & ((len[3:0] == 4'd8) ? 64'hFFFF_FFFF_FFFF_FFFF
+                              : ~(64'hFFFF_FFFF_FFFF_FFFF << {len[2:0], 3'd0}));
+        if (store_map) begin
+            map_n_reg <= len[20:0];
+            map_unmap_reg <= op_unmap;
+            map_apage_reg <= (w2[31:0] - APERTURE_BASE) >> 12;
+            map_flags_reg <= op_unmap
+                ? (GMC_PTE_VALID_MASK | GMC_PTE_SYSTEM_MASK | GMC_PTE_READABLE_MASK | GMC_PTE_WRITEABLE_MASK)
+                : (GMC_PTE_VALID_MASK | GMC_PTE_SYSTEM_MASK
+                   | (w3[GMC_PKT_MAP_W3_SNOOPED_LSB] ? GMC_PTE_SNOOPED_MASK : 64'd0)
+                   | (w3[GMC_PKT_MAP_W3_READABLE_LSB] ? GMC_PTE_READABLE_MASK : 64'd0)
+                   | (w3[GMC_PKT_MAP_W3_WRITEABLE_LSB] ? GMC_PTE_WRITEABLE_MASK : 64'd0));
         end
 
-        if (cmd_reset) begin
-            flush <= 1'b1;
+        // Fault registers.
+        if (clear_fault) begin
             fault_code <= 8'd0;
             fault_ind <= 1'b0;
             fault_pkt <= 48'd0;
             fault_addr <= 48'd0;
-            head <= tail_m;
-            in_ib_reg <= 1'b0;
-            f_restart <= 1'b1;
-            f_restart_drop <= 1'b0;
-            f_restart_ib <= 1'b0;
-            f_restart_off <= tail_m;
-            ld_ib_reg <= 1'b0;
-            ld_off_reg <= tail_m;
-            nxt_valid_reg <= 1'b0;
-            asm_cnt_reg <= 2'd0;
-            asm_err_reg <= 1'b0;
-            ev_packets <= 2'd0;
-            state_reg <= S_DRAIN;
+        end
+        if (store_fault) begin
+            fault_code <= {4'd0, new_code};
+            fault_ind <= ctx_ib;
+            fault_pkt <= ctx_addr;
+            fault_addr <= new_addr;
+        end
+
+        // Commands.
+        flush <= flush_next;
+        f_restart <= f_restart_next;
+        f_restart_drop <= f_restart_drop_next;
+        f_restart_ib <= f_restart_ib_next;
+        f_restart_off <= f_restart_off_next;
+        f_restart_ib_addr <= f_restart_ib_addr_next;
+        f_restart_ib_len <= f_restart_ib_len_next;
+        xs_start <= xs_start_next;
+        xd_start <= xd_start_next;
+        rd_start <= rd_start_next;
+        wr_start <= wr_start_next;
+        inv_all <= inv_all_next;
+        inv_page_valid <= inv_page_valid_next;
+        ev_packets <= ev_packets_next;
+        ev_fault <= ev_fault_next;
+        ev_fence_irq <= ev_fence_irq_next;
+        if (store_inv)
+            inv_page <= map_page;
+        if (store_setup) begin
+            xs_kind <= s_kind;
+            xs_page0 <= s_page0;
+            xs_npages <= op_rdp ? 21'd1 : s_pg_sum[32:12];
+            xs_mdl <= w1[47:0];
+            xd_kind <= (op_map || op_unmap) ? K_MDL : d_kind;
+            xd_page0 <= op_map ? {16'd0, w3[GMC_PKT_MAP_W3_MDL_PAGE_LSB +: 20]} : d_page0;
+            xd_npages <= op_map ? len[20:0] : op_fence ? 21'd1 : d_pg_sum[32:12];
+            xd_mdl <= op_map ? w1[47:0] : w2[47:0];
+            rd_vram <= (s_kind == K_VRAM);
+            rd_so12 <= s12;
+            rd_len <= len;
+            rd_tgt <= tgt_of(s_kind);
+            wr_vram <= (d_kind == K_VRAM);
+            wr_do12 <= op_fence ? w2[11:0] : d12;
+            wr_len <= op_fence ? 32'd8 : len;
+            wr_so3 <= s12[2:0];
+            wr_cmode <= !op_xfer;
+            wr_cdata <= op_fill ? {w3[31:0], w3[31:0]} : op_disc ? {2{32'hDEADBEEF}}
+                      : op_wrp ? (w3 << {w2[2:0], 3'd0}) : w3;
+            wr_nocount <= op_fence;
+            wr_tgt <= tgt_of(d_kind);
         end
 
         if (rst) begin

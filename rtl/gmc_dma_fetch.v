@@ -96,8 +96,8 @@ module gmc_dma_fetch #(
 
     // The next burst: its address and beats (words to the next 4 KiB
     // boundary, and words that remain), and whether to ask for it. Worked
-    // out only while enabled and with words left to fetch (the simulator
-    // skips it in the other cycles: most of a long packet's run).
+    // out only while enabled and with words left to fetch (0 otherwise:
+    // most of a long packet's run).
     reg  [19:0] to_tail;
     reg  [47:0] cur_addr;
     reg  [9:0]  to_4k;

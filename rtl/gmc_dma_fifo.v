@@ -55,7 +55,7 @@ module gmc_dma_fifo #(
     // An edge without a push, a pop or a bypassed word changes nothing:
     // rd_next is then rd_ptr, and ram_q already holds mem[rd_ptr] (a word
     // pushed into the slot being read is bypassed for one cycle, and
-    // reloaded at the next edge). The simulator skips such edges' work.
+    // reloaded at the next edge). act marks the edges that do work.
     wire act = in_valid || pop || byp_sel_reg;
 
     always @(posedge clk) begin

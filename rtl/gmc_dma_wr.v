@@ -134,8 +134,7 @@ module gmc_dma_wr #(
     reg [29:0]   nd_reg, ns_reg;
 
     // Start-time values. (Blocks of combinational logic that matter only in
-    // some cycles are computed under that condition: the hardware is the
-    // same, and the simulator skips them in the other cycles.)
+    // some cycles are computed under that condition, 0 otherwise.)
     reg [32:0] nd_full, ns_full;
     reg [2:0]  last_ln;
     always @* begin
@@ -215,7 +214,7 @@ module gmc_dma_wr #(
     wire [8:0]          wq_beats = wq_head[8:0];
     wire [VRAM_AW-1:0]  wq_vaddr = wq_head[WQW-1:9];
     // The writer's conditions, worked out only while it runs or finishes
-    // an aborted burst (all are 0 otherwise; the simulator skips them).
+    // an aborted burst (all are 0 otherwise).
     reg  need_pre, need_pop, have, beat_ok, wlast, w_load, pre_pop, need_word, wr_src_stop;
     wire w_free = !wvalid_reg || m_axi_wready;
     always @* begin

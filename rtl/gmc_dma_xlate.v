@@ -112,8 +112,8 @@ module gmc_dma_xlate #(
 
     // Requests: the next page, once there is room for it. Worked out only
     // while the side runs, and the kind's request only when there is room
-    // (the simulator skips the rest in the other cycles, most of them: a
-    // side stays a queue ahead of its consumer; the hardware is the same).
+    // (0 otherwise, in most cycles: a side stays a queue ahead of its
+    // consumer).
     reg  [9:0] room;
     reg        go, id_push, g_req_c, ar_c;
     reg  [8:0] blk_left, m_beats_c;

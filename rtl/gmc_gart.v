@@ -101,8 +101,7 @@ module gmc_gart #(
     wire   take      = req_valid && req_ready;
 
     // Lookup, a one-hot match folded into the hit data. Looked at only in
-    // a take, so worked out only then (the simulator skips the search in
-    // the other cycles; the hardware is the same).
+    // a take, so worked out only then (no hit otherwise).
     reg                   hit;
     reg [47:12]           hit_page;
     reg                   hit_sys, hit_rd, hit_wr;

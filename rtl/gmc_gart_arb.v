@@ -42,8 +42,7 @@ module gmc_gart_arb #(
     /* verilator lint_off UNUSEDSIGNAL */
     integer   kk;
     /* verilator lint_on UNUSEDSIGNAL */
-    // (Searched only when some port asks: the simulator skips the search
-    // in the other cycles, most of them.)
+    // (Searched only when some port asks; no grant otherwise.)
     always @* begin
         pick_valid = 1'b0;
         pick = 2'd0;

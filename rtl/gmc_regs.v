@@ -27,21 +27,27 @@ module gmc_regs #(
     parameter [31:0]  SEG1_FLAGS = 32'd0,
     parameter [63:0]  SEG1_CPU_OFFSET = 64'd0,
     parameter [7:0]   SEG1_BANKS = 8'd0,
+    // SEGn_SYSMEM_END: SystemMemoryEndAddress (SEG_SYSMEM_END_*), 0 unless
+    // the segment is partially preserved during hibernate.
+    parameter [63:0]  SEG1_SYSMEM_END = 64'd0,
     parameter [63:0]  SEG2_BASE = 64'd0,
     parameter [63:0]  SEG2_SIZE = 64'd0,
     parameter [31:0]  SEG2_FLAGS = 32'd0,
     parameter [63:0]  SEG2_CPU_OFFSET = 64'd0,
     parameter [7:0]   SEG2_BANKS = 8'd0,
+    parameter [63:0]  SEG2_SYSMEM_END = 64'd0,
     parameter [63:0]  SEG3_BASE = 64'd0,
     parameter [63:0]  SEG3_SIZE = 64'd0,
     parameter [31:0]  SEG3_FLAGS = 32'd0,
     parameter [63:0]  SEG3_CPU_OFFSET = 64'd0,
     parameter [7:0]   SEG3_BANKS = 8'd0,
+    parameter [63:0]  SEG3_SYSMEM_END = 64'd0,
     parameter [63:0]  SEG4_BASE = 64'd0,
     parameter [63:0]  SEG4_SIZE = 64'd0,
     parameter [31:0]  SEG4_FLAGS = 32'd0,
     parameter [63:0]  SEG4_CPU_OFFSET = 64'd0,
-    parameter [7:0]   SEG4_BANKS = 8'd0
+    parameter [7:0]   SEG4_BANKS = 8'd0,
+    parameter [63:0]  SEG4_SYSMEM_END = 64'd0
 ) (
     input  wire                      clk,
     input  wire                      rst,
@@ -150,16 +156,21 @@ module gmc_regs #(
     reg [31:0] strap_seg_flags [0:3] /*verilator public_flat_rw*/;
     reg [63:0] strap_seg_cpu [0:3] /*verilator public_flat_rw*/;
     reg [7:0]  strap_seg_banks [0:3] /*verilator public_flat_rw*/;
+    reg [63:0] strap_seg_sysend [0:3] /*verilator public_flat_rw*/;
     initial begin
         strap_seg_count = SEG_COUNT;
         strap_seg_base[0] = SEG1_BASE;  strap_seg_size[0] = SEG1_SIZE;  strap_seg_flags[0] = SEG1_FLAGS;
         strap_seg_cpu[0] = SEG1_CPU_OFFSET;  strap_seg_banks[0] = SEG1_BANKS;
+        strap_seg_sysend[0] = SEG1_SYSMEM_END;
         strap_seg_base[1] = SEG2_BASE;  strap_seg_size[1] = SEG2_SIZE;  strap_seg_flags[1] = SEG2_FLAGS;
         strap_seg_cpu[1] = SEG2_CPU_OFFSET;  strap_seg_banks[1] = SEG2_BANKS;
+        strap_seg_sysend[1] = SEG2_SYSMEM_END;
         strap_seg_base[2] = SEG3_BASE;  strap_seg_size[2] = SEG3_SIZE;  strap_seg_flags[2] = SEG3_FLAGS;
         strap_seg_cpu[2] = SEG3_CPU_OFFSET;  strap_seg_banks[2] = SEG3_BANKS;
+        strap_seg_sysend[2] = SEG3_SYSMEM_END;
         strap_seg_base[3] = SEG4_BASE;  strap_seg_size[3] = SEG4_SIZE;  strap_seg_flags[3] = SEG4_FLAGS;
         strap_seg_cpu[3] = SEG4_CPU_OFFSET;  strap_seg_banks[3] = SEG4_BANKS;
+        strap_seg_sysend[3] = SEG4_SYSMEM_END;
     end
     localparam STRAPS = 1'b1;
     wire [31:0] seg_count = strap_seg_count;
@@ -179,6 +190,11 @@ module gmc_regs #(
                 default: seg_word = 32'd0;
             endcase
         end
+    endfunction
+    function [31:0] seg_end_word;
+        input [1:0] idx;
+        input       hi;
+        seg_end_word = hi ? strap_seg_sysend[idx][63:32] : strap_seg_sysend[idx][31:0];
     endfunction
 `else
     localparam STRAPS = 1'b0;
@@ -207,6 +223,20 @@ module gmc_regs #(
                 5'h1C: seg_word = {24'd0, k};
                 default: seg_word = 32'd0;
             endcase
+        end
+    endfunction
+    function [31:0] seg_end_word;
+        input [1:0] idx;
+        input       hi;
+        reg [63:0] e;
+        begin
+            case (idx)
+                2'd0: e = SEG1_SYSMEM_END;
+                2'd1: e = SEG2_SYSMEM_END;
+                2'd2: e = SEG3_SYSMEM_END;
+                default: e = SEG4_SYSMEM_END;
+            endcase
+            seg_end_word = hi ? e[63:32] : e[31:0];
         end
     endfunction
 `endif
@@ -258,8 +288,7 @@ module gmc_regs #(
     assign dma_watchdog = dma_watchdog_reg;
 
     // A counter's low and high words, zero-extended to 64 bits. Called in
-    // the read decode and the snapshot (only in a read handshake), so the
-    // simulator extends no counter in the other cycles.
+    // the read decode and the snapshot, only in a read handshake.
     function [31:0] half;
         input [CW-1:0] v;
         input          hi;
@@ -291,6 +320,8 @@ module gmc_regs #(
     localparam integer PIW = (PROT_RANGES > 1) ? $clog2(PROT_RANGES) : 1;
     localparam integer PROT_SPAN = GMC_REG_PROT_BASE_COUNT * GMC_REG_PROT_BASE_STRIDE;
     localparam integer SEG_SPAN = GMC_REG_SEG_BASE_LO_COUNT * GMC_REG_SEG_BASE_LO_STRIDE;
+    wire [15:0] end_rel = reg_rd_addr - GMC_REG_SEG_SYSMEM_END_LO;
+    localparam integer END_SPAN = GMC_REG_SEG_SYSMEM_END_LO_COUNT * GMC_REG_SEG_SYSMEM_END_LO_STRIDE;
     wire [PIW-1:0] prot_idx = prot_rel[3 +: PIW];
     wire           prot_idx_ok = ({19'd0, prot_rel[15:3]} < PROT_RANGES);
 
@@ -303,7 +334,7 @@ module gmc_regs #(
     endfunction
 
     // The read data is decoded only in a read handshake (the register port
-    // samples it then); on other cycles the simulator skips this logic.
+    // samples it then); 0 otherwise.
     always @* begin
         reg_rd_data = 32'd0;
         reg_rd_resp = RESP_OKAY;
@@ -409,6 +440,9 @@ module gmc_regs #(
                     else if (reg_rd_addr >= GMC_REG_SEG_BASE_LO
                              && {16'd0, seg_rel} < SEG_SPAN)
                         reg_rd_data = seg_word(seg_rel[6:5], seg_rel[4:0]);
+                    else if (reg_rd_addr >= GMC_REG_SEG_SYSMEM_END_LO
+                             && {16'd0, end_rel} < END_SPAN)
+                        reg_rd_data = seg_end_word(end_rel[4:3], end_rel[2]);
                 end
             endcase
         end
@@ -419,7 +453,7 @@ module gmc_regs #(
     reg  [1:0]  wr_acc;
     wire        wr_ok = reg_wr_en && (wr_acc == GMC_ACC_RW || wr_acc == GMC_ACC_WO);
     // The strobe mask and the written data are functions, called only
-    // under wr_ok, so the simulator builds them only in a write.
+    // under wr_ok (in a write).
     function [31:0] smask;
         input [3:0] s;
         begin

@@ -568,6 +568,14 @@ localparam [15:0] GMC_REG_SEG_BANKS_STRIDE = 16'h0020;
 localparam [31:0] GMC_REG_SEG_BANKS_WMASK = 32'h00000000;
 localparam integer GMC_SEG_BANKS_COUNT_LSB = 0;
 localparam integer GMC_SEG_BANKS_COUNT_WIDTH = 8;
+localparam [15:0] GMC_REG_SEG_SYSMEM_END_LO = 16'h0480;
+localparam integer GMC_REG_SEG_SYSMEM_END_LO_COUNT = 4;
+localparam [15:0] GMC_REG_SEG_SYSMEM_END_LO_STRIDE = 16'h0008;
+localparam [31:0] GMC_REG_SEG_SYSMEM_END_LO_WMASK = 32'h00000000;
+localparam [15:0] GMC_REG_SEG_SYSMEM_END_HI = 16'h0484;
+localparam integer GMC_REG_SEG_SYSMEM_END_HI_COUNT = 4;
+localparam [15:0] GMC_REG_SEG_SYSMEM_END_HI_STRIDE = 16'h0008;
+localparam [31:0] GMC_REG_SEG_SYSMEM_END_HI_WMASK = 32'h00000000;
 
 // Access type of the register at a byte offset: 0 none, 1 ro, 2 rw, 3 wo.
 localparam [1:0] GMC_ACC_NONE = 2'd0, GMC_ACC_RO = 2'd1, GMC_ACC_RW = 2'd2, GMC_ACC_WO = 2'd3;
@@ -695,6 +703,14 @@ function [1:0] gmc_reg_access;
         16'h043C: gmc_reg_access = GMC_ACC_RO;
         16'h045C: gmc_reg_access = GMC_ACC_RO;
         16'h047C: gmc_reg_access = GMC_ACC_RO;
+        16'h0480: gmc_reg_access = GMC_ACC_RO;
+        16'h0488: gmc_reg_access = GMC_ACC_RO;
+        16'h0490: gmc_reg_access = GMC_ACC_RO;
+        16'h0498: gmc_reg_access = GMC_ACC_RO;
+        16'h0484: gmc_reg_access = GMC_ACC_RO;
+        16'h048C: gmc_reg_access = GMC_ACC_RO;
+        16'h0494: gmc_reg_access = GMC_ACC_RO;
+        16'h049C: gmc_reg_access = GMC_ACC_RO;
         default: gmc_reg_access = GMC_ACC_NONE;
         endcase
     end

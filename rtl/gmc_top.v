@@ -9,71 +9,78 @@
 // Segment descriptors are parameters. The default layout has three
 // segments: 1 CPU-visible VRAM, 2 banked VRAM that the CPU cannot see,
 // 3 the GART aperture. The top of VRAM holds the page table.
+// The parameter defaults (`GMC_TOP_*) are generated from spec/gmc.toml
+// [top_defaults]: the reference configuration of docs/hardware.md.
+`include "gmc_defaults.vh"
 module gmc_top #(
     // Bytes of local VRAM (power of two).
-    parameter integer VRAM_BYTES = 8 * 1024 * 1024,
+    parameter integer VRAM_BYTES = `GMC_TOP_VRAM_BYTES,
     // 1 for a single-ported VRAM (iCE40 SPRAM).
-    parameter integer VRAM_SINGLE_PORT = 0,
+    parameter integer VRAM_SINGLE_PORT = `GMC_TOP_VRAM_SINGLE_PORT,
     // GART TLB entries.
-    parameter integer TLB_ENTRIES = 16,
+    parameter integer TLB_ENTRIES = `GMC_TOP_TLB_ENTRIES,
     // GPU address and page count of the GART aperture.
-    parameter [31:0]  APERTURE_BASE = 32'h8000_0000,
-    parameter integer APERTURE_PAGES = 4096,
+    parameter [31:0]  APERTURE_BASE = `GMC_TOP_APERTURE_BASE,
+    parameter integer APERTURE_PAGES = `GMC_TOP_APERTURE_PAGES,
     // Bytes of VRAM visible through BAR1, from VRAM address 0.
-    parameter integer CPU_WINDOW_BYTES = 2 * 1024 * 1024,
+    parameter integer CPU_WINDOW_BYTES = `GMC_TOP_CPU_WINDOW_BYTES,
     // Protected-range register pairs.
-    parameter integer PROT_RANGES = 4,
+    parameter integer PROT_RANGES = `GMC_TOP_PROT_RANGES,
     // Width of the performance counters (32..64).
-    parameter integer COUNTER_WIDTH = 64,
+    parameter integer COUNTER_WIDTH = `GMC_TOP_COUNTER_WIDTH,
     // VRAM reserved at the top for the page table (reset value of PT_BASE).
-    parameter integer PT_RESERVE_BYTES = 64 * 1024,
+    parameter integer PT_RESERVE_BYTES = `GMC_TOP_PT_RESERVE_BYTES,
     parameter [31:0]  PT_BASE_RESET = VRAM_BYTES - PT_RESERVE_BYTES,
     // AXI ID widths of the aperture slave and the DMA master (>= 4).
-    parameter integer S_ID_WIDTH = 4,
-    parameter integer M_ID_WIDTH = 4,
+    parameter integer S_ID_WIDTH = `GMC_TOP_S_ID_WIDTH,
+    parameter integer M_ID_WIDTH = `GMC_TOP_M_ID_WIDTH,
     // Which DMA paging engine to build (enum DMA_ENGINE, CAPS.DMA_ENGINE):
     // 1 full (gmc_dma), 2 compact (gmc_dmc, for the iCE40 boards), 0 none
     // (the master stays idle, CAPS.DMA = 0). The DMA_FIFO_DEPTH ..
     // DMA_WR_OUTSTANDING parameters below size the full engine only.
-    parameter integer DMA_ENGINE = 1,
+    parameter integer DMA_ENGINE = `GMC_TOP_DMA_ENGINE,
     // DMA data FIFO in 8-byte words (block RAM), a power of two >= 2 * DMA_MAX_BURST.
-    parameter integer DMA_FIFO_DEPTH = 512,
+    parameter integer DMA_FIFO_DEPTH = `GMC_TOP_DMA_FIFO_DEPTH,
     // DMA data burst length in beats, a power of two 2..256.
-    parameter integer DMA_MAX_BURST = 32,
+    parameter integer DMA_MAX_BURST = `GMC_TOP_DMA_MAX_BURST,
     // DMA packet read-ahead in 8-byte words, a power of two >= 32.
-    parameter integer DMA_FETCH_DEPTH = 64,
+    parameter integer DMA_FETCH_DEPTH = `GMC_TOP_DMA_FETCH_DEPTH,
     // DMA page translations buffered ahead per side, a power of two >= 8.
-    parameter integer DMA_PAGEQ_DEPTH = 8,
+    parameter integer DMA_PAGEQ_DEPTH = `GMC_TOP_DMA_PAGEQ_DEPTH,
     // DMA data read bursts in flight, a power of two >= 2.
-    parameter integer DMA_RD_OUTSTANDING = 8,
+    parameter integer DMA_RD_OUTSTANDING = `GMC_TOP_DMA_RD_OUTSTANDING,
     // DMA write bursts awaiting their response, a power of two 2..128.
-    parameter integer DMA_WR_OUTSTANDING = 8,
+    parameter integer DMA_WR_OUTSTANDING = `GMC_TOP_DMA_WR_OUTSTANDING,
     // Segment descriptors (DXGK_SEGMENTFLAGS layout for the flags).
-    parameter integer SEG_COUNT = 3,
+    parameter integer SEG_COUNT = `GMC_TOP_SEG_COUNT,
     parameter [63:0]  SEG1_BASE = 64'd0,
     // A parent passing CPU_WINDOW_BYTES from an integer parameter makes the
     // 32-bit concatenations below look unsized to Verilator.
     /* verilator lint_off WIDTHCONCAT */
     parameter [63:0]  SEG1_SIZE = {32'd0, CPU_WINDOW_BYTES[31:0]},
-    parameter [31:0]  SEG1_FLAGS = 32'h0000_0084,   // CpuVisible, PreservedDuringStandby
+    parameter [31:0]  SEG1_FLAGS = `GMC_TOP_SEG1_FLAGS,   // CpuVisible, PreservedDuringStandby
     parameter [63:0]  SEG1_CPU_OFFSET = 64'd0,
-    parameter [7:0]   SEG1_BANKS = 8'd0,
+    parameter [7:0]   SEG1_BANKS = `GMC_TOP_SEG1_BANKS,
+    parameter [63:0]  SEG1_SYSMEM_END = 64'd0,
     parameter [63:0]  SEG2_BASE = {32'd0, CPU_WINDOW_BYTES[31:0]},
     parameter [63:0]  SEG2_SIZE = {32'd0, PT_BASE_RESET - CPU_WINDOW_BYTES[31:0]},
-    parameter [31:0]  SEG2_FLAGS = 32'h0000_0088,   // UseBanking, PreservedDuringStandby
+    parameter [31:0]  SEG2_FLAGS = `GMC_TOP_SEG2_FLAGS,   // UseBanking, PreservedDuringStandby
     parameter [63:0]  SEG2_CPU_OFFSET = 64'd0,
     /* verilator lint_on WIDTHCONCAT */
-    parameter [7:0]   SEG2_BANKS = 8'd4,
+    parameter [7:0]   SEG2_BANKS = `GMC_TOP_SEG2_BANKS,
+    parameter [63:0]  SEG2_SYSMEM_END = 64'd0,
     parameter [63:0]  SEG3_BASE = {32'd0, APERTURE_BASE},
     parameter [63:0]  SEG3_SIZE = APERTURE_PAGES * 4096,
-    parameter [31:0]  SEG3_FLAGS = 32'h0000_0191,   // Aperture, CacheCoherent, Preserved (standby, hibernate)
+    parameter [31:0]  SEG3_FLAGS = `GMC_TOP_SEG3_FLAGS,   // Aperture, CacheCoherent, Preserved (standby, hibernate)
     parameter [63:0]  SEG3_CPU_OFFSET = 64'd0,
-    parameter [7:0]   SEG3_BANKS = 8'd0,
+    parameter [7:0]   SEG3_BANKS = `GMC_TOP_SEG3_BANKS,
+    parameter [63:0]  SEG3_SYSMEM_END = 64'd0,
     parameter [63:0]  SEG4_BASE = 64'd0,
     parameter [63:0]  SEG4_SIZE = 64'd0,
     parameter [31:0]  SEG4_FLAGS = 32'd0,
     parameter [63:0]  SEG4_CPU_OFFSET = 64'd0,
-    parameter [7:0]   SEG4_BANKS = 8'd0
+    parameter [7:0]   SEG4_BANKS = 8'd0,
+    parameter [63:0]  SEG4_SYSMEM_END = 64'd0
 ) (
     input  wire                  clk,
     input  wire                  rst,
@@ -262,7 +269,9 @@ module gmc_top #(
         .SEG3_BASE(SEG3_BASE), .SEG3_SIZE(SEG3_SIZE), .SEG3_FLAGS(SEG3_FLAGS),
         .SEG3_CPU_OFFSET(SEG3_CPU_OFFSET), .SEG3_BANKS(SEG3_BANKS),
         .SEG4_BASE(SEG4_BASE), .SEG4_SIZE(SEG4_SIZE), .SEG4_FLAGS(SEG4_FLAGS),
-        .SEG4_CPU_OFFSET(SEG4_CPU_OFFSET), .SEG4_BANKS(SEG4_BANKS)
+        .SEG4_CPU_OFFSET(SEG4_CPU_OFFSET), .SEG4_BANKS(SEG4_BANKS),
+        .SEG1_SYSMEM_END(SEG1_SYSMEM_END), .SEG2_SYSMEM_END(SEG2_SYSMEM_END),
+        .SEG3_SYSMEM_END(SEG3_SYSMEM_END), .SEG4_SYSMEM_END(SEG4_SYSMEM_END)
     ) u_regs (
         .clk(clk), .rst(rst),
         .reg_wr_en(reg_wr_en), .reg_wr_addr(reg_wr_addr), .reg_wr_data(reg_wr_data),

@@ -34,9 +34,8 @@ module gmc_vram #(
     // Simulation backdoor: the sim library reads it for checksums.
     reg [63:0] mem [0:(BYTES / 8) - 1] /*verilator public_flat_rw*/;
 
-    // A whole-word write is written as one (the simulator then does one
-    // store instead of eight lane updates; synthesis merges both forms
-    // into the same byte-enabled write port).
+    // A whole-word write is written as one (synthesis merges both forms
+    // into the same byte-enabled write port; docs/sim.md, Model speed).
     integer i;
 
     generate

@@ -533,6 +533,7 @@ void apply_straps(gmc_sim *sim)
         r->gmc_top__DOT__u_regs__DOT__strap_seg_flags[i] = g.flags;
         r->gmc_top__DOT__u_regs__DOT__strap_seg_cpu[i] = g.cpu_offset;
         r->gmc_top__DOT__u_regs__DOT__strap_seg_banks[i] = g.banks;
+        r->gmc_top__DOT__u_regs__DOT__strap_seg_sysend[i] = g.sysmem_end;
     }
 }
 

@@ -45,6 +45,7 @@ struct gmc_sim_segment {
     uint64_t cpu_offset; /* BAR1 offset when CPU-visible */
     uint32_t flags;      /* DXGK_SEGMENTFLAGS layout (GMC_SEGFLAGS_*) */
     uint8_t banks;       /* equal banks; 0 = not banked */
+    uint64_t sysmem_end; /* SystemMemoryEndAddress (SEG_SYSMEM_END), 0 = none */
 };
 
 struct gmc_sim_config {

@@ -26,7 +26,7 @@
 
 #define KIB 1024u
 #define RING_BUS 0x100000000ull
-#define APB 0x80000000u
+#define APB GMC_TOP_APERTURE_BASE
 #define DATA_BYTES (256u * KIB)
 #define NPAGES (DATA_BYTES / GMC_PAGE_SIZE)
 

@@ -29,7 +29,7 @@ import sys
 # name: (folders, layers its sources may include from, layers its headers
 # may include from). Bottom up. A layer may always include its own headers.
 LAYERS = {
-    # The public API (generated gmc_regs.h and gmc_status.h, gmc_alloc.h, gmc.h).
+    # The public API (generated gmc_regs.h, gmc_status.h and gmc_flags.h, gmc_alloc.h, gmc.h).
     "include": (["include"], [], []),
     # The Verilated model's C API. gmc_sim.cpp includes Verilator's
     # generated headers, which are no layer's.

@@ -18,7 +18,11 @@ change of them alone needs no input pass, and gmc_sched.h says so with
 GMC_SCHED_RB_SAMPLED 1 (the shim then drives them without marking the
 inputs changed).
 
-    check_sched.py VOBJ_DIR
+    check_sched.py [--force-eval] VOBJ_DIR
+
+--force-eval writes GMC_SIM_SCHED_SHORTCUT 0 whatever the layout: the
+build variant evl uses it so that the tests run the fallback (the plain
+eval()) as another Verilator version would.
 """
 import glob
 import os
@@ -115,8 +119,15 @@ def rb_sampled(vobj):
 
 
 def main():
-    vobj = sys.argv[1]
-    why = check(vobj)
+    args = sys.argv[1:]
+    force = args[:1] == ["--force-eval"]
+    if force:
+        args = args[1:]
+    if len(args) != 1:
+        sys.stderr.write(__doc__)
+        sys.exit(2)
+    vobj = args[0]
+    why = "forced by --force-eval" if force else check(vobj)
     rb = not why and rb_sampled(vobj)
     with open(os.path.join(vobj, "gmc_sched.h"), "w") as f:
         f.write("/* Written by tools/check_sched.py. */\n")

@@ -44,6 +44,9 @@ def load(path=SPEC):
     for s in spec["status"]:
         if not 0 <= s["bit"] <= 7:
             raise SpecError(f"status {s['name']}: bit must be 0..7")
+    for c in spec.get("const", []):
+        if not 0 <= c["value"] <= 255:
+            raise SpecError(f"const {c['name']}: value must be a byte")
     return spec
 
 
@@ -65,6 +68,9 @@ def verilog(spec):
     out.append("")
     for s in spec["status"]:
         out.append(f"localparam integer STATUS_{s['name']}_BIT = {s['bit']};")
+    out.append("")
+    for c in spec.get("const", []):
+        out.append(f"localparam [7:0] C_{c['name']} = 8'h{c['value']:02X};")
     out += ["", "/* verilator lint_on UNUSEDPARAM */", ""]
     return "\n".join(out)
 
@@ -86,6 +92,9 @@ def c_header(spec):
     out.append("")
     for s in spec["status"]:
         out.append(f"#define GMC_BRIDGE_STATUS_{s['name']} 0x{1 << s['bit']:02X}u")
+    out.append("")
+    for c in spec.get("const", []):
+        out.append(f"#define GMC_BRIDGE_{c['name']} 0x{c['value']:02X}u")
     out += ["", "#endif /* GMC_BRIDGE_H */", ""]
     return "\n".join(out)
 

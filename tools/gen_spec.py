@@ -17,6 +17,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SPEC = os.path.join(ROOT, "spec", "gmc.toml")
 VIEWS = {
     "rtl/gmc_regs.vh": "verilog",
+    "rtl/gmc_defaults.vh": "defaults",
     "include/gmc_regs.h": "c",
     "docs/registers.md": "markdown",
 }
@@ -108,7 +109,38 @@ def validate(spec):
             if off >= 0x10000:
                 raise SpecError(f"register {n}[{i}] beyond the 64 KiB register space")
             taken[off] = n
+    top_defaults(spec)
     return spec
+
+
+def top_defaults(spec):
+    """[top_defaults]: (name, value, bits, desc) of every gmc_top parameter
+    default; flag lists resolved through the SEGFLAGS layout."""
+    segflags = {f["name"]: f for lay in spec.get("layout", []) if lay["name"] == "SEGFLAGS"
+                for f in lay["fields"]}
+    out, names = [], set()
+    for d in spec.get("top_defaults", {}).get("params", []):
+        n = d.get("name")
+        owner = f"top_defaults {n!r}"
+        if set(d) - {"name", "value", "bits", "desc"} or not {"name", "value", "desc"} <= set(d):
+            raise SpecError(f"{owner}: fields are name, value, bits, desc")
+        if not isinstance(n, str) or not n.replace("_", "").isalnum() or not n.isupper() or n in names:
+            raise SpecError(f"{owner}: name must be a new [A-Z0-9_]* name")
+        names.add(n)
+        v = d["value"]
+        if isinstance(v, list):
+            flags = v
+            v = 0
+            for f in flags:
+                if f not in segflags:
+                    raise SpecError(f"{owner}: {f!r} is not a SEGFLAGS field")
+                v |= field_mask(segflags[f])
+        bits = d.get("bits", 32)
+        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < (1 << min(bits, 32)) or \
+                ("bits" not in d and v > 0x7FFFFFFF):
+            raise SpecError(f"{owner}: value {v!r} does not fit {'an integer' if 'bits' not in d else f'{bits} bits'}")
+        out.append({"name": n, "value": v, "bits": d.get("bits"), "desc": d["desc"]})
+    return out
 
 
 # ------------------------------------------------------------------ Verilog
@@ -176,6 +208,17 @@ def vh(spec):
     return "\n".join(out)
 
 
+def defaults_vh(spec):
+    out = [f"// {BANNER}", "// gmc_top's parameter defaults, the reference configuration",
+           "// (docs/hardware.md). Included before the module header of gmc_top.",
+           "`ifndef GMC_DEFAULTS_VH", "`define GMC_DEFAULTS_VH"]
+    for d in top_defaults(spec):
+        lit = f"{d['bits']}'h{d['value']:0{(d['bits'] + 3) // 4}X}" if d["bits"] else f"{d['value']}"
+        out.append(f"`define GMC_TOP_{d['name']:<19} {lit:<13} // {d['desc']}")
+    out += ["`endif", ""]
+    return "\n".join(out)
+
+
 # ------------------------------------------------------------------------ C
 
 def reg_span(spec):
@@ -204,6 +247,11 @@ def c_header(spec):
     p(f"#define GMC_PCI_BAR_APERTURE {pci['bar_aperture']}u")
     p(f"#define GMC_PCI_CLOCK_HZ {pci['clock_hz']}ull")
     p(f"#define GMC_REG_SPAN 0x{reg_span(spec):X}u")
+    p("")
+    p("/* gmc_top's parameter defaults, the reference configuration (docs/hardware.md). */")
+    for d in top_defaults(spec):
+        val = f"0x{d['value']:X}u" if d["bits"] or d["value"] > 0xFFFF else f"{d['value']}u"
+        p(f"#define GMC_TOP_{d['name']} {val} /* {d['desc']} */")
     p("")
     for lay in spec["layout"]:
         suf = "ull" if lay["width"] > 32 else "u"
@@ -328,10 +376,24 @@ def markdown(spec):
         for v in en["values"]:
             p(f"| {v['value']} | `{v['name']}` | {v['desc']} |")
     p("")
+    p("## gmc_top parameter defaults")
+    p("")
+    p("The reference configuration (`[top_defaults]`; `` `GMC_TOP_* `` in rtl/gmc_defaults.vh, "
+      "`GMC_TOP_*` in include/gmc_regs.h). The simulator model is built with these.")
+    p("")
+    p("| parameter | default | meaning |")
+    p("|---|---|---|")
+    for dv in top_defaults(spec):
+        v = dv["value"]
+        shown = (f"0x{v:X}" if (dv["bits"] or 0) > 8 else
+                 f"{v >> 20} MiB" if v >= 1 << 20 and not v & 0xFFFFF else
+                 f"{v >> 10} KiB" if v >= 1 << 10 and not v & 0x3FF and "BYTES" in dv["name"] else str(v))
+        p(f"| `{dv['name']}` | {shown} | {dv['desc']} |")
+    p("")
     return "\n".join(out)
 
 
-GENERATORS = {"verilog": vh, "c": c_header, "markdown": markdown}
+GENERATORS = {"verilog": vh, "defaults": defaults_vh, "c": c_header, "markdown": markdown}
 
 
 def render_all(spec):
@@ -352,6 +414,7 @@ def constants(spec):
             cs += [(b + "_LSB", 32), (b + "_WIDTH", 32), (b + "_MASK", lay["width"])]
     for en in spec["enum"]:
         cs += [(f"GMC_{en['name']}_{v['name']}", 4) for v in en["values"]]
+    cs += [(f"`GMC_TOP_{d['name']}", d["bits"] or 32) for d in top_defaults(spec)]
     for r in spec["register"]:
         b = f"GMC_REG_{r['name']}"
         cs.append((b, 16))
@@ -371,11 +434,12 @@ def crosscheck(spec, outdir):
     c = ['#include <inttypes.h>', '#include <stdio.h>', '#include "gmc_regs.h"',
          "int main(void)", "{"]
     for name, _ in cs:
-        c.append(f'    printf("%s %" PRIx64 "\\n", "{name}", (uint64_t)({name}));')
+        c.append(f'    printf("%s %" PRIx64 "\\n", "{name.lstrip("`")}", (uint64_t)({name.lstrip("`")}));')
     c += ["    return 0;", "}", ""]
-    v = ["`default_nettype none", "module xcheck;", '`include "gmc_regs.vh"', "initial begin"]
+    v = ["`default_nettype none", '`include "gmc_defaults.vh"', "module xcheck;", '`include "gmc_regs.vh"',
+         "initial begin"]
     for name, bits in cs:
-        v.append(f'    $display("{name} %0h", {name});')
+        v.append(f'    $display("{name.lstrip("`")} %0h", {name});')
     v += ["    $finish;", "end", "endmodule", ""]
     os.makedirs(outdir, exist_ok=True)
     with open(os.path.join(outdir, "xcheck.c"), "w") as f:

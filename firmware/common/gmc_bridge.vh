@@ -2,7 +2,7 @@
 // Included inside gmc_uart_bridge's body: it declares localparams only.
 /* verilator lint_off UNUSEDPARAM */
 
-localparam [7:0] BRIDGE_VERSION = 8'd2;
+localparam [7:0] BRIDGE_VERSION = 8'd3;
 localparam [7:0] BRIDGE_SYNC = 8'hA5;
 localparam integer BRIDGE_MAX_LEN = 14;
 
@@ -14,6 +14,8 @@ localparam [7:0] OP_PING = 8'h05;
 localparam [7:0] OP_DMA_ABORT = 8'h06;
 localparam [7:0] OP_DMA_RD_DATA = 8'h10;
 localparam [7:0] OP_DMA_WR_RESP = 8'h11;
+localparam [7:0] OP_DMA_WR_ACK = 8'h12;
+localparam [7:0] OP_DMA_REQ_AGAIN = 8'h13;
 localparam [7:0] OP_REG_RD_REPLY = 8'h81;
 localparam [7:0] OP_REG_WR_REPLY = 8'h82;
 localparam [7:0] OP_AP_RD_REPLY = 8'h83;
@@ -34,15 +36,17 @@ localparam [3:0] LEN_PING = 4'd1;
 localparam [3:0] LEN_DMA_ABORT = 4'd1;
 localparam [3:0] LEN_DMA_RD_DATA = 4'd11;
 localparam [3:0] LEN_DMA_WR_RESP = 4'd2;
+localparam [3:0] LEN_DMA_WR_ACK = 4'd3;
+localparam [3:0] LEN_DMA_REQ_AGAIN = 4'd1;
 localparam [3:0] LEN_REG_RD_REPLY = 4'd6;
 localparam [3:0] LEN_REG_WR_REPLY = 4'd2;
 localparam [3:0] LEN_AP_RD_REPLY = 4'd10;
 localparam [3:0] LEN_AP_WR_REPLY = 4'd2;
-localparam [3:0] LEN_PING_REPLY = 4'd4;
+localparam [3:0] LEN_PING_REPLY = 4'd5;
 localparam [3:0] LEN_DMA_ABORT_REPLY = 4'd2;
 localparam [3:0] LEN_DMA_RD_REQ = 4'd11;
 localparam [3:0] LEN_DMA_WR_REQ = 4'd11;
-localparam [3:0] LEN_DMA_WR_DATA = 4'd10;
+localparam [3:0] LEN_DMA_WR_DATA = 4'd11;
 localparam [3:0] LEN_IRQ = 4'd1;
 localparam [3:0] LEN_ERR = 4'd7;
 
@@ -60,5 +64,9 @@ localparam integer STATUS_DMA_RD_BIT = 1;
 localparam integer STATUS_DMA_WR_BIT = 2;
 localparam integer STATUS_OVERRUN_BIT = 3;
 localparam integer STATUS_ERR_LOST_BIT = 4;
+
+localparam [7:0] C_WR_ACK_RESEND = 8'h01;
+localparam [7:0] C_DIR_READ = 8'h00;
+localparam [7:0] C_DIR_WRITE = 8'h01;
 
 /* verilator lint_on UNUSEDPARAM */

@@ -27,7 +27,11 @@ module gmc_fpga_core #(
     parameter integer ID_WIDTH = 4,
     // Which DMA paging engine gmc_top builds (enum DMA_ENGINE): 0 none,
     // 1 full (about 9.5k LUT4s, fits neither iCE40), 2 compact.
-    parameter integer DMA_ENGINE = 0
+    parameter integer DMA_ENGINE = 0,
+    // The bridge's write replay window, 2^BRIDGE_WIN_LOG2 beats
+    // (docs/uart-bridge.md): 6 takes two 4 Kbit block RAMs, 2 or less is
+    // built from logic cells.
+    parameter integer BRIDGE_WIN_LOG2 = 6
 ) (
     input  wire clk,
     input  wire rst,
@@ -191,7 +195,7 @@ module gmc_fpga_core #(
 
     gmc_uart_bridge #(
         .CLKS_PER_BIT(CLKS_PER_BIT), .TIMEOUT_LOG2(TIMEOUT_LOG2),
-        .M_ID_WIDTH(ID_WIDTH), .S_ID_WIDTH(ID_WIDTH)
+        .M_ID_WIDTH(ID_WIDTH), .S_ID_WIDTH(ID_WIDTH), .WIN_LOG2(BRIDGE_WIN_LOG2)
     ) u_bridge (
         .clk(clk), .rst(rst), .rxd(rxd), .txd(txd),
         .m_axil_awaddr(reg_awaddr), .m_axil_awprot(reg_awprot), .m_axil_awvalid(reg_awvalid),

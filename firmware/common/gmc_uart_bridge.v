@@ -13,13 +13,18 @@
 //   DMA read  an AR burst from gmc_top is sent upstream as DMA_RD_REQ; the
 //             host answers with one DMA_RD_DATA packet per beat, which goes
 //             through a one-beat holding register onto R.
-//   DMA write an AW burst is sent as DMA_WR_REQ, each W beat as DMA_WR_DATA
-//             (W is taken when its packet has gone out); the host answers
-//             DMA_WR_RESP, which becomes B.
-// The receive path never waits on the DMA engines or the transmitter: a
-// packet that cannot be taken is answered with ERR. A host that never
-// answers a DMA request stalls only that DMA engine; DMA_ABORT completes
-// the stalled burst with SLVERR.
+//   DMA write an AW burst is sent as DMA_WR_REQ, each W beat as DMA_WR_DATA;
+//             the host answers DMA_WR_RESP, which becomes B. W beats are
+//             copied into a replay window (one block RAM) as they are
+//             taken and kept until the host acknowledges them (DMA_WR_ACK),
+//             so a DMA_WR_DATA damaged on the way up is sent again; W
+//             stalls (WREADY low) while the window is full.
+// The AR and AW fields of the bursts in flight are latched, so a request
+// packet damaged on the way up is sent again when the host asks
+// (DMA_REQ_AGAIN). The receive path never waits on the DMA engines or the
+// transmitter: a packet that cannot be taken is answered with ERR. A host
+// that never answers a DMA request stalls only that DMA engine; DMA_ABORT
+// completes the stalled burst with SLVERR.
 module gmc_uart_bridge #(
     // Clock cycles per UART bit (clock / baud), at least 4.
     parameter integer CLKS_PER_BIT = 4,
@@ -27,7 +32,11 @@ module gmc_uart_bridge #(
     parameter integer TIMEOUT_LOG2 = 17,
     // AXI ID widths: aperture master, DMA slave.
     parameter integer M_ID_WIDTH = 4,
-    parameter integer S_ID_WIDTH = 4
+    parameter integer S_ID_WIDTH = 4,
+    // Write replay window: 2^WIN_LOG2 beats of 16 bytes (strobe + 8 data
+    // bytes used) in a 8-bit wide RAM: WIN_LOG2 = 5 is 512 bytes (one
+    // iCE40 RAM4K), 6 is two. docs/uart-bridge.md sizes it for the link.
+    parameter integer WIN_LOG2 = 6
 ) (
     input  wire                  clk,
     input  wire                  rst,
@@ -151,9 +160,11 @@ module gmc_uart_bridge #(
     // Command engine.
     localparam [1:0] C_IDLE = 2'd0, C_ISSUE = 2'd1, C_WAIT = 2'd2, C_REPLY = 2'd3;
     // DMA read engine.
-    localparam [1:0] R_IDLE = 2'd0, R_REQ = 2'd1, R_DATA = 2'd2;
+    localparam [1:0] R_IDLE = 2'd0, R_DATA = 2'd2;
     // DMA write engine.
-    localparam [2:0] W_IDLE = 3'd0, W_REQ = 3'd1, W_DATA = 3'd2, W_RESP = 3'd3, W_B = 3'd4;
+    localparam [2:0] W_IDLE = 3'd0, W_DATA = 3'd2, W_B = 3'd4;
+    localparam [31:0] WIN_LOG2_32 = WIN_LOG2;
+    localparam [7:0]  WIN_LOG2_8 = WIN_LOG2_32[7:0];
     // Transmit sources, in priority order.
     localparam [2:0] SRC_REPLY = 3'd0, SRC_ERR = 3'd1, SRC_IRQ = 3'd2, SRC_RD_REQ = 3'd3,
                      SRC_WR_REQ = 3'd4, SRC_WR_DATA = 3'd5;
@@ -161,6 +172,8 @@ module gmc_uart_bridge #(
     initial begin
         if (M_ID_WIDTH < 1 || M_ID_WIDTH > 8 || S_ID_WIDTH < 1 || S_ID_WIDTH > 8)
             $error("gmc_uart_bridge: ID widths must be 1..8 (instance %m)");
+        if (WIN_LOG2 < 1 || WIN_LOG2 > 8)
+            $error("gmc_uart_bridge: WIN_LOG2 must be 1..8 (instance %m)");
     end
 
     // Payload length of each host-to-board opcode; 4'hF: unknown opcode.
@@ -176,6 +189,8 @@ module gmc_uart_bridge #(
                 OP_DMA_ABORT:   req_len = LEN_DMA_ABORT;
                 OP_DMA_RD_DATA: req_len = LEN_DMA_RD_DATA;
                 OP_DMA_WR_RESP: req_len = LEN_DMA_WR_RESP;
+                OP_DMA_WR_ACK:  req_len = LEN_DMA_WR_ACK;
+                OP_DMA_REQ_AGAIN: req_len = LEN_DMA_REQ_AGAIN;
                 default:        req_len = 4'hF;
             endcase
         end
@@ -228,7 +243,8 @@ module gmc_uart_bridge #(
 
     // Payload fields: with LEN = L, byte i is at pkt_buf[8*(14-L+i)]. The
     // last byte of every command is its SEQ and the last byte of
-    // DMA_RD_DATA its burst TAG: both at pkt_buf[104 +: 8].
+    // DMA_RD_DATA, DMA_WR_RESP and DMA_WR_ACK its burst TAG: all at
+    // pkt_buf[104 +: 8].
     wire [15:0] f_reg_rd_addr  = pkt_buf[88 +: 16];  // REG_RD      L=3
     wire [15:0] f_reg_wr_addr  = pkt_buf[48 +: 16];  // REG_WR      L=8
     wire [31:0] f_reg_wr_data  = pkt_buf[64 +: 32];
@@ -245,6 +261,10 @@ module gmc_uart_bridge #(
     wire [7:0]  f_rd_tag       = pkt_buf[104 +: 8];
     wire [1:0]  f_wr_resp      = pkt_buf[96 +: 2];   // DMA_WR_RESP L=2
     wire [7:0]  f_wr_tag       = pkt_buf[104 +: 8];
+    wire [7:0]  f_ack_beat     = pkt_buf[88 +: 8];   // DMA_WR_ACK  L=3
+    wire [7:0]  f_ack_flags    = pkt_buf[96 +: 8];
+    wire [7:0]  f_ack_tag      = pkt_buf[104 +: 8];
+    wire [7:0]  f_dir          = pkt_buf[104 +: 8];  // DMA_REQ_AGAIN L=1
 
     // ----------------------------------------------------------- state
 
@@ -279,7 +299,11 @@ module gmc_uart_bridge #(
     // is refused (ERR STATE) instead of landing in the next one.
     reg  [7:0]            rd_tag_reg;
     reg  [S_ID_WIDTH-1:0] rd_id_reg;
+    reg  [47:0]           rd_addr_reg;
     reg  [7:0]            rd_len_reg;
+    reg  [2:0]            rd_size_reg;
+    reg  [1:0]            rd_burst_reg;
+    reg                   rd_req_pend_reg; // DMA_RD_REQ (again) to be sent
     reg  [8:0]            rd_next_reg;    // next beat expected from the host
     reg                   rd_abort_reg;
     reg                   r_valid_reg, r_last_reg;
@@ -292,14 +316,31 @@ module gmc_uart_bridge #(
     // copy was damaged) is refused once its burst has been answered.
     reg  [7:0]            wr_tag_reg;
     reg  [S_ID_WIDTH-1:0] wr_id_reg;
+    reg  [47:0]           wr_addr_reg;
     reg  [7:0]            wr_len_reg;
-    reg  [7:0]            wr_beat_reg;
+    reg  [2:0]            wr_size_reg;
+    reg  [1:0]            wr_burst_reg;
+    reg                   wr_req_pend_reg; // DMA_WR_REQ (again) to be sent
+    // Replay window, in beats of the burst: wr_ack_reg <= wr_send_reg <=
+    // wr_in_reg <= AWLEN + 1 and wr_in_reg - wr_ack_reg <= 2^WIN_LOG2.
+    // Beats [ack, in) are in the window (slot = beat mod 2^WIN_LOG2);
+    // wr_send_reg is the next one to send (moved back by a resend).
+    reg  [8:0]            wr_in_reg;       // beats taken from W
+    reg  [8:0]            wr_send_reg;     // next beat to send upstream
+    reg  [7:0]            wr_ack_reg;      // every beat below it acknowledged
+    reg  [3:0]            cap_idx_reg;     // byte of the W beat being copied (0 strobe, 1-8 data)
+    reg  [7:0]            tx_wbeat_reg;    // beat of the DMA_WR_DATA being sent
     reg                   wr_abort_reg;
     reg  [1:0]            b_resp_reg;
 
-    // Transmitter.
+    // Transmitter: the source of the packet being sent, the one picked to
+    // go next (upstream priority) and the start pulse.
     reg  [2:0]  tx_src_reg;
     wire        tx_idle, tx_done;
+    reg  [2:0]  pick_src;
+    reg  [7:0]  pick_op;
+    reg  [3:0]  pick_len;
+    wire        tx_start;
 
     wire [7:0] status = {3'd0, err_lost_reg, overrun_reg, wr_state_reg != W_IDLE,
                          rd_state_reg != R_IDLE, irq};
@@ -309,7 +350,7 @@ module gmc_uart_bridge #(
     wire [3:0] exp_len = req_len(pkt_op);
     wire       is_cmd  = (pkt_op[7:3] == 5'd0) && (pkt_op[2:0] != 3'd0) && (pkt_op[2:0] != 3'd7);
 
-    reg        h_err, h_cmd, h_rd_load, h_wr_resp;
+    reg        h_err, h_cmd, h_rd_load, h_wr_resp, h_wr_ack, h_rd_again, h_wr_again;
     reg  [3:0] h_code;
 
     always @* begin
@@ -318,6 +359,9 @@ module gmc_uart_bridge #(
         h_cmd = 1'b0;
         h_rd_load = 1'b0;
         h_wr_resp = 1'b0;
+        h_wr_ack = 1'b0;
+        h_rd_again = 1'b0;
+        h_wr_again = 1'b0;
         if (pkt_valid) begin
             if (pkt_err != 3'd0) begin
                 h_err = 1'b1;
@@ -348,8 +392,31 @@ module gmc_uart_bridge #(
                 end else begin
                     h_rd_load = 1'b1;
                 end
+            end else if (pkt_op == OP_DMA_WR_ACK) begin
+                // Acknowledges beats [0, beat): beat must lie between the
+                // last acknowledgement and the beats taken so far.
+                if (wr_state_reg != W_DATA || wr_abort_reg || f_ack_tag != wr_tag_reg) begin
+                    h_err = 1'b1;
+                    h_code = E_STATE;
+                end else if (f_ack_beat < wr_ack_reg || {1'b0, f_ack_beat} > wr_in_reg) begin
+                    h_err = 1'b1;
+                    h_code = E_SEQ;
+                end else begin
+                    h_wr_ack = 1'b1;
+                end
+            end else if (pkt_op == OP_DMA_REQ_AGAIN) begin
+                if (f_dir == C_DIR_READ && rd_state_reg == R_DATA)
+                    h_rd_again = 1'b1;
+                else if (f_dir == C_DIR_WRITE && wr_state_reg == W_DATA)
+                    h_wr_again = 1'b1;
+                else begin
+                    h_err = 1'b1;
+                    h_code = E_STATE;
+                end
             end else begin
-                if (wr_state_reg != W_RESP || wr_abort_reg || f_wr_tag != wr_tag_reg) begin
+                // DMA_WR_RESP: only once every beat has been taken from W.
+                if (wr_state_reg != W_DATA || wr_abort_reg || f_wr_tag != wr_tag_reg
+                    || wr_in_reg != {1'b0, wr_len_reg} + 9'd1) begin
                     h_err = 1'b1;
                     h_code = E_STATE;
                 end else begin
@@ -500,11 +567,15 @@ module gmc_uart_bridge #(
     // ----------------------------------------------------- DMA read engine
 
     wire abort_now = h_cmd && (pkt_op == OP_DMA_ABORT) && !repeat_now;
+    wire tx_busy_src_rd = !tx_idle && (tx_src_reg == SRC_RD_REQ);
     wire rdreq_done = tx_done && (tx_src_reg == SRC_RD_REQ);
     // Aborted: the bridge fills the remaining beats itself with SLVERR.
     wire rd_fill = rd_abort_reg && !r_valid_reg && (rd_next_reg <= {1'b0, rd_len_reg});
 
-    assign s_axi_arready = (rd_state_reg == R_REQ) && rdreq_done;
+    // AR is taken (and latched) at once when no read burst is in flight;
+    // not while a DMA_RD_REQ is being sent, whose bytes come from the
+    // latched fields.
+    assign s_axi_arready = (rd_state_reg == R_IDLE) && !tx_busy_src_rd;
     assign s_axi_rid     = rd_id_reg;
     assign s_axi_rdata   = r_data_reg;
     assign s_axi_rresp   = r_resp_reg;
@@ -512,26 +583,32 @@ module gmc_uart_bridge #(
     assign s_axi_rvalid  = r_valid_reg;
 
     always @(posedge clk) begin
+        if (rdreq_done)
+            rd_req_pend_reg <= 1'b0;
+        if (h_rd_again)
+            rd_req_pend_reg <= 1'b1;
         case (rd_state_reg)
             R_IDLE: begin
-                if (s_axi_arvalid)
-                    rd_state_reg <= R_REQ;
-            end
-            R_REQ: begin
-                if (rdreq_done) begin
+                if (s_axi_arvalid && s_axi_arready) begin
                     rd_tag_reg <= rd_tag_reg + 8'd1;
                     rd_id_reg <= s_axi_arid;
+                    rd_addr_reg <= s_axi_araddr;
                     rd_len_reg <= s_axi_arlen;
+                    rd_size_reg <= s_axi_arsize;
+                    rd_burst_reg <= s_axi_arburst;
                     rd_next_reg <= 9'd0;
                     rd_abort_reg <= 1'b0;
+                    rd_req_pend_reg <= 1'b1;
                     rd_state_reg <= R_DATA;
                 end
             end
             default: begin
                 if (s_axi_rvalid && s_axi_rready) begin
                     r_valid_reg <= 1'b0;
-                    if (r_last_reg)
+                    if (r_last_reg) begin
                         rd_state_reg <= R_IDLE;
+                        rd_req_pend_reg <= 1'b0;
+                    end
                 end
                 if (h_rd_load || rd_fill) begin
                     r_valid_reg <= 1'b1;
@@ -548,6 +625,7 @@ module gmc_uart_bridge #(
         if (rst) begin
             rd_state_reg <= R_IDLE;
             rd_abort_reg <= 1'b0;
+            rd_req_pend_reg <= 1'b0;
             r_valid_reg <= 1'b0;
             rd_next_reg <= 9'd0;
             rd_tag_reg <= 8'd0;
@@ -556,45 +634,107 @@ module gmc_uart_bridge #(
 
     // ---------------------------------------------------- DMA write engine
 
-    wire wrreq_done  = tx_done && (tx_src_reg == SRC_WR_REQ);
-    wire wrdata_done = tx_done && (tx_src_reg == SRC_WR_DATA);
-    wire wr_sending  = !tx_idle && (tx_src_reg == SRC_WR_DATA);
-    // Aborted: remaining beats are taken without being forwarded.
-    wire wr_drain    = (wr_state_reg == W_DATA) && wr_abort_reg && !wr_sending && s_axi_wvalid;
+    localparam integer WIN = 1 << WIN_LOG2;
+    localparam [31:0]  WIN32 = WIN;
+    localparam [8:0]   WIN9 = WIN32[8:0];
 
-    assign s_axi_awready = (wr_state_reg == W_REQ) && wrreq_done;
-    assign s_axi_wready  = ((wr_state_reg == W_DATA) && wrdata_done) || wr_drain;
+    wire tx_busy_src_wr = !tx_idle && (tx_src_reg == SRC_WR_REQ || tx_src_reg == SRC_WR_DATA);
+    wire wrreq_done = tx_done && (tx_src_reg == SRC_WR_REQ);
+    wire [8:0] wr_end = {1'b0, wr_len_reg} + 9'd1;   // beats in the burst
+    wire wr_all_in = (wr_in_reg == wr_end);
+    // A W beat is copied into the window one byte per cycle (9 cycles);
+    // WREADY rises with its last byte. W stalls while the window is full.
+    wire wr_room = (wr_in_reg - {1'b0, wr_ack_reg}) < WIN9;
+    wire cap_en = (wr_state_reg == W_DATA) && !wr_abort_reg && !wr_all_in && wr_room && s_axi_wvalid;
+    // Aborted: remaining beats are taken without being copied or sent.
+    wire wr_drain = (wr_state_reg == W_DATA) && wr_abort_reg && !wr_all_in && s_axi_wvalid;
+
+    // AW is taken at once when no write burst is in flight, except while a
+    // DMA_WR_REQ or DMA_WR_DATA is being sent (their bytes come from the
+    // latched fields, the TAG and the window).
+    assign s_axi_awready = (wr_state_reg == W_IDLE) && !tx_busy_src_wr;
+    assign s_axi_wready  = (cap_en && cap_idx_reg == 4'd8) || wr_drain;
     assign s_axi_bid     = wr_id_reg;
     assign s_axi_bresp   = b_resp_reg;
     assign s_axi_bvalid  = (wr_state_reg == W_B);
 
+    // The window RAM: written by the capture, read by the transmitter with
+    // one cycle of latency (registered output, as the iCE40 RAM4K). The
+    // transmitter asks for the next payload byte when the UART has taken
+    // the previous one, which keeps the UART busy for 10 * CLKS_PER_BIT
+    // cycles, so the registered byte is always ready in time.
+    reg  [7:0] win_q;
+    wire [3:0] tx_idx;
+    wire [3:0] tx_idx_m1 = tx_idx - 4'd1;
+    wire [WIN_LOG2+3:0] win_waddr = {wr_in_reg[WIN_LOG2-1:0], cap_idx_reg};
+    wire [WIN_LOG2+3:0] win_raddr = {tx_wbeat_reg[WIN_LOG2-1:0], tx_idx_m1};
+    wire [3:0] cap_m1 = cap_idx_reg - 4'd1;
+    wire [7:0] win_wdata = (cap_idx_reg == 4'd0) ? s_axi_wstrb : byte64(s_axi_wdata, cap_m1[2:0]);
+
+    // Up to 4 beats the window is built from flip-flops (ram_style
+    // "logic"), for a device whose block RAMs are all taken; from 8 beats
+    // on it is block RAM.
+    generate
+        if (WIN_LOG2 <= 2) begin : g_win_ff
+            (* ram_style = "logic" *) reg [7:0] win_mem [0:16*WIN-1];
+            always @(posedge clk) begin
+                if (cap_en)
+                    win_mem[win_waddr] <= win_wdata;
+                win_q <= win_mem[win_raddr];
+            end
+        end else begin : g_win_bram
+            reg [7:0] win_mem [0:16*WIN-1];
+            always @(posedge clk) begin
+                if (cap_en)
+                    win_mem[win_waddr] <= win_wdata;
+                win_q <= win_mem[win_raddr];
+            end
+        end
+    endgenerate
+
     always @(posedge clk) begin
+        if (wrreq_done)
+            wr_req_pend_reg <= 1'b0;
+        if (h_wr_again)
+            wr_req_pend_reg <= 1'b1;
         case (wr_state_reg)
             W_IDLE: begin
-                if (s_axi_awvalid)
-                    wr_state_reg <= W_REQ;
-            end
-            W_REQ: begin
-                if (wrreq_done) begin
+                if (s_axi_awvalid && s_axi_awready) begin
                     wr_tag_reg <= wr_tag_reg + 8'd1;
                     wr_id_reg <= s_axi_awid;
+                    wr_addr_reg <= s_axi_awaddr;
                     wr_len_reg <= s_axi_awlen;
-                    wr_beat_reg <= 8'd0;
+                    wr_size_reg <= s_axi_awsize;
+                    wr_burst_reg <= s_axi_awburst;
+                    wr_in_reg <= 9'd0;
+                    wr_send_reg <= 9'd0;
+                    wr_ack_reg <= 8'd0;
+                    cap_idx_reg <= 4'd0;
                     wr_abort_reg <= 1'b0;
+                    wr_req_pend_reg <= 1'b1;
                     wr_state_reg <= W_DATA;
                 end
             end
             W_DATA: begin
-                if (s_axi_wready) begin
-                    wr_beat_reg <= wr_beat_reg + 8'd1;
-                    if (wr_beat_reg == wr_len_reg)
-                        wr_state_reg <= W_RESP;
+                if (cap_en)
+                    cap_idx_reg <= (cap_idx_reg == 4'd8) ? 4'd0 : cap_idx_reg + 4'd1;
+                if (s_axi_wvalid && s_axi_wready)
+                    wr_in_reg <= wr_in_reg + 9'd1;
+                // A DMA_WR_DATA starts: it carries wr_send_reg.
+                if (tx_start && pick_src == SRC_WR_DATA)
+                    wr_send_reg <= wr_send_reg + 9'd1;
+                // Acknowledged up to f_ack_beat; with RESEND (or when the
+                // send pointer is behind it) go on from that beat.
+                if (h_wr_ack) begin
+                    wr_ack_reg <= f_ack_beat;
+                    if ((f_ack_flags & C_WR_ACK_RESEND) != 8'd0 || wr_send_reg < {1'b0, f_ack_beat})
+                        wr_send_reg <= {1'b0, f_ack_beat};
                 end
-                if (abort_now)
+                if (abort_now) begin
                     wr_abort_reg <= 1'b1;
-            end
-            W_RESP: begin
-                if (wr_abort_reg || abort_now) begin
+                    cap_idx_reg <= 4'd0;
+                end
+                if (wr_abort_reg && wr_all_in) begin
                     b_resp_reg <= RESP_SLVERR;
                     wr_state_reg <= W_B;
                 end else if (h_wr_resp) begin
@@ -611,6 +751,7 @@ module gmc_uart_bridge #(
         if (rst) begin
             wr_state_reg <= W_IDLE;
             wr_abort_reg <= 1'b0;
+            wr_req_pend_reg <= 1'b0;
             wr_tag_reg <= 8'd0;
         end
     end
@@ -620,13 +761,9 @@ module gmc_uart_bridge #(
     wire req_reply  = (cmd_state_reg == C_REPLY);
     wire req_err    = err_valid_reg;
     wire req_irq    = (irq != irq_sent_reg);
-    wire req_rdreq  = (rd_state_reg == R_REQ);
-    wire req_wrreq  = (wr_state_reg == W_REQ);
-    wire req_wrdata = (wr_state_reg == W_DATA) && s_axi_wvalid && !wr_abort_reg;
-
-    reg  [2:0] pick_src;
-    reg  [7:0] pick_op;
-    reg  [3:0] pick_len;
+    wire req_rdreq  = (rd_state_reg == R_DATA) && rd_req_pend_reg;
+    wire req_wrreq  = (wr_state_reg == W_DATA) && wr_req_pend_reg;
+    wire req_wrdata = (wr_state_reg == W_DATA) && !wr_abort_reg && (wr_send_reg < wr_in_reg);
 
     always @* begin
         pick_src = SRC_REPLY;
@@ -664,13 +801,15 @@ module gmc_uart_bridge #(
         end
     end
 
-    wire tx_start = tx_idle && (req_reply || req_err || req_irq || req_rdreq || req_wrreq || req_wrdata);
+    assign tx_start = tx_idle && (req_reply || req_err || req_irq || req_rdreq || req_wrreq || req_wrdata);
 
     always @(posedge clk) begin
         if (tx_start) begin
             tx_src_reg <= pick_src;
             if (pick_src == SRC_IRQ)
                 irq_sent_reg <= irq;
+            if (pick_src == SRC_WR_DATA)
+                tx_wbeat_reg <= wr_send_reg[7:0];
         end
 
         if (rst)
@@ -678,10 +817,7 @@ module gmc_uart_bridge #(
     end
 
     // Payload bytes of the packet being sent, straight from their sources.
-    wire [3:0] tx_idx;
     reg  [7:0] tx_byte;
-    wire [3:0] tx_idx_m1 = tx_idx - 4'd1;
-    wire [3:0] tx_idx_m2 = tx_idx - 4'd2;
 
     always @* begin
         tx_byte = 8'd0;
@@ -700,9 +836,11 @@ module gmc_uart_bridge #(
                                             : byte64(m_axi_rdata, tx_idx_m1[2:0]);
                     OP_AP_WR[2:0]:  tx_byte = (tx_idx == 4'd1) ? cmd_nonce_reg
                                             : {6'd0, replay_reg ? last_resp_reg : m_axi_bresp};
+                    // PING: nonce, version, STATUS, last SEQ, window size.
                     OP_PING[2:0]:   tx_byte = (tx_idx == 4'd0) ? cmd_nonce_reg
                                             : (tx_idx == 4'd1) ? BRIDGE_VERSION
-                                            : (tx_idx == 4'd2) ? status : last_seq_reg;
+                                            : (tx_idx == 4'd2) ? status
+                                            : (tx_idx == 4'd3) ? last_seq_reg : WIN_LOG2_8;
                     default:        tx_byte = (tx_idx == 4'd1) ? cmd_nonce_reg : status;
                 endcase
             end
@@ -719,29 +857,30 @@ module gmc_uart_bridge #(
             end
             SRC_IRQ: tx_byte = {7'd0, irq_sent_reg};
             SRC_RD_REQ, SRC_WR_REQ: begin
+                // From the latched AR/AW fields: the same bytes every time
+                // the request is sent.
                 case (tx_idx)
-                    4'd0: tx_byte = (tx_src_reg == SRC_RD_REQ) ? {{(8 - S_ID_WIDTH){1'b0}}, s_axi_arid}
-                                                               : {{(8 - S_ID_WIDTH){1'b0}}, s_axi_awid};
-                    4'd7: tx_byte = (tx_src_reg == SRC_RD_REQ) ? s_axi_arlen : s_axi_awlen;
-                    4'd8: tx_byte = {5'd0, (tx_src_reg == SRC_RD_REQ) ? s_axi_arsize : s_axi_awsize};
-                    4'd9: tx_byte = {6'd0, (tx_src_reg == SRC_RD_REQ) ? s_axi_arburst : s_axi_awburst};
-                    // Byte 10: the TAG this burst will have.
-                    4'd10: tx_byte = (tx_src_reg == SRC_RD_REQ) ? rd_tag_reg + 8'd1 : wr_tag_reg + 8'd1;
-                    default: tx_byte = byte64((tx_src_reg == SRC_RD_REQ) ? {16'd0, s_axi_araddr}
-                                                                         : {16'd0, s_axi_awaddr},
+                    4'd0: tx_byte = (tx_src_reg == SRC_RD_REQ) ? {{(8 - S_ID_WIDTH){1'b0}}, rd_id_reg}
+                                                               : {{(8 - S_ID_WIDTH){1'b0}}, wr_id_reg};
+                    4'd7: tx_byte = (tx_src_reg == SRC_RD_REQ) ? rd_len_reg : wr_len_reg;
+                    4'd8: tx_byte = {5'd0, (tx_src_reg == SRC_RD_REQ) ? rd_size_reg : wr_size_reg};
+                    4'd9: tx_byte = {6'd0, (tx_src_reg == SRC_RD_REQ) ? rd_burst_reg : wr_burst_reg};
+                    4'd10: tx_byte = (tx_src_reg == SRC_RD_REQ) ? rd_tag_reg : wr_tag_reg;
+                    default: tx_byte = byte64((tx_src_reg == SRC_RD_REQ) ? {16'd0, rd_addr_reg}
+                                                                         : {16'd0, wr_addr_reg},
                                               tx_idx_m1[2:0]);
                 endcase
             end
             default: begin
+                // DMA_WR_DATA: beat, strobe and data from the window, TAG.
                 case (tx_idx)
-                    4'd0: tx_byte = wr_beat_reg;
-                    4'd1: tx_byte = s_axi_wstrb;
-                    default: tx_byte = byte64(s_axi_wdata, tx_idx_m2[2:0]);
+                    4'd0: tx_byte = tx_wbeat_reg;
+                    4'd10: tx_byte = wr_tag_reg;
+                    default: tx_byte = win_q;
                 endcase
             end
         endcase
     end
-
     wire [7:0] tx_data;
     wire       tx_valid, tx_ready;
 
@@ -769,7 +908,7 @@ module gmc_uart_bridge #(
     /* verilator lint_off UNUSEDSIGNAL */
     wire unused = &{1'b0, m_axi_bid, m_axi_rid, m_axi_rlast, s_axi_wlast, s_axi_awlock,
                     s_axi_awcache, s_axi_awprot, s_axi_arlock, s_axi_arcache, s_axi_arprot,
-                    tx_idx_m1[3], tx_idx_m2[3]};
+                    cap_m1[3]};
     /* verilator lint_on UNUSEDSIGNAL */
 
 endmodule

@@ -46,7 +46,10 @@ module gmc_board_hx8k #(
         .CLKS_PER_BIT(CLKS_PER_BIT), .TIMEOUT_LOG2(TIMEOUT_LOG2),
         .VRAM_BYTES(16384), .VRAM_SINGLE_PORT(0), .TLB_ENTRIES(4), .APERTURE_PAGES(256),
         .CPU_WINDOW_BYTES(8192), .PROT_RANGES(4), .COUNTER_WIDTH(32), .PT_RESERVE_BYTES(4096),
-        .SEG2_BANKS(8'd1), .DMA_ENGINE(DMA_ENGINE)
+        .SEG2_BANKS(8'd1), .DMA_ENGINE(DMA_ENGINE),
+        // Write replay window: VRAM takes all 32 block RAMs, so 4 beats
+        // in logic cells (2^6 beats, two block RAMs, keep the link full).
+        .BRIDGE_WIN_LOG2(2)
     ) u_core (
         .clk(clk_12m), .rst(rst),
         .rxd(uart_rx), .txd(uart_tx),

@@ -47,7 +47,9 @@ module gmc_board_icebreaker #(
         .CLKS_PER_BIT(CLKS_PER_BIT), .TIMEOUT_LOG2(TIMEOUT_LOG2),
         .VRAM_BYTES(131072), .VRAM_SINGLE_PORT(1), .TLB_ENTRIES(4), .APERTURE_PAGES(256),
         .CPU_WINDOW_BYTES(65536), .PROT_RANGES(4), .COUNTER_WIDTH(32), .PT_RESERVE_BYTES(4096),
-        .SEG2_BANKS(8'd3), .DMA_ENGINE(DMA_ENGINE)
+        .SEG2_BANKS(8'd3), .DMA_ENGINE(DMA_ENGINE),
+        // Write replay window: 64 beats in two of the 30 free block RAMs.
+        .BRIDGE_WIN_LOG2(6)
     ) u_core (
         .clk(clk_12m), .rst(rst),
         .rxd(uart_rx), .txd(uart_tx),

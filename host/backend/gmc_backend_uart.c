@@ -57,13 +57,19 @@ int ioctl(int fd, unsigned long request, ...);
 #define REPLY_MS 150
 #define QUIET_MS 15
 #define PROBE_MS 150
+/* After a damaged frame while a reply is awaited, wait this much more. */
+#define DAMAGE_MS 20
 /* The board counts as not answering when no whole frame has come from it
  * for DEAD_MS (on a loaded host a simulated board can lag by seconds),
  * and a command has been tried at least MAX_TRIES times. */
 #define MAX_TRIES 12
 #define DEAD_MS 5000
-/* A DMA burst quiet for this long (ms) is probed (see pump()). */
+/* A DMA burst quiet for this long (ms) is probed (see pump()); a
+ * DMA_REQ_AGAIN not answered is sent again after as long. */
 #define PROBE_QUIET_MS 20
+/* Directions of DMA_REQ_AGAIN, as bits of uart.ask. */
+#define ASK_RD (1u << GMC_BRIDGE_DIR_READ)
+#define ASK_WR (1u << GMC_BRIDGE_DIR_WRITE)
 /* No board clock is faster (kHz): bounds the cycle counter's advance
  * between two reads, to tell a board reset from a wrap (read_cycles()). */
 #define MAX_CLOCK_KHZ 200000u
@@ -90,7 +96,17 @@ struct uart {
     uint8_t want_op;   /* reply opcode, 0 = none */
     uint8_t want_seq;  /* its SEQ (PING: the nonce) */
     int got;           /* 1 reply, 2 ERR for it (not executed), 3 BUSY */
+    uint64_t damage_ms;  /* the last damaged frame received, 0 none */
     uint8_t reply[GMC_BRIDGE_MAX_LEN];
+    /* Protocol 3: directions whose request frame may have been lost (a
+     * damaged frame came up): DMA_REQ_AGAIN is sent for them until the
+     * bridge answers with the request or ERR(STATE) (no burst). */
+    unsigned ask;
+    unsigned asked;        /* of those, the ones DMA_REQ_AGAIN has been sent for */
+    unsigned ask_damage;   /* of those, the ones a damaged frame asked for */
+    uint64_t ask_ms;
+    uint64_t partial_ms;   /* since when an incomplete frame waits in rx, 0 none */
+    unsigned ack_every;    /* DMA_WR_ACK every so many write beats: a quarter of the window */
     /* DMA read burst */
     struct {
         int active;
@@ -103,10 +119,13 @@ struct uart {
     } rd;
     /* DMA write burst */
     struct {
-        int active;
+        int valid;         /* a burst with this TAG has been seen */
+        int active;        /* its beats are being gathered */
         uint64_t addr;
         unsigned len, size, burst, next;
-        int broken;
+        unsigned acked;    /* the last DMA_WR_ACK sent (beats below it) */
+        int rewound;       /* beat of the last resend asked, -1 none */
+        uint64_t last_ms;  /* last beat taken, or resend asked */
         uint8_t resp;
         uint8_t tag;
         int unconfirmed;   /* DMA_WR_RESP sent, not yet known to be taken */
@@ -346,13 +365,53 @@ static int rd_stream(struct uart *u)
     return GMC_OK;
 }
 
+/* DMA_WR_ACK: every beat below `beat` received; RESEND: send again from it. */
+static int wr_ack(struct uart *u, unsigned beat, int resend)
+{
+    const uint8_t pl[3] = { (uint8_t)beat, resend ? GMC_BRIDGE_WR_ACK_RESEND : 0u, u->wr.tag };
+    u->wr.acked = beat;
+    u->st.wr_acks++;
+    return send_frame(u, GMC_BRIDGE_OP_DMA_WR_ACK, pl, sizeof pl);
+}
+
+/* Ask for the request frame of a burst in flight (protocol 3): at once
+ * after a damaged frame; after PROBE_QUIET_MS when only a STATUS byte
+ * hints at a burst we do not know (its request is usually queued behind
+ * the ERR or reply that carried the hint, and then cancels the ask). A
+ * pending ask is repeated on its own clock. */
+static void want_req(struct uart *u, unsigned dirs)
+{
+    if (u->ask == 0)
+        u->ask_ms = 0;
+    u->ask |= dirs;
+    u->ask_damage |= dirs;
+}
+
+static void hint_req(struct uart *u, unsigned dirs)
+{
+    if (u->ask == 0)
+        u->ask_ms = now_ms();
+    u->ask |= dirs;
+}
+
+static void ask_done(struct uart *u, unsigned dirs)
+{
+    u->ask &= ~dirs;
+    u->asked &= ~dirs;
+    u->ask_damage &= ~dirs;
+}
+
+/* A new burst's request while we asked because of a damaged frame: counted
+ * as learnt again (a request that was only late, after a hint, is not). */
+static void count_recovered(struct uart *u, unsigned dir)
+{
+    if (u->asked & u->ask_damage & dir)
+        u->st.req_recovered++;
+}
+
 static int wr_finish(struct uart *u)
 {
     uint8_t resp = u->wr.resp;
-    if (u->wr.broken) {
-        resp = RESP_SLVERR;
-        u->st.dma_broken++;
-    }
     if (resp == RESP_OKAY) {
         for (unsigned i = 0; i <= u->wr.len; i++) {
             uint64_t b = beat_addr(u->wr.addr, i, u->wr.size, u->wr.burst, u->wr.len) & ~7ull;
@@ -392,6 +451,13 @@ static int handle(struct uart *u, uint8_t op, const uint8_t *p, unsigned len)
         u->st.irq_frames++;
         return GMC_OK;
     case GMC_BRIDGE_OP_DMA_RD_REQ:
+        if (u->rd.active && p[10] == u->rd.tag) {
+            /* Sent again (DMA_REQ_AGAIN): a burst we know. */
+            ask_done(u, ASK_RD);
+            return GMC_OK;
+        }
+        count_recovered(u, ASK_RD);
+        ask_done(u, ASK_RD);
         u->rd.active = 1;
         u->rd.addr = le(p + 1, 6);
         u->rd.len = p[7];
@@ -405,10 +471,31 @@ static int handle(struct uart *u, uint8_t op, const uint8_t *p, unsigned len)
         u->st.dma_rd_bursts++;
         return rd_stream(u);
     case GMC_BRIDGE_OP_DMA_WR_REQ:
-        if (u->wr.active) {
-            /* The previous burst's last beats were lost: it was answered. */
-            u->st.dma_broken++;
+        if (u->wr.valid && p[10] == u->wr.tag) {
+            ask_done(u, ASK_WR); /* sent again: a burst we know */
+            return GMC_OK;
         }
+        if (u->wr.active && !(u->asked & ASK_WR)) {
+            /* The bridge starts no write burst before we answered the last
+             * one: this is a damaged frame that passed the CRC (a byte
+             * dropped: the next frame's SYNC taken for the CRC, 1 in 256).
+             * Ask the bridge which burst it is on. */
+            u->st.stale++;
+            want_req(u, ASK_WR);
+            return GMC_OK;
+        }
+        count_recovered(u, ASK_WR);
+        ask_done(u, ASK_WR);
+        if (u->wr.active) {
+            /* The bridge is on another burst than ours (it was reset or
+             * aborted ours, or ours was a damaged frame that passed the
+             * CRC): ours is dropped untouched. */
+            if (u->wr.next > 0)
+                u->st.dma_broken++;
+            else
+                u->st.stale++;
+        }
+        u->wr.valid = 1;
         u->wr.active = 1;
         u->wr.addr = le(p + 1, 6);
         u->wr.len = p[7];
@@ -417,29 +504,70 @@ static int handle(struct uart *u, uint8_t op, const uint8_t *p, unsigned len)
         u->wr.tag = p[10];
         u->wr.unconfirmed = 0;
         u->wr.next = 0;
-        u->wr.broken = 0;
+        u->wr.acked = 0;
+        u->wr.rewound = -1;
+        u->wr.last_ms = now_ms();
         u->wr.resp = burst_mapped(u, u->wr.addr, u->wr.len, u->wr.size, u->wr.burst) ? RESP_OKAY : RESP_DECERR;
         if (u->wr.resp != RESP_OKAY)
             u->st.dma_refused++;
         u->st.dma_wr_bursts++;
         return GMC_OK;
     case GMC_BRIDGE_OP_DMA_WR_DATA:
-        if (!u->wr.active)
+        if (!u->wr.valid || p[10] != u->wr.tag) {
+            /* A beat of a burst whose DMA_WR_REQ we never got. */
+            want_req(u, ASK_WR);
             return GMC_OK;
-        if (p[0] != u->wr.next)
-            u->wr.broken = 1;
-        if (p[0] <= u->wr.len) {
-            memcpy(u->wr.data[p[0]], p + 2, 8);
-            u->wr.strb[p[0]] = p[1];
         }
+        if (!u->wr.active || p[0] < u->wr.next || p[0] > u->wr.len)
+            return GMC_OK; /* a copy of a beat we have */
+        if (p[0] > u->wr.next) {
+            /* Beats lost on the way up: the bridge sends again from the
+             * first missing one (its window keeps every beat not yet
+             * acknowledged). Once per rewind: the beats already on the
+             * wire behind the lost one say the same; a resend lost again
+             * is found by the quiet probe (pump()). */
+            if ((int)u->wr.next > u->wr.rewound) {
+                u->wr.rewound = (int)u->wr.next;
+                u->wr.last_ms = now_ms();
+                u->st.retries++;
+                u->st.wr_resends++;
+                return wr_ack(u, u->wr.next, 1);
+            }
+            return GMC_OK;
+        }
+        memcpy(u->wr.data[p[0]], p + 2, 8);
+        u->wr.strb[p[0]] = p[1];
         u->wr.next = p[0] + 1u;
+        u->wr.last_ms = now_ms();
         u->st.dma_wr_beats++;
-        if (p[0] >= u->wr.len)
+        if (u->wr.next > u->wr.len)
             return wr_finish(u);
+        if (u->wr.next - u->wr.acked >= u->ack_every)
+            return wr_ack(u, u->wr.next, 0);
         return GMC_OK;
     case GMC_BRIDGE_OP_ERR:
         u->irq = p[3] & GMC_BRIDGE_STATUS_IRQ;
         u->st.err_frames++;
+        /* The bridge on a burst we do not know (its TAGs, bytes 4 and 5):
+         * its request frame may have been lost; ask for it. */
+        if ((p[3] & GMC_BRIDGE_STATUS_DMA_RD) && (!u->rd.active || p[4] != u->rd.tag))
+            hint_req(u, ASK_RD);
+        if ((p[3] & GMC_BRIDGE_STATUS_DMA_WR) && (!u->wr.valid || p[5] != u->wr.tag))
+            hint_req(u, ASK_WR);
+        if (p[1] == GMC_BRIDGE_OP_DMA_REQ_AGAIN) {
+            if (p[0] == GMC_BRIDGE_ERR_STATE && p[6] <= GMC_BRIDGE_DIR_WRITE)
+                ask_done(u, 1u << p[6]); /* no burst in that direction */
+            else
+                u->ask_ms = 0;           /* damaged: ask again */
+            return GMC_OK;
+        }
+        if (p[1] == GMC_BRIDGE_OP_DMA_WR_ACK) {
+            /* STATE or SEQ: an acknowledgement of a burst that is over, or
+             * a stale one. Damaged: the quiet probe sends it again now. */
+            if (p[0] <= GMC_BRIDGE_ERR_FRAMING && u->wr.active)
+                u->wr.last_ms = 0;
+            return GMC_OK;
+        }
         /* p[2] (the next beat the bridge expects), p[4] and p[5] (its read
          * and write TAGs) are current when the ERR is sent; p[6] is the
          * last byte of the frame refused (its SEQ or TAG). */
@@ -463,7 +591,8 @@ static int handle(struct uart *u, uint8_t op, const uint8_t *p, unsigned len)
             return GMC_OK;
         }
         if (u->want_op != 0 && p[0] <= GMC_BRIDGE_ERR_FRAMING && p[1] != GMC_BRIDGE_OP_DMA_RD_DATA &&
-            p[1] != GMC_BRIDGE_OP_DMA_WR_RESP)
+            p[1] != GMC_BRIDGE_OP_DMA_WR_RESP && p[1] != GMC_BRIDGE_OP_DMA_WR_ACK &&
+            p[1] != GMC_BRIDGE_OP_DMA_REQ_AGAIN)
             u->got = 2; /* a damaged frame: perhaps our command, not executed */
         /* A read beat lost or out of order: go on from p[2], the beat the
          * bridge waits for. Only when that is past the last rewind: ERRs
@@ -510,6 +639,8 @@ static int parse(struct uart *u)
         size_t left = u->rn - i;
         if (f[0] != GMC_BRIDGE_SYNC) {
             u->st.junk++;
+            u->damage_ms = now_ms();
+            want_req(u, ASK_RD | ASK_WR); /* what was damaged may have been a DMA request */
             i++;
             continue;
         }
@@ -520,6 +651,8 @@ static int parse(struct uart *u)
             len = f[2]; /* any version's PING reply, to name the version */
         if (len < 0 || f[2] != (uint8_t)len) {
             u->st.bad_frames++;
+            u->damage_ms = now_ms();
+            want_req(u, ASK_RD | ASK_WR);
             i++;
             continue;
         }
@@ -530,16 +663,25 @@ static int parse(struct uart *u)
             c = crc8(c, f[k]);
         if (c != 0) {
             u->st.bad_frames++;
+            u->damage_ms = now_ms();
+            want_req(u, ASK_RD | ASK_WR);
             i++;
             continue;
         }
         u->st.frames_rx++;
+        u->partial_ms = 0;
         u->last_frame_ms = now_ms();
         i += (size_t)len + 4u;
         rc = handle(u, f[1], f + 3, (unsigned)len);
     }
     memmove(u->rx, u->rx + i, u->rn - i);
     u->rn -= i;
+    /* An incomplete frame left waiting: its end may have been lost (timed
+     * in pump()). */
+    if (u->rn == 0)
+        u->partial_ms = 0;
+    else if (u->partial_ms == 0)
+        u->partial_ms = now_ms();
     return rc;
 }
 
@@ -570,11 +712,52 @@ static int pump(struct uart *u, int ms)
         u->st.probes++;
         const uint8_t pl[2] = { u->wr.resp, u->wr.tag };
         rc = send_frame(u, GMC_BRIDGE_OP_DMA_WR_RESP, pl, 2);
+        if (rc != GMC_OK)
+            return rc;
+    }
+    /* A write burst quiet for a while (its last beats or our acknowledgement
+     * lost, the window full): acknowledge what we have and ask for the rest. */
+    if (u->wr.active && t - u->wr.last_ms >= PROBE_QUIET_MS) {
+        u->wr.last_ms = t;
+        u->wr.rewound = (int)u->wr.next;
+        u->st.probes++;
+        rc = wr_ack(u, u->wr.next, 1);
+        if (rc != GMC_OK)
+            return rc;
+    }
+    /* The end of a frame has not come: perhaps a DMA request's was lost
+     * (or the board is only slow: asked after another PROBE_QUIET_MS). */
+    if (u->partial_ms != 0 && t - u->partial_ms >= PROBE_QUIET_MS) {
+        u->partial_ms = t;
+        hint_req(u, ASK_RD | ASK_WR);
+    }
+    if (u->ask != 0 && (u->ask_ms == 0 || t - u->ask_ms >= PROBE_QUIET_MS)) {
+        u->ask_ms = t;
+        u->asked = u->ask;
+        for (unsigned d = GMC_BRIDGE_DIR_READ; d <= GMC_BRIDGE_DIR_WRITE; d++) {
+            if (u->ask & (1u << d)) {
+                const uint8_t pl[1] = { (uint8_t)d };
+                u->st.req_asks++;
+                rc = send_frame(u, GMC_BRIDGE_OP_DMA_REQ_AGAIN, pl, 1);
+                if (rc != GMC_OK)
+                    return rc;
+            }
+        }
     }
     return rc;
 }
 
 /* ------------------------------------------------------------ commands */
+
+/* A STATUS byte (PING reply) saying a DMA burst is in flight: ask for
+ * its request unless we are serving one in that direction. */
+static void status_hints(struct uart *u, uint8_t status)
+{
+    if ((status & GMC_BRIDGE_STATUS_DMA_RD) && (!u->rd.active || u->rd.done))
+        hint_req(u, ASK_RD);
+    if ((status & GMC_BRIDGE_STATUS_DMA_WR) && !u->wr.active && !u->wr.unconfirmed)
+        hint_req(u, ASK_WR);
+}
 
 static int resync(struct uart *u)
 {
@@ -603,6 +786,7 @@ static int resync(struct uart *u)
         }
         if (u->got == 1) {
             u->irq = u->reply[2] & GMC_BRIDGE_STATUS_IRQ;
+            status_hints(u, u->reply[2]);
             u->want_op = 0;
             return GMC_OK;
         }
@@ -630,10 +814,17 @@ static int xact(struct uart *u, uint8_t op, uint8_t *pl, unsigned len)
         if (rc != GMC_OK)
             return rc;
         uint64_t until = now_ms() + REPLY_MS;
+        u->damage_ms = 0;
         while (u->got == 0 && now_ms() < until) {
             rc = pump(u, 2);
             if (rc != GMC_OK)
                 return rc;
+            /* A damaged frame came: perhaps the reply. Its copy would come
+             * right behind it, so wait only DAMAGE_MS more before the
+             * resynchronisation (the command is then sent again with its
+             * SEQ: executed once). */
+            if (u->damage_ms != 0 && u->damage_ms + DAMAGE_MS < until)
+                until = u->damage_ms + DAMAGE_MS;
         }
         if (u->got == 1) {
             u->want_op = 0;
@@ -952,6 +1143,10 @@ static int probe(struct uart *u)
             /* Start after the bridge's last SEQ: a command of an earlier
              * session is never taken for a repeat. */
             u->seq = u->reply[3];
+            /* Acknowledge write beats every quarter of the bridge's window. */
+            u->ack_every = u->reply[4] <= 8u && (1u << u->reply[4]) >= 4u ? (1u << u->reply[4]) / 4u : 1u;
+            /* A burst left in flight by an earlier session. */
+            status_hints(u, u->reply[2]);
             uint32_t id = 0, ver = 0;
             rc = reg_rd(u, GMC_REG_ID, &id);
             if (rc == GMC_OK)
@@ -1009,6 +1204,7 @@ static int uart_open(const struct gmc_devspec *spec, void **ctx)
         return GMC_E_NO_MEMORY;
     }
     u->fd = fd;
+    u->ack_every = 1;
     int rc = GMC_OK;
     if (!isatty(fd))
         rc = GMC_E_UART_NOT_TTY;

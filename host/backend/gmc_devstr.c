@@ -120,19 +120,19 @@ static int option_index(struct tok name)
 
 static int parse_segment(struct tok v, struct gmc_sim_segment *seg, struct perr *e)
 {
-    struct tok f[5];
+    struct tok f[6];
     unsigned n = 0;
     int more = 1;
     struct tok rest = v;
     while (more) {
-        if (n == 5)
+        if (n == 6)
             return fail(e, GMC_E_DEVSTR_SEGMENT, v.pos);
         f[n++] = split(rest, '/', &rest, &more);
     }
     if (n < 3)
         return fail(e, GMC_E_DEVSTR_SEGMENT, v.pos);
-    uint64_t x[5] = { 0, 0, 0, 0, 0 };
-    static const uint64_t max[5] = { UINT64_MAX, UINT64_MAX, UINT32_MAX, UINT64_MAX, UINT8_MAX };
+    uint64_t x[6] = { 0, 0, 0, 0, 0, 0 };
+    static const uint64_t max[6] = { UINT64_MAX, UINT64_MAX, UINT32_MAX, UINT64_MAX, UINT8_MAX, UINT64_MAX };
     for (unsigned i = 0; i < n; i++) {
         int rc = number_max(f[i], 0, max[i], &x[i], e);
         if (rc != GMC_OK)
@@ -140,6 +140,7 @@ static int parse_segment(struct tok v, struct gmc_sim_segment *seg, struct perr 
     }
     *seg = (struct gmc_sim_segment){
         .base = x[0], .size = x[1], .flags = (uint32_t)x[2], .cpu_offset = x[3], .banks = (uint8_t)x[4],
+        .sysmem_end = x[5],
     };
     return GMC_OK;
 }

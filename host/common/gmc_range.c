@@ -13,17 +13,22 @@
  * struct gmc_range_mgr per segment.
  *
  * Holes are indexed twice, in two AVL trees written for this file: one keyed
- * by (hole size, hole start) for best fit, one keyed by hole start and
- * augmented with the largest hole in each subtree for lowest/highest-address
- * fit. Cost, n = number of holes: reserve, remove and the update after a
- * search are O(log n); a LOW/HIGH search is O((1 + k) log n) and an
+ * by (hole size, owner start) for best fit, one keyed by owner start (the
+ * same order as hole start) and augmented with the largest hole in each
+ * subtree for lowest/highest-address fit. Each tree is built the first time
+ * a request needs it (the size tree for BEST, the address tree for LOW,
+ * HIGH, restricted BEST and reserve; O(n log n) once, from the node ring)
+ * and kept up to date from then on, so a manager used in one mode pays for
+ * one tree. Cost, n = number of holes: reserve, remove and the update after
+ * a search are O(log n); a LOW/HIGH search is O((1 + k) log n) and an
  * unrestricted BEST search O(log n + k), where k counts holes that are big
  * enough by size but fail after alignment or clipping (k = 0 without
  * alignment and restriction; docs/placement.md has the exact bounds).
  * Iteration over nodes and holes in address order is O(1) amortised per
- * step. Host memory: 120 bytes per node (LP64), 176 per manager. Every node
- * is one contiguous range, so AccessedPhysically allocations need nothing
- * special.
+ * step with the address tree, and walks the node ring (O(1) per node)
+ * without it. Host memory: 120 bytes per node (LP64), 184 per manager.
+ * Every node is one contiguous range, so AccessedPhysically allocations
+ * need nothing special.
  *
  * Results depend only on the sequence of calls (no randomness, no address
  * dependence on host pointers), so placement is deterministic.
@@ -38,6 +43,13 @@
 
 /* ------------------------------------------------------------ AVL trees */
 
+/*
+ * The tree primitives take the augmentation as a function pointer; inlining
+ * them into every caller makes each copy specific to one tree (the size tree
+ * has none), so the pointer test and the indirect call fold away.
+ */
+#define TREE_INLINE static inline __attribute__((always_inline))
+
 /* Recompute a node's augmentation from its children; true if it changed. */
 typedef bool (*gmc_range_aug_fn)(struct gmc_range_link *l);
 
@@ -51,7 +63,7 @@ static uint32_t link_height(const struct gmc_range_link *l)
 	return l ? l->height : 0;
 }
 
-static void link_fix(struct gmc_range_link *n, gmc_range_aug_fn aug)
+TREE_INLINE void link_fix(struct gmc_range_link *n, gmc_range_aug_fn aug)
 {
 	uint32_t hl = link_height(n->left), hr = link_height(n->right);
 
@@ -71,7 +83,7 @@ static void replace_child(struct gmc_range_link **root, struct gmc_range_link *p
 		parent->right = new_child;
 }
 
-static struct gmc_range_link *rotate_left(struct gmc_range_link **root, struct gmc_range_link *x,
+TREE_INLINE struct gmc_range_link *rotate_left(struct gmc_range_link **root, struct gmc_range_link *x,
 					  gmc_range_aug_fn aug)
 {
 	struct gmc_range_link *y = x->right;
@@ -88,7 +100,7 @@ static struct gmc_range_link *rotate_left(struct gmc_range_link **root, struct g
 	return y;
 }
 
-static struct gmc_range_link *rotate_right(struct gmc_range_link **root, struct gmc_range_link *x,
+TREE_INLINE struct gmc_range_link *rotate_right(struct gmc_range_link **root, struct gmc_range_link *x,
 					   gmc_range_aug_fn aug)
 {
 	struct gmc_range_link *y = x->left;
@@ -111,7 +123,7 @@ static struct gmc_range_link *rotate_right(struct gmc_range_link **root, struct 
  * augmentation came out unchanged without a rotation (its ancestors only
  * depend on those), but never before must has been passed: O(log n).
  */
-static void rebalance_up(struct gmc_range_link **root, struct gmc_range_link *n,
+TREE_INLINE void rebalance_up(struct gmc_range_link **root, struct gmc_range_link *n,
 			 gmc_range_aug_fn aug, struct gmc_range_link *must)
 {
 	while (n) {
@@ -143,7 +155,7 @@ static void rebalance_up(struct gmc_range_link **root, struct gmc_range_link *n,
 }
 
 /* Link n into *slot below parent (found by the caller's descent), then rebalance. */
-static void tree_link(struct gmc_range_link **root, struct gmc_range_link *n,
+TREE_INLINE void tree_link(struct gmc_range_link **root, struct gmc_range_link *n,
 		      struct gmc_range_link *parent, struct gmc_range_link **slot,
 		      gmc_range_aug_fn aug)
 {
@@ -157,7 +169,7 @@ static void tree_link(struct gmc_range_link **root, struct gmc_range_link *n,
 	rebalance_up(root, parent, aug, NULL);
 }
 
-static void tree_erase(struct gmc_range_link **root, struct gmc_range_link *z, gmc_range_aug_fn aug)
+TREE_INLINE void tree_erase(struct gmc_range_link **root, struct gmc_range_link *z, gmc_range_aug_fn aug)
 {
 	struct gmc_range_link *from, *must = NULL;
 
@@ -187,8 +199,14 @@ static void tree_erase(struct gmc_range_link **root, struct gmc_range_link *z, g
 		z->left->parent = y;
 		y->parent = z->parent;
 		replace_child(root, z->parent, z, y);
-		/* y's stored height and augmentation are stale for its new place */
-		must = y;
+		/*
+		 * y takes z's place: with z's height it is right unless a
+		 * change below reaches it, which the walk from "from" sees. Its
+		 * augmentation (z's subtree without z) must be recomputed.
+		 */
+		y->height = z->height;
+		if (aug)
+			must = y;
 	}
 	memset(z, 0, sizeof(*z));
 	rebalance_up(root, from, aug, must);
@@ -253,13 +271,14 @@ static void addr_aug_up(struct gmc_range_link *l)
 static void size_tree_insert(struct gmc_range_mgr *mgr, struct gmc_range_node *o)
 {
 	struct gmc_range_link **slot = &mgr->size_root, *parent = NULL;
-	uint64_t sz = o->hole_size, st = hole_start(o);
+	uint64_t sz = o->hole_size, st = o->start;
 
+	/* owner start orders equal sizes as hole start does */
 	while (*slot) {
 		struct gmc_range_node *p = SIZE_NODE(*slot);
 
 		parent = *slot;
-		if (sz < p->hole_size || (sz == p->hole_size && st < hole_start(p)))
+		if (sz < p->hole_size || (sz == p->hole_size && st < p->start))
 			slot = &(*slot)->left;
 		else
 			slot = &(*slot)->right;
@@ -267,14 +286,42 @@ static void size_tree_insert(struct gmc_range_mgr *mgr, struct gmc_range_node *o
 	tree_link(&mgr->size_root, &o->size_link, parent, slot, NULL);
 }
 
+/*
+ * Insert the hole of o into the address tree. If the node after o (or
+ * before it) owns a hole already in the tree, that hole is o's neighbour in
+ * address order, so o's slot is next to it (a child of it, or at the end of
+ * the spine of its subtree on o's side: O(1) steps on average) and no
+ * descent from the root is needed.
+ */
 static void addr_tree_insert(struct gmc_range_mgr *mgr, struct gmc_range_node *o)
 {
 	struct gmc_range_link **slot = &mgr->addr_root, *parent = NULL;
-	uint64_t st = hole_start(o);
+	struct gmc_range_node *q = o->next, *p = o->prev;
+	uint64_t st = o->start;
 
+	if (q != &mgr->head && q->addr_link.height) {
+		parent = &q->addr_link;
+		slot = &parent->left;
+		while (*slot) {
+			parent = *slot;
+			slot = &parent->right;
+		}
+		tree_link(&mgr->addr_root, &o->addr_link, parent, slot, addr_aug);
+		return;
+	}
+	if (o != &mgr->head && p->addr_link.height) {
+		parent = &p->addr_link;
+		slot = &parent->right;
+		while (*slot) {
+			parent = *slot;
+			slot = &parent->left;
+		}
+		tree_link(&mgr->addr_root, &o->addr_link, parent, slot, addr_aug);
+		return;
+	}
 	while (*slot) {
 		parent = *slot;
-		if (st < hole_start(ADDR_NODE(*slot)))
+		if (st < ADDR_NODE(*slot)->start) /* the order of hole starts */
 			slot = &(*slot)->left;
 		else
 			slot = &(*slot)->right;
@@ -282,7 +329,7 @@ static void addr_tree_insert(struct gmc_range_mgr *mgr, struct gmc_range_node *o
 	tree_link(&mgr->addr_root, &o->addr_link, parent, slot, addr_aug);
 }
 
-/* Set the size of the hole after o, keeping both trees and counters right. */
+/* Set the size of the hole after o, keeping the built trees and counters right. */
 static void hole_set(struct gmc_range_mgr *mgr, struct gmc_range_node *o, uint64_t nsz)
 {
 	uint64_t old = o->hole_size;
@@ -290,21 +337,26 @@ static void hole_set(struct gmc_range_mgr *mgr, struct gmc_range_node *o, uint64
 	if (old == nsz)
 		return;
 	mgr->free_bytes = mgr->free_bytes - old + nsz;
-	if (old)
+	if (old && mgr->size_on)
 		tree_erase(&mgr->size_root, &o->size_link, NULL);
 	if (old && nsz) {
 		o->hole_size = nsz;
-		addr_aug_up(&o->addr_link);
-		size_tree_insert(mgr, o);
+		if (mgr->addr_on)
+			addr_aug_up(&o->addr_link);
+		if (mgr->size_on)
+			size_tree_insert(mgr, o);
 	} else if (old) {
 		o->hole_size = 0;
-		tree_erase(&mgr->addr_root, &o->addr_link, addr_aug);
+		if (mgr->addr_on)
+			tree_erase(&mgr->addr_root, &o->addr_link, addr_aug);
 		o->max_hole = 0;
 		mgr->hole_count--;
 	} else {
 		o->hole_size = nsz;
-		addr_tree_insert(mgr, o);
-		size_tree_insert(mgr, o);
+		if (mgr->addr_on)
+			addr_tree_insert(mgr, o);
+		if (mgr->size_on)
+			size_tree_insert(mgr, o);
 		mgr->hole_count++;
 	}
 }
@@ -318,23 +370,61 @@ static void hole_set(struct gmc_range_mgr *mgr, struct gmc_range_node *o, uint64
 static void hole_transfer(struct gmc_range_mgr *mgr, struct gmc_range_node *from,
 			  struct gmc_range_node *to, uint64_t nsz)
 {
-	struct gmc_range_link *l = &to->addr_link;
-
-	tree_erase(&mgr->size_root, &from->size_link, NULL);
-	*l = from->addr_link;
-	if (l->left)
-		l->left->parent = l;
-	if (l->right)
-		l->right->parent = l;
-	replace_child(&mgr->addr_root, l->parent, &from->addr_link, l);
-	memset(&from->addr_link, 0, sizeof(from->addr_link));
-	to->max_hole = from->max_hole;
-	from->max_hole = 0;
+	if (mgr->size_on)
+		tree_erase(&mgr->size_root, &from->size_link, NULL);
 	mgr->free_bytes = mgr->free_bytes - from->hole_size + nsz;
 	from->hole_size = 0;
 	to->hole_size = nsz;
-	addr_aug_up(l);
-	size_tree_insert(mgr, to);
+	if (mgr->addr_on) {
+		struct gmc_range_link *l = &to->addr_link;
+
+		*l = from->addr_link;
+		if (l->left)
+			l->left->parent = l;
+		if (l->right)
+			l->right->parent = l;
+		replace_child(&mgr->addr_root, l->parent, &from->addr_link, l);
+		memset(&from->addr_link, 0, sizeof(from->addr_link));
+		to->max_hole = from->max_hole;
+		from->max_hole = 0;
+		addr_aug_up(l);
+	}
+	if (mgr->size_on)
+		size_tree_insert(mgr, to);
+}
+
+/*
+ * Each tree is built the first time a request needs it (O(n log n) once,
+ * from the node ring) and kept up to date from then on, so a manager used
+ * only with LOW/HIGH never pays for the size tree, nor one used only with
+ * unrestricted BEST for the address tree.
+ */
+static void need_size_tree(struct gmc_range_mgr *mgr)
+{
+	struct gmc_range_node *o = &mgr->head;
+
+	if (mgr->size_on)
+		return;
+	mgr->size_on = true;
+	do {
+		if (o->hole_size)
+			size_tree_insert(mgr, o);
+		o = o->next;
+	} while (o != &mgr->head);
+}
+
+static void need_addr_tree(struct gmc_range_mgr *mgr)
+{
+	struct gmc_range_node *o = &mgr->head;
+
+	if (mgr->addr_on)
+		return;
+	mgr->addr_on = true;
+	do {
+		if (o->hole_size)
+			addr_tree_insert(mgr, o);
+		o = o->next;
+	} while (o != &mgr->head);
 }
 
 /* ------------------------------------------------------------ search */
@@ -456,7 +546,11 @@ static struct gmc_range_node *addr_walk_next(const struct gmc_range_mgr *mgr,
 
 	if (*done)
 		return NULL;
-	l = addr_find_low(mgr->addr_root, r->size, *key);
+	/* every hole ends at or above the manager start: no key to compare */
+	if (*key <= mgr->start)
+		l = addr_leftmost_size(mgr->addr_root, r->size);
+	else
+		l = addr_find_low(mgr->addr_root, r->size, *key);
 	if (!l || hole_start(ADDR_NODE(l)) > r->hi) {
 		*done = true;
 		return NULL;
@@ -568,14 +662,14 @@ static void node_clear(struct gmc_range_node *node)
 	memset(node, 0, sizeof(*node));
 }
 
-/* Link node (already filled in) after owner at [a, a + size) inside owner's hole. */
+/* Link node (all zero) after owner at [a, a + size) inside owner's hole. */
 static void place(struct gmc_range_mgr *mgr, struct gmc_range_node *owner,
 		  struct gmc_range_node *node, uint64_t a, uint64_t size)
 {
 	uint64_t hs = hole_start(owner), hl = hole_last(owner);
 	uint64_t before = a - hs, after = hl - (a + (size - 1));
 
-	node_clear(node);
+	/* node is all zero (the callers cleared it) */
 	node->start = a;
 	node->size = size;
 	node->mgr = mgr;
@@ -673,6 +767,10 @@ int gmc_range_insert_in_range(struct gmc_range_mgr *mgr, struct gmc_range_node *
 	if (r.hi - r.lo < size - 1)
 		return GMC_RANGE_ENOSPC;
 
+	if (mode != GMC_RANGE_BEST || r.lo > mgr->start || r.hi < mgr->last)
+		need_addr_tree(mgr);
+	if (mode == GMC_RANGE_BEST)
+		need_size_tree(mgr);
 	owner = search(mgr, &r, &addr);
 	if (!owner)
 		return GMC_RANGE_ENOSPC;
@@ -706,6 +804,7 @@ int gmc_range_reserve(struct gmc_range_mgr *mgr, struct gmc_range_node *node,
 		return GMC_RANGE_ERANGE;
 
 	/* The hole with the greatest start <= start is the only one that can contain it. */
+	need_addr_tree(mgr);
 	for (l = mgr->addr_root; l;) {
 		if (hole_start(ADDR_NODE(l)) <= start) {
 			hit = l;
@@ -766,10 +865,20 @@ struct gmc_range_node *gmc_range_node_next(const struct gmc_range_mgr *mgr,
 	return node->next;
 }
 
+/* The first node from o on (o included) that owns a hole; NULL past the last. */
+static const struct gmc_range_node *ring_hole_from(const struct gmc_range_mgr *mgr,
+						   const struct gmc_range_node *o)
+{
+	for (; !o->hole_size; o = o->next)
+		if (o->next == &mgr->head)
+			return NULL;
+	return o;
+}
+
 bool gmc_range_hole_next(const struct gmc_range_mgr *mgr, struct gmc_range_hole_iter *it,
 			 struct gmc_range_hole *hole)
 {
-	struct gmc_range_link *l;
+	const struct gmc_range_node *o;
 
 	if (hole) {
 		hole->start = 0;
@@ -777,23 +886,53 @@ bool gmc_range_hole_next(const struct gmc_range_mgr *mgr, struct gmc_range_hole_
 	}
 	if (!mgr_ok(mgr) || !it || !hole || it->done)
 		return false;
-	if (!it->owner) {
-		l = link_first(mgr->addr_root);
-	} else {
-		if (it->owner->mgr != mgr || it->owner->hole_size == 0) {
-			it->done = true; /* stale cursor: the manager changed under it */
-			return false;
-		}
-		l = link_next((struct gmc_range_link *)&it->owner->addr_link);
+	if (it->owner && (it->owner->mgr != mgr || it->owner->hole_size == 0)) {
+		it->done = true; /* stale cursor: the manager changed under it */
+		return false;
 	}
-	if (!l) {
+	if (mgr->addr_on) {
+		const struct gmc_range_link *l = it->owner ? link_next((struct gmc_range_link *)&it->owner->addr_link)
+							   : link_first(mgr->addr_root);
+
+		o = l ? ADDR_NODE(l) : NULL;
+	} else if (!it->owner) {
+		o = ring_hole_from(mgr, &mgr->head);
+	} else {
+		o = it->owner->next == &mgr->head ? NULL : ring_hole_from(mgr, it->owner->next);
+	}
+	if (!o) {
 		it->done = true;
 		return false;
 	}
-	it->owner = ADDR_NODE(l);
-	hole->start = hole_start(it->owner);
-	hole->size = it->owner->hole_size;
+	it->owner = o;
+	hole->start = hole_start(o);
+	hole->size = o->hole_size;
 	return true;
+}
+
+/* The largest hole, from whichever index is built (the ring if none is). */
+static uint64_t largest_hole(const struct gmc_range_mgr *mgr)
+{
+	const struct gmc_range_node *o = &mgr->head;
+	uint64_t m = 0;
+
+	if (mgr->addr_on)
+		return max_hole_of(mgr->addr_root);
+	if (mgr->size_on) {
+		const struct gmc_range_link *l = mgr->size_root;
+
+		if (!l)
+			return 0;
+		while (l->right)
+			l = l->right;
+		return SIZE_NODE(l)->hole_size;
+	}
+	do {
+		if (o->hole_size > m)
+			m = o->hole_size;
+		o = o->next;
+	} while (o != &mgr->head);
+	return m;
 }
 
 int gmc_range_get_stats(const struct gmc_range_mgr *mgr, struct gmc_range_stats *st)
@@ -807,7 +946,7 @@ int gmc_range_get_stats(const struct gmc_range_mgr *mgr, struct gmc_range_stats 
 	st->node_count = mgr->node_count;
 	st->hole_count = mgr->hole_count;
 	st->free_bytes = mgr->free_bytes;
-	st->largest_hole = max_hole_of(mgr->addr_root);
+	st->largest_hole = largest_hole(mgr);
 	return GMC_RANGE_OK;
 }
 

@@ -48,15 +48,21 @@ struct gmc_range_link {
  * gmc_range_remove() it is zeroed again and may be reused.
  */
 struct gmc_range_node {
+	/*
+	 * private. Both trees order holes by the owner's start (the same order
+	 * as by hole start, holes do not overlap), and the fields are laid out
+	 * so that one step in either tree reads a short span: size_link to
+	 * start for the size tree, max_hole to addr_link for the address tree.
+	 */
+	struct gmc_range_link size_link;   /* hole tree keyed by (hole_size, start) */
+	uint64_t max_hole;                 /* max hole_size in this node's addr-tree subtree */
+	uint64_t hole_size;                /* free bytes right after this node */
 	uint64_t start; /* first address; read-only */
+	struct gmc_range_link addr_link;   /* hole tree keyed by start, augmented by max_hole */
 	uint64_t size;  /* bytes; read-only */
 	/* private */
 	struct gmc_range_mgr *mgr;         /* owner while allocated, else NULL */
 	struct gmc_range_node *prev, *next; /* address-ordered ring through mgr->head */
-	uint64_t hole_size;                /* free bytes right after this node */
-	uint64_t max_hole;                 /* max hole_size in this node's addr-tree subtree */
-	struct gmc_range_link size_link;   /* hole tree keyed by (hole_size, hole_start) */
-	struct gmc_range_link addr_link;   /* hole tree keyed by hole_start, augmented by max_hole */
 };
 
 /* The manager. Caller-provided storage; set up by gmc_range_init(). */
@@ -70,6 +76,8 @@ struct gmc_range_mgr {
 	uint64_t node_count;
 	uint64_t hole_count;
 	uint64_t free_bytes;
+	bool size_on; /* size tree built (first BEST request) */
+	bool addr_on; /* address tree built (first LOW/HIGH, restricted BEST or reserve) */
 };
 
 struct gmc_range_hole {

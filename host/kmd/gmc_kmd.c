@@ -95,6 +95,8 @@ static int read_segment(struct gmc_kmd *k, unsigned i, struct gmc_segment_desc *
         rc = gmc_kmd_read64(k, GMC_REG_SEG_CPU_OFFSET_LO_N(i), &s->cpu_offset);
     if (rc == GMC_OK)
         rc = rd(k, GMC_REG_SEG_BANKS_N(i), &banks);
+    if (rc == GMC_OK)
+        rc = gmc_kmd_read64(k, GMC_REG_SEG_SYSMEM_END_LO_N(i), &s->sysmem_end);
     s->banks = (banks & GMC_SEG_BANKS_COUNT_MASK) >> GMC_SEG_BANKS_COUNT_LSB;
     return rc;
 }

@@ -1,18 +1,10 @@
 /*
- * gmc_paging.c - system memory for the DMA engine and the paging queue
- * (see gmc_paging.h, docs/paging.md).
+ * gmc_paging.c - the paging queue on the gmc DMA engine (see
+ * gmc_paging.h, docs/paging.md). Its system memory (ring, paging buffers,
+ * fence page, and every gmc_sysmem_* buffer) comes from one gmc_pool
+ * (gmc_pool.c).
  *
  * DOC: Overview
- *
- * System memory: bus addresses from cfg->bus_base up are handed out by a
- * range manager (bus_space) in whole regions; a pool chunk is one region
- * (aligned_alloc'ed host memory mapped with the backend's host_map) whose
- * bytes a second range manager sub-allocates: buffers in whole pages, MDLs
- * in 64-byte granules (best fit, so MDLs fill the gaps between buffers).
- * A wrapped buffer is a region of its own, with its MDL from the pool.
- * Buffers are named by a record index (gmc_sysbuf.priv). A chunk made for
- * one buffer larger than pool_chunk is released when it empties; of the
- * others one empty chunk is kept as a spare.
  *
  * The queue: every buffer ends with a SIGNAL (the last packet of a buffer is
  * kept for it), so a buffer is free again once that fence has completed,
@@ -29,12 +21,9 @@
 
 #include "gmc_paging.h"
 #include "gmc_pkt.h"
-#include "gmc_range.h"
 #include "gmc_regs.h"
 #include "gmc_status.h"
 
-#define BUS_LIMIT (1ull << 48)
-#define MDL_GRAIN 64u
 #define NOTIFY_SLOTS 256u
 #define NOTIFY_OFF 512u          /* notify slots after the fence word, same page */
 #define POLL_SLICE 64u           /* cycles between looks at the fence page (polling) */
@@ -43,27 +32,6 @@
 #define DMA_IRQS (GMC_IRQ_DMA_FENCE_MASK | GMC_IRQ_DMA_FAULT_MASK)
 
 /* ------------------------------------------------------------ structures */
-
-struct chunk {
-    uint8_t *host;
-    uint64_t bus, size;
-    uint64_t users;                /* ranges allocated in it */
-    struct gmc_range_node bus_node; /* in gmc_paging.bus_space */
-    struct gmc_range_mgr mgr;      /* its pages, by bus address */
-};
-
-struct rec {
-    int used;
-    uint32_t next_free;            /* free list (index + 1; 0 = end) */
-    struct chunk *chunk;           /* pool buffer: its pages */
-    struct gmc_range_node node;    /* in chunk->mgr */
-    struct chunk *mdl_chunk;       /* its MDL */
-    struct gmc_range_node mdl_node;
-    int wrapped;
-    struct gmc_range_node region;  /* wrapped: its region in bus_space */
-    uint8_t *host;
-    uint64_t bus, size;
-};
 
 struct pbuf_slot {
     struct gmc_pbuf b;
@@ -82,12 +50,8 @@ struct gmc_paging {
     struct gmc_paging_config cfg;
     struct gmc_paging_target tgt;
 
-    /* system memory */
-    struct gmc_range_mgr bus_space;
-    struct chunk **chunks;
-    uint32_t nchunks, chunk_cap;
-    struct rec **recs;
-    uint32_t nrecs, rec_cap, free_head;
+    /* system memory: the ring, buffers and fence page, and gmc_sysmem_* */
+    struct gmc_pool pool;
 
     /* engine memory */
     struct gmc_sysbuf ring, pbmem, fencepg, dummy;
@@ -155,295 +119,21 @@ static uint64_t round_pages(uint64_t bytes)
 
 /* ---------------------------------------------------------- system memory */
 
-static void chunk_release(struct gmc_paging *pg, uint32_t i)
-{
-    struct chunk *c = pg->chunks[i];
-    pg->be->host_unmap(pg->ctx, c->bus);
-    gmc_range_fini(&c->mgr);
-    gmc_range_remove(&pg->bus_space, &c->bus_node);
-    free(c->host);
-    free(c);
-    pg->chunks[i] = pg->chunks[--pg->nchunks];
-}
-
-/* A new chunk of `size` bytes (a page multiple). */
-static int chunk_new(struct gmc_paging *pg, uint64_t size, struct chunk **out)
-{
-    if (pg->nchunks == pg->chunk_cap) {
-        uint32_t cap = pg->chunk_cap ? 2u * pg->chunk_cap : 8u;
-        struct chunk **n = realloc(pg->chunks, cap * sizeof(*n));
-        if (n == NULL)
-            return GMC_E_NO_MEMORY;
-        pg->chunks = n;
-        pg->chunk_cap = cap;
-    }
-    if (size > SIZE_MAX)
-        return GMC_E_NO_MEMORY;
-    struct chunk *c = calloc(1, sizeof(*c));
-    if (c == NULL)
-        return GMC_E_NO_MEMORY;
-    c->host = aligned_alloc(GMC_PAGE_SIZE, (size_t)size);
-    if (c->host == NULL) {
-        free(c);
-        return GMC_E_NO_MEMORY;
-    }
-    if (gmc_range_insert(&pg->bus_space, &c->bus_node, size, GMC_PAGE_SIZE, GMC_RANGE_LOW) != GMC_RANGE_OK) {
-        free(c->host);
-        free(c);
-        return GMC_E_NO_MEMORY;
-    }
-    c->bus = c->bus_node.start;
-    c->size = size;
-    gmc_range_init(&c->mgr, c->bus, size);
-    int rc = pg->be->host_map(pg->ctx, c->bus, c->host, (size_t)size);
-    if (rc != GMC_OK) {
-        gmc_range_fini(&c->mgr);
-        gmc_range_remove(&pg->bus_space, &c->bus_node);
-        free(c->host);
-        free(c);
-        return rc;
-    }
-    pg->chunks[pg->nchunks++] = c;
-    *out = c;
-    return GMC_OK;
-}
-
-/* `bytes` of pool memory aligned to `align`: best fit in an existing chunk,
- * else a new chunk (pool_chunk, or the request's pages when larger). */
-static int pool_get(struct gmc_paging *pg, uint64_t bytes, uint64_t align, struct chunk **out,
-                    struct gmc_range_node *node)
-{
-    for (uint32_t i = 0; i < pg->nchunks; i++) {
-        struct chunk *c = pg->chunks[i];
-        if (c->size < bytes)
-            continue;
-        if (gmc_range_insert(&c->mgr, node, bytes, align, GMC_RANGE_BEST) == GMC_RANGE_OK) {
-            c->users++;
-            *out = c;
-            return GMC_OK;
-        }
-    }
-    struct chunk *c = NULL;
-    int rc = chunk_new(pg, bytes > pg->cfg.pool_chunk ? round_pages(bytes) : pg->cfg.pool_chunk, &c);
-    if (rc != GMC_OK)
-        return rc;
-    gmc_range_insert(&c->mgr, node, bytes, align, GMC_RANGE_BEST);
-    c->users++;
-    *out = c;
-    return GMC_OK;
-}
-
-/* Return a range. An empty chunk is released when it was made for one
- * large buffer or another empty chunk is kept already (a spare, so that
- * alloc/free pairs do not map and unmap). */
-static void pool_put(struct gmc_paging *pg, struct chunk *c, struct gmc_range_node *node)
-{
-    gmc_range_remove(&c->mgr, node);
-    if (--c->users != 0)
-        return;
-    int release = c->size > pg->cfg.pool_chunk;
-    for (uint32_t i = 0; i < pg->nchunks && !release; i++)
-        release = pg->chunks[i] != c && pg->chunks[i]->users == 0 && pg->chunks[i]->size <= pg->cfg.pool_chunk;
-    if (!release)
-        return;
-    for (uint32_t k = 0; k < pg->nchunks; k++)
-        if (pg->chunks[k] == c) {
-            chunk_release(pg, k);
-            return;
-        }
-}
-
-static uint8_t *chunk_host(const struct chunk *c, uint64_t bus)
-{
-    return c->host + (bus - c->bus);
-}
-
-/* A free record (the table grows first, so later steps cannot fail on it). */
-static int rec_take(struct gmc_paging *pg, uint32_t *idx)
-{
-    if (pg->free_head != 0) {
-        *idx = pg->free_head - 1u;
-        return GMC_OK;
-    }
-    if (pg->nrecs == UINT32_MAX - 1u)
-        return GMC_E_NO_MEMORY;
-    if (pg->nrecs == pg->rec_cap) {
-        uint32_t cap = pg->rec_cap ? 2u * pg->rec_cap : 16u;
-        struct rec **n = realloc(pg->recs, cap * sizeof(*n));
-        if (n == NULL)
-            return GMC_E_NO_MEMORY;
-        pg->recs = n;
-        pg->rec_cap = cap;
-    }
-    struct rec *r = calloc(1, sizeof(*r));
-    if (r == NULL)
-        return GMC_E_NO_MEMORY;
-    pg->recs[pg->nrecs] = r;
-    r->next_free = pg->free_head;
-    pg->free_head = ++pg->nrecs;
-    *idx = pg->nrecs - 1u;
-    return GMC_OK;
-}
-
-static void rec_commit(struct gmc_paging *pg, uint32_t idx)
-{
-    struct rec *r = pg->recs[idx];
-    pg->free_head = r->next_free;
-    r->next_free = 0;
-    r->used = 1;
-}
-
-static void rec_release(struct gmc_paging *pg, uint32_t idx)
-{
-    struct rec *r = pg->recs[idx];
-    memset(r, 0, sizeof(*r));
-    r->next_free = pg->free_head;
-    pg->free_head = idx + 1u;
-}
-
-/* MDL bytes of a buffer of `size` bytes, in granules. */
-static uint64_t mdl_bytes(uint64_t size)
-{
-    return (8u * (size / GMC_PAGE_SIZE) + MDL_GRAIN - 1u) & ~(uint64_t)(MDL_GRAIN - 1u);
-}
-
-static void fill_mdl(uint8_t *mdl, uint64_t bus, uint64_t npages)
-{
-    for (uint64_t i = 0; i < npages; i++) put_le64(mdl + 8u * i, bus + i * GMC_PAGE_SIZE);
-}
-
-static void sysbuf_out(struct gmc_sysbuf *out, const struct rec *r, uint64_t mdl_bus, uint32_t idx)
-{
-    out->host = r->host;
-    out->bus = r->bus;
-    out->size = r->size;
-    out->mdl_bus = mdl_bus;
-    out->npages = (uint32_t)(r->size / GMC_PAGE_SIZE);
-    out->priv = idx + 1u;
-}
-
-/* Largest buffer: npages must fit the 32-bit count. */
-#define SYSBUF_MAX ((uint64_t)UINT32_MAX * GMC_PAGE_SIZE)
+/* The pool is gmc_pool.c; these hand callers the queue's own pool. */
 
 int gmc_sysmem_alloc(struct gmc_paging *pg, uint64_t bytes, struct gmc_sysbuf *out)
 {
-    if (out != NULL)
-        memset(out, 0, sizeof(*out));
-    if (pg == NULL || out == NULL)
-        return GMC_E_NULL_POINTER;
-    if (bytes == 0)
-        return GMC_E_INVALID_ARG;
-    if (bytes > SYSBUF_MAX || bytes > BUS_LIMIT)
-        return GMC_E_NO_MEMORY;
-    const uint64_t size = round_pages(bytes);
-    uint32_t idx;
-    int rc = rec_take(pg, &idx);
-    if (rc != GMC_OK)
-        return rc;
-    struct rec *r = pg->recs[idx];
-    rc = pool_get(pg, size, GMC_PAGE_SIZE, &r->chunk, &r->node);
-    if (rc != GMC_OK)
-        return rc;
-    rc = pool_get(pg, mdl_bytes(size), MDL_GRAIN, &r->mdl_chunk, &r->mdl_node);
-    if (rc != GMC_OK) {
-        pool_put(pg, r->chunk, &r->node);
-        r->chunk = NULL;
-        return rc;
-    }
-    rec_commit(pg, idx);
-    r->bus = r->node.start;
-    r->size = size;
-    r->host = chunk_host(r->chunk, r->bus);
-    memset(r->host, 0, (size_t)size);
-    fill_mdl(chunk_host(r->mdl_chunk, r->mdl_node.start), r->bus, size / GMC_PAGE_SIZE);
-    sysbuf_out(out, r, r->mdl_node.start, idx);
-    return GMC_OK;
-}
-
-/* Whether host bytes [p, p + n) overlap memory the library owns (a pool
- * chunk: system copies, MDLs, the engine's ring, buffers and fence page,
- * hence every system lock mapping) or has wrapped for another buffer. */
-static int host_overlaps(const struct gmc_paging *pg, const uint8_t *p, uint64_t n)
-{
-    uintptr_t lo = (uintptr_t)p, hi = lo + (uintptr_t)n;
-    for (uint32_t i = 0; i < pg->nchunks; i++) {
-        const struct chunk *c = pg->chunks[i];
-        if (c == NULL || c->host == NULL)
-            continue;
-        uintptr_t clo = (uintptr_t)c->host, chi = clo + (uintptr_t)c->size;
-        if (lo < chi && clo < hi)
-            return 1;
-    }
-    for (uint32_t i = 0; i < pg->nrecs; i++) {
-        const struct rec *r = pg->recs[i];
-        if (r == NULL || !r->used || !r->wrapped || r->host == NULL)
-            continue;
-        uintptr_t rlo = (uintptr_t)r->host, rhi = rlo + (uintptr_t)r->size;
-        if (lo < rhi && rlo < hi)
-            return 1;
-    }
-    return 0;
+    return gmc_pool_alloc(pg != NULL ? &pg->pool : NULL, bytes, out);
 }
 
 int gmc_sysmem_wrap(struct gmc_paging *pg, void *ptr, uint64_t bytes, struct gmc_sysbuf *out)
 {
-    if (out != NULL)
-        memset(out, 0, sizeof(*out));
-    if (pg == NULL || out == NULL || ptr == NULL)
-        return GMC_E_NULL_POINTER;
-    if (bytes == 0 || bytes % GMC_PAGE_SIZE != 0 || (uintptr_t)ptr % GMC_PAGE_SIZE != 0 || bytes > SIZE_MAX)
-        return GMC_E_INVALID_ARG;
-    if ((uintptr_t)ptr > UINTPTR_MAX - (uintptr_t)bytes)
-        return GMC_E_OVERFLOW;
-    if (host_overlaps(pg, ptr, bytes))
-        return GMC_E_SYSMEM_ALIASES;
-    if (bytes > SYSBUF_MAX || bytes > BUS_LIMIT)
-        return GMC_E_NO_MEMORY;
-    uint32_t idx;
-    int rc = rec_take(pg, &idx);
-    if (rc != GMC_OK)
-        return rc;
-    struct rec *r = pg->recs[idx];
-    if (gmc_range_insert(&pg->bus_space, &r->region, bytes, GMC_PAGE_SIZE, GMC_RANGE_LOW) != GMC_RANGE_OK)
-        return GMC_E_NO_MEMORY;
-    rc = pool_get(pg, mdl_bytes(bytes), MDL_GRAIN, &r->mdl_chunk, &r->mdl_node);
-    if (rc == GMC_OK) {
-        rc = pg->be->host_map(pg->ctx, r->region.start, ptr, (size_t)bytes);
-        if (rc != GMC_OK)
-            pool_put(pg, r->mdl_chunk, &r->mdl_node);
-    }
-    if (rc != GMC_OK) {
-        gmc_range_remove(&pg->bus_space, &r->region);
-        r->mdl_chunk = NULL;
-        return rc;
-    }
-    rec_commit(pg, idx);
-    r->wrapped = 1;
-    r->bus = r->region.start;
-    r->size = bytes;
-    r->host = ptr;
-    fill_mdl(chunk_host(r->mdl_chunk, r->mdl_node.start), r->bus, bytes / GMC_PAGE_SIZE);
-    sysbuf_out(out, r, r->mdl_node.start, idx);
-    return GMC_OK;
+    return gmc_pool_wrap(pg != NULL ? &pg->pool : NULL, ptr, bytes, out);
 }
 
 void gmc_sysmem_free(struct gmc_paging *pg, struct gmc_sysbuf *b)
 {
-    if (pg == NULL || b == NULL || b->priv == 0 || b->priv > pg->nrecs)
-        return;
-    const uint32_t idx = b->priv - 1u;
-    struct rec *r = pg->recs[idx];
-    if (!r->used || r->bus != b->bus || r->host != b->host)
-        return;
-    if (r->wrapped) {
-        pg->be->host_unmap(pg->ctx, r->bus);
-        gmc_range_remove(&pg->bus_space, &r->region);
-    } else {
-        pool_put(pg, r->chunk, &r->node);
-    }
-    pool_put(pg, r->mdl_chunk, &r->mdl_node);
-    rec_release(pg, idx);
-    memset(b, 0, sizeof(*b));
+    gmc_pool_free(pg != NULL ? &pg->pool : NULL, b);
 }
 
 /* -------------------------------------------------------------- the queue */
@@ -477,7 +167,7 @@ static int config_ok(const struct gmc_paging_config *c)
         return 0;
     if (c->pool_chunk < GMC_PAGE_SIZE || c->pool_chunk % GMC_PAGE_SIZE != 0 || c->pool_chunk > (1ull << 40))
         return 0;
-    if (c->bus_base % GMC_PAGE_SIZE != 0 || c->bus_base >= BUS_LIMIT - (1ull << 24))
+    if (c->bus_base % GMC_PAGE_SIZE != 0 || c->bus_base >= GMC_POOL_BUS_LIMIT - (1ull << 24))
         return 0;
     if ((c->use_irq != 0 && c->use_irq != 1) || c->queue_timeout == 0)
         return 0;
@@ -1015,21 +705,7 @@ static int program(struct gmc_paging *pg)
 
 static void release_all(struct gmc_paging *pg)
 {
-    for (uint32_t i = 0; i < pg->nrecs; i++) {
-        struct rec *r = pg->recs[i];
-        if (r->used && r->wrapped)
-            pg->be->host_unmap(pg->ctx, r->bus);
-        free(r);
-    }
-    free(pg->recs);
-    while (pg->nchunks > 0) {
-        struct chunk *c = pg->chunks[pg->nchunks - 1u];
-        pg->be->host_unmap(pg->ctx, c->bus);
-        free(c->host);
-        free(c);
-        pg->nchunks--;
-    }
-    free(pg->chunks);
+    gmc_pool_fini(&pg->pool);
     free(pg->pbs);
     free(pg);
 }
@@ -1069,7 +745,7 @@ int gmc_paging_init(struct gmc_kmd *kmd, const struct gmc_adapter_info *ai,
     pg->cfg = c;
     pg->cur = -1;
     pg->n_head = pg->n_tail = 1;
-    gmc_range_init(&pg->bus_space, c.bus_base, BUS_LIMIT - c.bus_base);
+    gmc_pool_init(&pg->pool, pg->be, pg->ctx, c.bus_base, c.pool_chunk);
 
     pg->ring_bytes = 1u << c.ring_log2;
     int rc = gmc_sysmem_alloc(pg, pg->ring_bytes, &pg->ring);

@@ -50,20 +50,15 @@
 #include <stdint.h>
 
 #include "gmc_kmd.h"
+#include "gmc_pool.h"
 
 /* ------------------------------------------------------ system memory */
 
 struct gmc_paging;
 
-/* System memory the DMA engine reaches. */
-struct gmc_sysbuf {
-    uint8_t *host;     /* host view of the bytes */
-    uint64_t bus;      /* bus address of the first byte (page aligned) */
-    uint64_t size;     /* bytes, a page multiple */
-    uint64_t mdl_bus;  /* bus address of the MDL: one 64-bit entry per page */
-    uint32_t npages;   /* MDL entries */
-    uint32_t priv;     /* owner's bookkeeping (pool chunk / wrapped region) */
-};
+/* struct gmc_sysbuf and the pool behind these: gmc_pool.h. They allocate
+ * from the paging queue's pool (the one the engine's own ring, buffers and
+ * fence page come from). */
 
 /* A zeroed buffer of `bytes` (rounded up to pages) from the pool.
  * GMC_E_NO_MEMORY when the host or the bus address space is exhausted. */

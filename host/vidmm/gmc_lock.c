@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "gmc.h"
+#include "gmc_check.h"
 #include "gmc_kmd.h"
 #include "gmc_paging.h"
 #include "gmc_status.h"
@@ -173,8 +174,9 @@ int gmc_lock(gmc_client *c, gmc_handle h, uint32_t flags, struct gmc_lock_map *o
         return GMC_E_ALREADY_LOCKED;
     if (dev->pg == NULL)
         return dev->no_paging_status;
-    if (dev->power != GMC_POWER_D0)
-        return GMC_E_POWER_STATE;
+    rc = gmc_check_powered((enum gmc_power_state)dev->power);
+    if (rc != GMC_OK)
+        return rc;
     int sys_map = sys_mapped(dev, a);
     uint64_t until = a->busy_fence > a->paging_fence ? a->busy_fence : a->paging_fence;
     if (until > gmc_paging_completed(dev->pg)) {
@@ -277,10 +279,9 @@ static int mapped_access(gmc_client *c, gmc_handle h, uint64_t off, void *rbuf, 
     struct gmc_valloc *a = r->alloc;
     if (a->locker != c)
         return GMC_E_NOT_LOCKED;
-    if (wbuf != NULL && (a->lock_flags & GMC_LOCK_READ_ONLY))
-        return GMC_E_PERMISSION;
-    if (rbuf != NULL && (a->lock_flags & GMC_LOCK_WRITE_ONLY))
-        return GMC_E_PERMISSION;
+    int rc = rbuf != NULL || wbuf != NULL ? gmc_check_locked_access(a->lock_flags, wbuf != NULL) : GMC_OK;
+    if (rc != GMC_OK)
+        return rc;
     const struct gmc_lock_map *m = &a->lock_map;
     if (off > m->size || len > m->size - off)
         return GMC_E_OUT_OF_BOUNDS;

@@ -8,9 +8,12 @@
  *
  *   S = standby:   a segment is purged unless PreservedDuringStandby.
  *   S = hibernate: a segment is purged unless PreservedDuringHibernate
- *                  (which implies standby). PartiallyPreservedDuringHibernate
- *                  promises only part of the segment, and which part is not
- *                  described, so gmc saves such segments like purged ones.
+ *                  (which implies standby). A PartiallyPreservedDuringHibernate
+ *                  segment keeps its system-memory part: the allocations
+ *                  that end at or below its SystemMemoryEndAddress
+ *                  (SEG_SYSMEM_END) survive, the ones ending above it are
+ *                  purged, and only [SystemMemoryEndAddress, end) loses
+ *                  its content.
  *   Hybrid sleep acts as hibernate.
  *
  * Before powering down, every allocation with content whose current copy
@@ -27,6 +30,7 @@
 #include <string.h>
 
 #include "gmc.h"
+#include "gmc_check.h"
 #include "gmc_kmd.h"
 #include "gmc_paging.h"
 #include "gmc_status.h"
@@ -42,6 +46,31 @@ static int purged(const struct gmc_vseg *s, enum gmc_power_state to)
     if (to == GMC_POWER_STANDBY)
         return !(f & GMC_SEGFLAGS_PRESERVED_DURING_STANDBY_MASK);
     return !(f & GMC_SEGFLAGS_PRESERVED_DURING_HIBERNATE_MASK);
+}
+
+/* A partially preserved segment in hibernate: the part above
+ * SystemMemoryEndAddress is purged, the system-memory part below is kept. */
+static int partial(const struct gmc_vseg *s, enum gmc_power_state to)
+{
+    return to == GMC_POWER_HIBERNATE &&
+           (s->desc.flags & GMC_SEGFLAGS_PARTIALLY_PRESERVED_DURING_HIBERNATE_MASK) != 0u;
+}
+
+/* Where the kept system-memory part of a partial segment ends (its base
+ * when the segment gives no SystemMemoryEndAddress: nothing is kept). */
+static uint64_t sysmem_part_end(const struct gmc_vseg *s)
+{
+    return s->desc.sysmem_end != 0u ? s->desc.sysmem_end : s->desc.base;
+}
+
+/* Does the transition purge this placed allocation's copy? */
+static int alloc_purged(const struct gmc_vseg *s, const struct gmc_valloc *a, enum gmc_power_state to)
+{
+    if (!purged(s, to))
+        return 0;
+    if (!partial(s, to))
+        return 1;
+    return a->node.start + a->node.size > sysmem_part_end(s);
 }
 
 static void mark_lost(gmc_device *dev, struct gmc_valloc *a)
@@ -60,14 +89,18 @@ int gmc_device_power(gmc_device *dev, enum gmc_power_state to, struct gmc_power_
         return GMC_E_NULL_POINTER;
     if (to != GMC_POWER_STANDBY && to != GMC_POWER_HIBERNATE)
         return GMC_E_INVALID_ARG;
-    if (dev->power != GMC_POWER_D0)
-        return GMC_E_POWER_STATE;
+    int rc = gmc_check_power_change((enum gmc_power_state)dev->power, to, 0u);
+    if (rc != GMC_OK)
+        return rc;
     if (dev->pg == NULL || dev->kmd.ddi->set_power == NULL)
         return GMC_E_UNSUPPORTED;
+    unsigned locked = 0;
     for (struct gmc_valloc *a = dev->allocs; a != NULL; a = a->dnext)
-        if (a->locker != NULL)
-            return GMC_E_LOCKED; /* a CPU mapping cannot survive power-down */
-    int rc = gmc_fence_wait_all(dev);
+        locked += a->locker != NULL;
+    rc = gmc_check_power_change((enum gmc_power_state)dev->power, to, locked);
+    if (rc != GMC_OK)
+        return rc; /* GMC_E_LOCKED: a CPU mapping cannot survive power-down */
+    rc = gmc_fence_wait_all(dev);
     if (rc != GMC_OK)
         return rc;
     struct gmc_power_report r;
@@ -77,7 +110,7 @@ int gmc_device_power(gmc_device *dev, enum gmc_power_state to, struct gmc_power_
         if (a->node.mgr == NULL || !(a->state & GMC_ALLOC_STATE_HAS_CONTENT))
             continue;
         struct gmc_vseg *s = &dev->seg[a->seg];
-        if (gmc_vseg_is_aperture(s) || !purged(s, to)) {
+        if (gmc_vseg_is_aperture(s) || !alloc_purged(s, a, to)) {
             r.allocations_preserved++;
             continue;
         }
@@ -122,8 +155,13 @@ int gmc_device_power(gmc_device *dev, enum gmc_power_state to, struct gmc_power_
             ap_purged = 1;
             continue;
         }
-        ranges[2 * n] = s->desc.base;
-        ranges[2 * n + 1] = s->desc.size;
+        uint64_t lo = s->desc.base, end = s->desc.base + s->desc.size;
+        if (partial(s, to))
+            lo = sysmem_part_end(s); /* the segment rules keep it in [base, end] */
+        if (lo == end)
+            continue;
+        ranges[2 * n] = lo;
+        ranges[2 * n + 1] = end - lo;
         n++;
     }
     if (ap_purged) {
@@ -140,7 +178,8 @@ int gmc_device_power(gmc_device *dev, enum gmc_power_state to, struct gmc_power_
         if (a->node.mgr == NULL)
             continue;
         struct gmc_vseg *s = &dev->seg[a->seg];
-        if ((purged(s, to) || (gmc_vseg_is_aperture(s) && ap_purged)) && a->gpu_valid) {
+        int gone = gmc_vseg_is_aperture(s) ? ap_purged : alloc_purged(s, a, to);
+        if (gone && a->gpu_valid) {
             a->gpu_valid = 0; /* the placed copy (or mapping) is gone; the system copy holds it */
             a->power_purged = 1;
         }
@@ -158,9 +197,10 @@ int gmc_device_resume(gmc_device *dev, struct gmc_power_report *rep)
         memset(rep, 0, sizeof(*rep));
     if (dev == NULL)
         return GMC_E_NULL_POINTER;
-    if (dev->power == GMC_POWER_D0)
-        return GMC_E_POWER_STATE;
-    int rc = dev->kmd.ddi->set_power(&dev->kmd, GMC_POWER_D0, NULL, 0);
+    int rc = gmc_check_power_change((enum gmc_power_state)dev->power, GMC_POWER_D0, 0u);
+    if (rc != GMC_OK)
+        return rc;
+    rc = dev->kmd.ddi->set_power(&dev->kmd, GMC_POWER_D0, NULL, 0);
     if (rc == GMC_OK)
         rc = gmc_paging_restart(dev->pg);
     if (rc != GMC_OK)

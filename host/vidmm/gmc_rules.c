@@ -431,6 +431,21 @@ int gmc_rule_pred_seg_no_wrap(const struct gmc_rule_ctx *ctx)
     return ctx->seg->size <= UINT64_MAX - ctx->seg->base;
 }
 
+int gmc_rule_pred_sysmem_end_needs_partial(const struct gmc_rule_ctx *ctx)
+{
+    return ctx->seg->sysmem_end == 0u ||
+           (ctx->seg->flags & GMC_SEGFLAGS_PARTIALLY_PRESERVED_DURING_HIBERNATE_MASK) != 0u;
+}
+
+int gmc_rule_pred_sysmem_end_in_segment(const struct gmc_rule_ctx *ctx)
+{
+    const struct gmc_segment_desc *s = ctx->seg;
+    if (s->sysmem_end == 0u)
+        return 1; /* no system-memory part: the whole segment is purged */
+    return s->sysmem_end >= s->base && s->sysmem_end - s->base <= s->size &&
+           (s->sysmem_end & PAGE_MASK) == 0u;
+}
+
 int gmc_rule_pred_seg_64k(const struct gmc_rule_ctx *ctx)
 {
     const uint64_t m = GMC_64KB_PAGE_SIZE - 1u;

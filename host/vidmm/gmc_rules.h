@@ -69,7 +69,7 @@ struct gmc_rule {
     int derived;             /* implied by its seed rather than stated */
 };
 
-#define GMC_RULE_COUNT 91u
+#define GMC_RULE_COUNT 93u
 extern const struct gmc_rule gmc_rule_table[GMC_RULE_COUNT];
 
 /* Custom predicates (host/vidmm/gmc_rules.c). */
@@ -100,6 +100,8 @@ int gmc_rule_pred_banks_need_flag(const struct gmc_rule_ctx *ctx);
 int gmc_rule_pred_seg_size(const struct gmc_rule_ctx *ctx);
 int gmc_rule_pred_seg_base(const struct gmc_rule_ctx *ctx);
 int gmc_rule_pred_seg_no_wrap(const struct gmc_rule_ctx *ctx);
+int gmc_rule_pred_sysmem_end_needs_partial(const struct gmc_rule_ctx *ctx);
+int gmc_rule_pred_sysmem_end_in_segment(const struct gmc_rule_ctx *ctx);
 int gmc_rule_pred_seg_64k(const struct gmc_rule_ctx *ctx);
 int gmc_rule_pred_seg_cpu_offset(const struct gmc_rule_ctx *ctx);
 int gmc_rule_pred_seg_no_overlap(const struct gmc_rule_ctx *ctx);

@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "gmc.h"
+#include "gmc_check.h"
 #include "gmc_handle.h"
 #include "gmc_kmd.h"
 #include "gmc_place.h"
@@ -177,7 +178,7 @@ static void release(struct create_res *res)
 
 static int global_shared(const struct gmc_alloc_desc *d)
 {
-    return (d->kmt_flags & GMC_KMT_CREATE_SHARED) && !(d->kmt_flags & GMC_KMT_NT_SECURITY_SHARING);
+    return gmc_check_share_kind(d) == GMC_SHARE_GLOBAL;
 }
 
 static int acquire(gmc_device *dev, const struct gmc_alloc_desc *d, struct create_res *res)
@@ -224,8 +225,9 @@ int gmc_alloc_create(gmc_client *c, const struct gmc_alloc_desc *desc, gmc_handl
     int rc = gmc_rules_check_alloc(desc, dev->segdesc, dev->nsegs, NULL);
     if (rc != GMC_OK)
         return rc;
-    if (dev->power != GMC_POWER_D0)
-        return GMC_E_POWER_STATE;
+    rc = gmc_check_powered((enum gmc_power_state)dev->power);
+    if (rc != GMC_OK)
+        return rc;
     struct create_res res = { NULL, NULL, NULL };
     rc = acquire(dev, desc, &res);
     if (rc != GMC_OK)
@@ -343,7 +345,7 @@ int gmc_alloc_share_nt(gmc_client *c, gmc_handle h, const gmc_client *target,
     if (r == NULL)
         return GMC_E_BAD_HANDLE;
     struct gmc_valloc *a = r->alloc;
-    if (!(a->desc.kmt_flags & GMC_KMT_NT_SECURITY_SHARING))
+    if (gmc_check_share_kind(&a->desc) != GMC_SHARE_NT)
         return GMC_E_NOT_SHARED;
     int rc = gmc_htab_reserve(&c->dev->handles, 1u);
     if (rc != GMC_OK)

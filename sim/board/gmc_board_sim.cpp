@@ -361,7 +361,7 @@ struct Figures {
         if (!up.feed(b, s))
             return;
         const uint8_t *p = up.pl;
-        if (wr.open && !wr.answered && up.start > wr.start && !(up.op == 0x92 && up.len == 10))
+        if (wr.open && !wr.answered && up.start > wr.start && !(up.op == 0x92 && up.len == 11))
             wr.foreign += e - up.start;
         switch (up.op) {
         case 0x81:  // REG_RD reply: resp, data, SEQ
@@ -389,8 +389,8 @@ struct Figures {
                 wr.start = up.start;
             }
             break;
-        case 0x92:  // DMA_WR_DATA: beat, strobes, data
-            if (up.len == 10 && wr.open && p[0] == wr.len) {
+        case 0x92:  // DMA_WR_DATA: beat, strobes, data, TAG (protocol 3)
+            if (up.len == 11 && wr.open && p[0] == wr.len && p[10] == wr.tag) {
                 wr.answered = true;
                 wr.ask_end = e;
             }

@@ -125,6 +125,13 @@ def run_checks(binary, tmp, tag):
     check(rc == 2 and "GMC_E_DEVSTR_NUMBER" in err and "at byte 12" in err, f"{tag}: bad number in device string: {err!r}")
     rc, out, err = gmc(binary, "list")
     check(rc == 0 and out.splitlines()[0].split()[0] == "sim", f"{tag}: gmc list: {out!r} {err!r}")
+    # The trace checker and the library agree (both ask gmc_check.h): a
+    # CpuVisibleOnDemand allocation is locked, written and read back.
+    od = os.path.join(tmp, "on_demand.trace")
+    write(od, "alloc a size=8K flags=CpuVisibleOnDemand\nlock a\nwrite a pattern=0x5a\nunlock a\n"
+              "read a verify\nlock a flags=ReadOnly\nunlock a\n")
+    rc, out, err = gmc(binary, "run", od)
+    check(rc == 0 and "digest" in out and od not in err, f"{tag}: CpuVisibleOnDemand lock runs: {rc} {err!r}")
     rc, out, err = gmc(binary, "list", "extra")
     check(rc == 2 and "unexpected argument 'extra'" in err, f"{tag}: gmc list extra: {err!r}")
     # No PCI function ever sits at ffff:ff:1f.7; without sysfs libpciaccess cannot start.

@@ -369,6 +369,25 @@ static void test_bad_references(void **state)
         "t.trace:3: resident: unknown allocation 'a1' (i=0)");
 }
 
+/* The checker asks the library's predicates (gmc_check.h): an allocation
+ * gmc_lock() accepts without CpuVisible (CpuVisibleOnDemand) passes, and an
+ * NT-shared one may be opened like a global one. */
+static void test_checker_follows_library(void **state)
+{
+    (void)state;
+    struct trace *t = ok("alloc a size=4K flags=CpuVisibleOnDemand\nlock a\nwrite a\nunlock a\nread a\n");
+    assert_int_equal(t->nops, 6);
+    assert_int_equal(t->ops[2].kind, TR_LOCK);
+    assert_int_equal(t->ops[5].kind, TR_READ);
+    trace_free(t);
+    t = ok("client c\nclient d\nalloc a size=4K client=c kmt=CreateResource,CreateShared,NtSecuritySharing\n"
+           "open a client=d\n");
+    assert_int_equal(t->ops[t->nops - 1].kind, TR_OPEN);
+    trace_free(t);
+    bad("alloc a size=4K flags=CpuVisibleOnDemand,HardwareProtected\nread a\n",
+        "t.trace:2: read: 'a' is protected and is never mapped");
+}
+
 static void test_bad_state(void **state)
 {
     (void)state;
@@ -527,7 +546,7 @@ int main(void)
         cmocka_unit_test(test_locks_power_expect), cmocka_unit_test(test_numbers),
         cmocka_unit_test(test_names_reused),     cmocka_unit_test(test_bad_syntax),
         cmocka_unit_test(test_bad_values),       cmocka_unit_test(test_bad_references),
-        cmocka_unit_test(test_bad_state),        cmocka_unit_test(test_file_errors),
+        cmocka_unit_test(test_bad_state),        cmocka_unit_test(test_checker_follows_library),        cmocka_unit_test(test_file_errors),
         cmocka_unit_test(test_bare_word_twice),  cmocka_unit_test(test_long_keys),
         cmocka_unit_test(test_expression_overflow), cmocka_unit_test(test_expansion_budget),
         cmocka_unit_test(test_overlapping_copy),

@@ -103,10 +103,10 @@ static void vram_wr(struct gmc_dma_ref *r, uint64_t a, uint8_t v)
 int gmc_dma_ref_init(struct gmc_dma_ref *r)
 {
     memset(r, 0, sizeof *r);
-    r->vram_bytes = 8u << 20;
-    r->aperture_base = 0x80000000u;
-    r->aperture_pages = 4096;
-    r->pt_base = (uint32_t)(r->vram_bytes - 0x10000u);
+    r->vram_bytes = GMC_TOP_VRAM_BYTES;
+    r->aperture_base = GMC_TOP_APERTURE_BASE;
+    r->aperture_pages = GMC_TOP_APERTURE_PAGES;
+    r->pt_base = (uint32_t)(r->vram_bytes - GMC_TOP_PT_RESERVE_BYTES);
     r->vram = calloc(1, r->vram_bytes);
     r->vram_writer = malloc(sizeof(uint64_t) * (r->vram_bytes / REF_PAGE));
     if (!r->vram || !r->vram_writer) {

@@ -97,8 +97,9 @@ struct gmc_dma_ref {
     uint64_t *region_writer[GMC_DMA_REF_MAX_REGIONS];
 };
 
-/* Defaults of docs/hardware.md: 8 MiB VRAM, aperture 0x80000000 x 4096
- * pages, PT_BASE = VRAM - 64 KiB; VRAM zeroed. Returns 0 or -1. */
+/* gmc_top's defaults (GMC_TOP_* in gmc_regs.h: 8 MiB VRAM, aperture
+ * 0x80000000 x 4096 pages, PT_BASE = VRAM - 64 KiB); VRAM zeroed.
+ * Returns 0 or -1. */
 int gmc_dma_ref_init(struct gmc_dma_ref *r);
 void gmc_dma_ref_fini(struct gmc_dma_ref *r);
 

@@ -13,14 +13,14 @@
 #include "gmc_regs.h"
 #include "gmc_sim.h"
 
-/* The default hardware configuration (gmc_top's parameter defaults), as
- * docs/hardware.md states it. */
-#define T_VRAM_BYTES (8u << 20)
-#define T_WINDOW_BYTES (2u << 20)
-#define T_TLB_ENTRIES 16u
-#define T_APERTURE_BASE 0x80000000u
-#define T_APERTURE_PAGES 4096u
-#define T_PT_BASE_RESET (T_VRAM_BYTES - 0x10000u)
+/* The default hardware configuration (gmc_top's parameter defaults,
+ * generated from spec/gmc.toml [top_defaults] into gmc_regs.h). */
+#define T_VRAM_BYTES GMC_TOP_VRAM_BYTES
+#define T_WINDOW_BYTES GMC_TOP_CPU_WINDOW_BYTES
+#define T_TLB_ENTRIES GMC_TOP_TLB_ENTRIES
+#define T_APERTURE_BASE GMC_TOP_APERTURE_BASE
+#define T_APERTURE_PAGES GMC_TOP_APERTURE_PAGES
+#define T_PT_BASE_RESET (T_VRAM_BYTES - GMC_TOP_PT_RESERVE_BYTES)
 
 gmc_sim *t_sim_new(void);
 gmc_sim *t_sim_new_cfg(const struct gmc_sim_config *cfg);

@@ -37,7 +37,7 @@
 #define AP_PAGES 16u
 #define MAXPKT 24u
 #define WAIT 4000000u
-#define APB 0x80000000u
+#define APB GMC_TOP_APERTURE_BASE
 #define VWIN0 0x00010000u /* two VRAM windows of 64 KiB, far from the page table */
 #define VWIN1 0x00400000u
 

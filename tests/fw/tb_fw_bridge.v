@@ -18,6 +18,9 @@ module tb_fw_bridge;
     localparam integer CPB = 4;            // clocks per UART bit
     localparam integer TIMEOUT_LOG2 = 10;  // receive timeout inside a frame
     localparam integer BYTE_CYCLES = 10 * CPB;
+    // Link 1's write replay window: 8 beats (block RAM branch), so that a
+    // 12-beat burst fills it.
+    localparam integer WIN1_LOG2 = 3;
 
     // Protocol constants (docs/uart-bridge.md), generated from spec/bridge.toml.
     `include "gmc_bridge.vh"
@@ -102,7 +105,8 @@ module tb_fw_bridge;
 
     /* verilator lint_off PINCONNECTEMPTY */
     gmc_uart_bridge #(
-        .CLKS_PER_BIT(CPB), .TIMEOUT_LOG2(TIMEOUT_LOG2), .M_ID_WIDTH(4), .S_ID_WIDTH(4)
+        .CLKS_PER_BIT(CPB), .TIMEOUT_LOG2(TIMEOUT_LOG2), .M_ID_WIDTH(4), .S_ID_WIDTH(4),
+        .WIN_LOG2(WIN1_LOG2)
     ) u_br (
         .clk(clk), .rst(br_rst), .rxd(rxd1), .txd(txd1),
         .m_axil_awaddr(), .m_axil_awprot(), .m_axil_awvalid(), .m_axil_awready(1'b0),
@@ -461,6 +465,19 @@ module tb_fw_bridge;
         end
     endtask
 
+    // DMA_WR_ACK: every beat below `beat` received; flags; write TAG.
+    task wr_ack;
+        input [7:0] beat;
+        input [7:0] flags;
+        input [7:0] tag;
+        begin
+            tx_pl[0] = beat;
+            tx_pl[1] = flags;
+            tx_pl[2] = tag;
+            send_pkt(1, OP_DMA_WR_ACK, 8'd3);
+        end
+    endtask
+
     // Wait until n IRQ notifications have arrived in total on link 0 (they
     // may come before or after the reply of the command that caused them).
     task wait_irq_pkts;
@@ -482,7 +499,9 @@ module tb_fw_bridge;
     // ------------------------------------------------------------ tests
 
     reg     okv;
-    integer wbeat, wr_data_pkts;
+    integer wbeat, rbeat, wr_data_pkts, b_base, w_taken;
+    reg [7:0] req_copy [0:10];
+    reg [7:0] wr_tag1;
 
     initial begin
         // Power-on reset of the board top (2^4 cycles) and a quiet line.
@@ -598,9 +617,9 @@ module tb_fw_bridge;
               "command during a pending reply answers ERR(BUSY), first reply intact");
 
         ping(0, 8'h5C);
-        check(rx_ok && rx_op == (OP_PING | 8'h80) && rx_len == 8'd4 && rx_pl[0] == 8'h5C
-              && rx_pl[1] == 8'h02 && rx_pl[2] == 8'h00 && rx_pl[3] == 8'hE7,
-              "PING echoes the nonce, version 2, idle status, the last SEQ answered");
+        check(rx_ok && rx_op == (OP_PING | 8'h80) && rx_len == 8'd5 && rx_pl[0] == 8'h5C
+              && rx_pl[1] == 8'h03 && rx_pl[2] == 8'h00 && rx_pl[3] == 8'hE7 && rx_pl[4] == 8'd6,
+              "PING echoes the nonce, version 3, idle status, the last SEQ answered, window 2^6");
 
         // ------------------------------------------ exactly once (SEQ)
         // A REG_WR repeated with its SEQ (its reply was lost) is answered
@@ -642,6 +661,16 @@ module tb_fw_bridge;
               && rx_pl[7] == 8'd1 && rx_pl[8] == 8'd3 && rx_pl[9] == 8'd1,
               "DMA read burst forwarded as DMA_RD_REQ (id, addr, len, size, burst)");
         wait_ar_done;
+        for (wbeat = 0; wbeat < 11; wbeat = wbeat + 1) req_copy[wbeat] = rx_pl[wbeat];
+
+        // A DMA_RD_REQ damaged on the way up: the host asks for it again
+        // and gets the same bytes (the bridge latched the AR fields).
+        tx_pl[0] = C_DIR_READ;
+        send_pkt(1, OP_DMA_REQ_AGAIN, 8'd1);
+        recv_pkt(1);
+        okv = rx_ok && rx_op == OP_DMA_RD_REQ && rx_len == 8'd11;
+        for (wbeat = 0; wbeat < 11; wbeat = wbeat + 1) okv = okv && rx_pl[wbeat] == req_copy[wbeat];
+        check(okv, "DMA_REQ_AGAIN(read) sends the burst's DMA_RD_REQ again, byte for byte");
 
         rd_tag = 8'd0;
         dma_rd_data(8'd0, 2'd0, 64'hBAD1BAD1BAD1BAD1);
@@ -687,13 +716,50 @@ module tb_fw_bridge;
             end
             begin
                 recv_pkt(1);
-                okv = rx_ok && rx_op == OP_DMA_WR_DATA && rx_pl[0] == 8'd0 && rx_pl[1] == 8'hFF
-                      && rx_pl[2] == 8'h44 && rx_pl[9] == 8'h11;
+                okv = rx_ok && rx_op == OP_DMA_WR_DATA && rx_len == 8'd11 && rx_pl[0] == 8'd0 && rx_pl[1] == 8'hFF
+                      && rx_pl[2] == 8'h44 && rx_pl[9] == 8'h11 && rx_pl[10] == 8'd1;
                 recv_pkt(1);
                 check(okv && rx_ok && rx_op == OP_DMA_WR_DATA && rx_pl[0] == 8'd1 && rx_pl[1] == 8'h0F
-                      && rx_pl[2] == 8'h88 && rx_pl[9] == 8'h55, "DMA write beats forwarded as DMA_WR_DATA");
+                      && rx_pl[2] == 8'h88 && rx_pl[9] == 8'h55 && rx_pl[10] == 8'd1,
+                      "DMA write beats forwarded as DMA_WR_DATA (beat, strobe, data, TAG 1)");
             end
         join
+
+        // The DMA_WR_REQ again on request, byte for byte.
+        tx_pl[0] = C_DIR_WRITE;
+        send_pkt(1, OP_DMA_REQ_AGAIN, 8'd1);
+        recv_pkt(1);
+        check(rx_ok && rx_op == OP_DMA_WR_REQ && rx_len == 8'd11 && rx_pl[0] == 8'd3
+              && {rx_pl[6], rx_pl[5], rx_pl[4], rx_pl[3], rx_pl[2], rx_pl[1]} == 48'h0000_ABCD_0000
+              && rx_pl[7] == 8'd1 && rx_pl[8] == 8'd3 && rx_pl[9] == 8'd1 && rx_pl[10] == 8'd1,
+              "DMA_REQ_AGAIN(write) sends the burst's DMA_WR_REQ again");
+        // Both beats lost on the way up: resend from beat 0, from the window.
+        wr_ack(8'd0, C_WR_ACK_RESEND, 8'd1);
+        recv_pkt(1);
+        okv = rx_ok && rx_op == OP_DMA_WR_DATA && rx_pl[0] == 8'd0 && rx_pl[1] == 8'hFF
+              && {rx_pl[9], rx_pl[8], rx_pl[7], rx_pl[6], rx_pl[5], rx_pl[4], rx_pl[3], rx_pl[2]} == 64'h1111_2222_3333_4444
+              && rx_pl[10] == 8'd1;
+        recv_pkt(1);
+        check(okv && rx_ok && rx_op == OP_DMA_WR_DATA && rx_pl[0] == 8'd1 && rx_pl[1] == 8'h0F
+              && {rx_pl[9], rx_pl[8], rx_pl[7], rx_pl[6], rx_pl[5], rx_pl[4], rx_pl[3], rx_pl[2]} == 64'h5555_6666_7777_8888,
+              "DMA_WR_ACK(0, RESEND) sends beats 0 and 1 again from the replay window");
+        // A plain acknowledgement sends nothing: the next packet is PING's reply.
+        wr_ack(8'd1, 8'd0, 8'd1);
+        ping(1, 8'h66);
+        check(rx_ok && rx_op == (OP_PING | 8'h80) && rx_pl[0] == 8'h66 && rx_pl[2] == 8'h04 && rx_pl[4] == 8'd3,
+              "DMA_WR_ACK without RESEND sends nothing; PING: DMA_WR busy, window 2^3");
+        wr_ack(8'd0, 8'd0, 8'd1);
+        recv_pkt(1);
+        check(rx_ok && rx_op == OP_ERR && rx_pl[0] == E_SEQ && rx_pl[1] == OP_DMA_WR_ACK && rx_pl[5] == 8'd1
+              && rx_pl[6] == 8'd1, "DMA_WR_ACK below the last acknowledgement answers ERR(SEQ)");
+        wr_ack(8'd3, 8'd0, 8'd1);
+        recv_pkt(1);
+        check(rx_ok && rx_op == OP_ERR && rx_pl[0] == E_SEQ && rx_pl[1] == OP_DMA_WR_ACK,
+              "DMA_WR_ACK past the beats taken answers ERR(SEQ)");
+        wr_ack(8'd2, 8'd0, 8'd2);
+        recv_pkt(1);
+        check(rx_ok && rx_op == OP_ERR && rx_pl[0] == E_STATE && rx_pl[1] == OP_DMA_WR_ACK && rx_pl[6] == 8'd2,
+              "DMA_WR_ACK with another burst's TAG answers ERR(STATE)");
         tx_pl[0] = 8'd0;
         tx_pl[1] = 8'd0;
         send_pkt(1, OP_DMA_WR_RESP, 8'd2);
@@ -709,8 +775,29 @@ module tb_fw_bridge;
         tx_pl[0] = 8'd0;
         send_pkt(1, OP_DMA_WR_RESP, 8'd2);
         recv_reply(1);
-        check(rx_ok && rx_op == OP_ERR && rx_pl[0] == E_STATE,
+        check(rx_ok && rx_op == OP_ERR && rx_pl[0] == E_STATE && b_count == 1,
               "DMA_WR_RESP sent again after its burst was answered: ERR(STATE), B not given twice");
+
+        // No burst in flight: DMA_REQ_AGAIN and DMA_WR_ACK answer ERR(STATE)
+        // (byte 6: the direction asked for, or the TAG).
+        tx_pl[0] = C_DIR_WRITE;
+        send_pkt(1, OP_DMA_REQ_AGAIN, 8'd1);
+        recv_pkt(1);
+        okv = rx_ok && rx_op == OP_ERR && rx_pl[0] == E_STATE && rx_pl[1] == OP_DMA_REQ_AGAIN && rx_pl[6] == 8'd1;
+        tx_pl[0] = C_DIR_READ;
+        send_pkt(1, OP_DMA_REQ_AGAIN, 8'd1);
+        recv_pkt(1);
+        okv = okv && rx_ok && rx_op == OP_ERR && rx_pl[0] == E_STATE && rx_pl[1] == OP_DMA_REQ_AGAIN
+              && rx_pl[6] == 8'd0;
+        tx_pl[0] = 8'd2;
+        send_pkt(1, OP_DMA_REQ_AGAIN, 8'd1);
+        recv_pkt(1);
+        check(okv && rx_ok && rx_op == OP_ERR && rx_pl[0] == E_STATE && rx_pl[6] == 8'd2,
+              "DMA_REQ_AGAIN with no burst in flight (or a bad direction) answers ERR(STATE)");
+        wr_ack(8'd0, 8'd0, 8'd1);
+        recv_pkt(1);
+        check(rx_ok && rx_op == OP_ERR && rx_pl[0] == E_STATE && rx_pl[1] == OP_DMA_WR_ACK,
+              "DMA_WR_ACK with no write burst answers ERR(STATE)");
 
         // A read the host never answers does not block commands; DMA_ABORT ends it.
         dma_arid = 4'd7;
@@ -772,6 +859,78 @@ module tb_fw_bridge;
         repeat (20) @(posedge clk);
         check(okv && wr_data_pkts < 3 && b_count == 2 && b_resp_last == 2'd2 && b_id_last == 4'd9
               && !dma_wvalid, "DMA_ABORT drains an unanswered write burst, B = SLVERR");
+
+        // A burst longer than the window: 12 beats, window 8. W stalls
+        // after 8 beats until the host acknowledges; beats 8-11 reuse the
+        // first slots.
+        b_base = b_count;
+        w_taken = 0;
+        dma_awid = 4'd6;
+        dma_awaddr = 48'h0000_0001_0000;
+        dma_awlen = 8'd11;
+        dma_awvalid = 1'b1;
+        fork
+            begin
+                // W changes at the falling edge; WREADY (combinational in
+                // the bridge) is looked at there, before the rising edge
+                // that takes the beat.
+                for (wbeat = 0; wbeat < 12; wbeat = wbeat + 1) begin
+                    @(negedge clk);
+                    dma_wvalid = 1'b1;
+                    dma_wdata = {8'hC0 | wbeat[7:0], 48'h0, 8'h10 + wbeat[7:0]};
+                    dma_wstrb = 8'hF0 | wbeat[7:0];
+                    dma_wlast = (wbeat == 11);
+                    while (!dma_wready) @(negedge clk);
+                    w_taken = w_taken + 1;
+                end
+                @(negedge clk);
+                dma_wvalid = 1'b0;
+                dma_wlast = 1'b0;
+            end
+            begin
+                recv_pkt(1);
+                okv = rx_ok && rx_op == OP_DMA_WR_REQ && rx_pl[0] == 8'd6 && rx_pl[7] == 8'd11;
+                wr_tag1 = rx_pl[10];
+                for (rbeat = 0; rbeat < 8; rbeat = rbeat + 1) begin
+                    recv_pkt(1);
+                    okv = okv && rx_ok && rx_op == OP_DMA_WR_DATA && rx_pl[0] == rbeat[7:0]
+                          && rx_pl[1] == (8'hF0 | rbeat[7:0]) && rx_pl[2] == 8'h10 + rbeat[7:0]
+                          && rx_pl[9] == (8'hC0 | rbeat[7:0]) && rx_pl[10] == wr_tag1;
+                end
+                // Window full: nothing more is sent and W waits.
+                repeat (30 * BYTE_CYCLES) @(posedge clk);
+                check(okv && w_taken == 8 && rxq1_rp == rxq1_wp,
+                      "window full (8 beats): 8 DMA_WR_DATA sent, W stalled, nothing more sent");
+                tx_pl[0] = 8'd0;
+                tx_pl[1] = wr_tag1;
+                send_pkt(1, OP_DMA_WR_RESP, 8'd2);
+                recv_pkt(1);
+                check(rx_ok && rx_op == OP_ERR && rx_pl[0] == E_STATE && rx_pl[1] == OP_DMA_WR_RESP
+                      && b_count == b_base, "DMA_WR_RESP before every beat was taken answers ERR(STATE)");
+                wr_ack(8'd4, 8'd0, wr_tag1);
+                okv = 1'b1;
+                for (rbeat = 8; rbeat < 12; rbeat = rbeat + 1) begin
+                    recv_pkt(1);
+                    okv = okv && rx_ok && rx_op == OP_DMA_WR_DATA && rx_pl[0] == rbeat[7:0]
+                          && rx_pl[1] == (8'hF0 | rbeat[7:0]) && rx_pl[2] == 8'h10 + rbeat[7:0]
+                          && rx_pl[9] == (8'hC0 | rbeat[7:0]);
+                end
+                check(okv && w_taken == 12, "DMA_WR_ACK(4) frees the window: beats 8-11 taken and sent");
+                wr_ack(8'd10, C_WR_ACK_RESEND, wr_tag1);
+                recv_pkt(1);
+                okv = rx_ok && rx_op == OP_DMA_WR_DATA && rx_pl[0] == 8'd10 && rx_pl[1] == 8'hFA
+                      && rx_pl[2] == 8'h1A && rx_pl[9] == 8'hCA;
+                recv_pkt(1);
+                check(okv && rx_ok && rx_op == OP_DMA_WR_DATA && rx_pl[0] == 8'd11 && rx_pl[1] == 8'hFB
+                      && rx_pl[2] == 8'h1B && rx_pl[9] == 8'hCB, "resend from beat 10 after the window wrapped");
+                tx_pl[0] = 8'd0;
+                tx_pl[1] = wr_tag1;
+                send_pkt(1, OP_DMA_WR_RESP, 8'd2);
+                repeat (20) @(posedge clk);
+                check(b_count == b_base + 1 && b_resp_last == 2'd0 && b_id_last == 4'd6,
+                      "12-beat burst through an 8-beat window answered on B (OKAY)");
+            end
+        join
 
         // IRQ on link 1 as well (the bare bridge).
         dma_irq = 1'b1;

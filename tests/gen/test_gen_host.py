@@ -38,7 +38,7 @@ def case(name, ok, detail=""):
 
 def scratch():
     d = tempfile.mkdtemp(prefix="gmc_gen_host_")
-    for sub in ("spec", "tools", "include"):
+    for sub in ("spec", "tools", "include", "cli"):
         shutil.copytree(os.path.join(ROOT, sub), os.path.join(d, sub))
     for rel in OUTPUTS:
         src = os.path.join(ROOT, rel)
@@ -130,6 +130,31 @@ def test_spec_edits(d):
     with open(sim_status, "w") as f:
         f.write(sim_good)
 
+    flags = os.path.join(d, "spec", "flags.toml")
+    with open(flags) as f:
+        flags_good = f.read()
+    edit(flags, 'name = "DonotEvict"', 'name = "DoNotEvict"')
+    rc, err = run(d, "check")
+    case("a renamed WDDM flag name makes exactly the CLI table and the header comment stale",
+         rc == 1 and stale_paths(err) == ["cli/trace_flags.c", "include/gmc_flags.h"], f"{stale_paths(err)}")
+    with open(flags, "w") as f:
+        f.write(flags_good)
+    edit(flags, '{ bit = 7,  name = "Discard"', '{ bit = 8,  name = "Discard"')
+    rc, err = run(d, "check")
+    case("a moved lock bit makes exactly include/gmc_flags.h stale (the mask with it)",
+         rc == 1 and stale_paths(err) == ["include/gmc_flags.h"], f"{stale_paths(err)}")
+    if rc == 1:
+        rc2, _ = run(d, "write")
+        with open(os.path.join(d, "include", "gmc_flags.h")) as f:
+            text = f.read()
+        case("write puts the moved bit and the new mask in the header",
+             rc2 == 0 and "(1u << 8)   /* Discard" in text and "GMC_LOCK_FLAGS_MASK                       0x00000127u" in text,
+             text[-600:])
+        for rel in ("include/gmc_flags.h", "cli/trace_flags.c"):
+            shutil.copyfile(os.path.join(ROOT, rel), os.path.join(d, rel))
+    with open(flags, "w") as f:
+        f.write(flags_good)
+
     rc, err = run(d, "check")
     case("restored spec is fresh again", rc == 0, err.strip())
 
@@ -169,6 +194,20 @@ def test_bad_specs(d):
          "code = -9", "code = -8", "used twice"),
         ("positive simulator status code", os.path.join(d, "spec", "sim_status.toml"),
          "code = -9", "code = 9", "negative"),
+        ("two flags on one bit", os.path.join(d, "spec", "flags.toml"),
+         '{ bit = 1,  name = "Stereo"', '{ bit = 0,  name = "Stereo"', "used twice"),
+        ("one WDDM name twice in a word", os.path.join(d, "spec", "flags.toml"),
+         '{ bit = 1,  name = "WriteOnly"', '{ bit = 1,  name = "ReadOnly"', "used twice"),
+        ("flag bit beyond 31", os.path.join(d, "spec", "flags.toml"),
+         '{ bit = 7,  name = "Discard"', '{ bit = 32, name = "Discard"', "out of range"),
+        ("flag name not CamelCase", os.path.join(d, "spec", "flags.toml"),
+         'name = "Primary"', 'name = "primary flag"', "CamelCase"),
+        ("segment flag without a WDDM name", os.path.join(d, "spec", "flags.toml"),
+         '  { field = "AGP", name = "Agp" },\n', "", "missing ['AGP']"),
+        ("WDDM name for a segment field gmc.toml lacks", os.path.join(d, "spec", "flags.toml"),
+         'field = "AGP"', 'field = "AGP2"', "unknown ['AGP2']"),
+        ("rule naming a flag flags.toml lacks", rules,
+         'when = ["flags.PERMANENT_SYS_MEM"]', 'when = ["flags.RESERVED17"]', "no macro"),
     ]
     for name, path, old, new, needle in bad:
         with open(path) as f:

@@ -10,6 +10,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 results = []
+VIEWS = ("rtl/gmc_regs.vh", "rtl/gmc_defaults.vh", "include/gmc_regs.h", "docs/registers.md")
 
 
 def check(name, cond, detail=""):
@@ -27,7 +28,7 @@ def copy_tree():
     tmp = tempfile.mkdtemp(prefix="gmc_gen_")
     for d in ("spec", "tools"):
         shutil.copytree(os.path.join(ROOT, d), os.path.join(tmp, d))
-    for f in ("rtl/gmc_regs.vh", "include/gmc_regs.h", "docs/registers.md"):
+    for f in VIEWS:
         os.makedirs(os.path.join(tmp, os.path.dirname(f)), exist_ok=True)
         shutil.copy(os.path.join(ROOT, f), os.path.join(tmp, f))
     return tmp
@@ -36,7 +37,7 @@ def copy_tree():
 r = gen(ROOT, "check")
 check("committed views are fresh", r.returncode == 0, r.stderr)
 
-for view in ("rtl/gmc_regs.vh", "include/gmc_regs.h", "docs/registers.md"):
+for view in VIEWS:
     tmp = copy_tree()
     with open(os.path.join(tmp, view), "a") as f:
         f.write("\n")
@@ -56,6 +57,26 @@ r = gen(tmp, "check")
 check("spec change without regeneration detected", r.returncode == 1, r.stderr)
 shutil.rmtree(tmp)
 
+# A changed gmc_top default makes exactly its three views stale, and write
+# puts the new value into both.
+tmp = copy_tree()
+spec = os.path.join(tmp, "spec", "gmc.toml")
+text = open(spec).read()
+old = '{ name = "TLB_ENTRIES",        value = 16,'
+assert old in text, old
+open(spec, "w").write(text.replace(old, '{ name = "TLB_ENTRIES",        value = 32,', 1))
+r = gen(tmp, "check")
+stale = sorted(line.split(" is stale")[0] for line in r.stderr.splitlines() if " is stale" in line)
+check("changed default makes exactly gmc_defaults.vh, gmc_regs.h and registers.md stale",
+      r.returncode == 1 and stale == ["docs/registers.md", "include/gmc_regs.h", "rtl/gmc_defaults.vh"], stale)
+gen(tmp, "write")
+vh = open(os.path.join(tmp, "rtl", "gmc_defaults.vh")).read()
+ch = open(os.path.join(tmp, "include", "gmc_regs.h")).read()
+check("write puts the new default into the RTL and C views",
+      "`define GMC_TOP_TLB_ENTRIES         32 " in vh and "#define GMC_TOP_TLB_ENTRIES 32u " in ch,
+      [line for line in (vh + ch).splitlines() if "TLB_ENTRIES" in line])
+shutil.rmtree(tmp)
+
 # The validator refuses broken specs, naming the problem.
 broken = [
     ('offset = 0x028', 'offset = 0x004', "overlaps"),
@@ -63,6 +84,11 @@ broken = [
     ('access = "rw"\nreset = 0\ndesc = "Free', 'access = "rx"\nreset = 0\ndesc = "Free', "access"),
     ('{ name = "MAJOR", lsb = 16, width = 16', '{ name = "MAJOR", lsb = 8, width = 16', "overlaps"),
     ('reset = 0x1000', 'reset = 0x100000000', "reserved"),
+    ('value = ["USE_BANKING", "PRESERVED_DURING_STANDBY"]', 'value = ["BANKING", "PRESERVED_DURING_STANDBY"]',
+     "not a SEGFLAGS field"),
+    ('value = 4,          bits = 8,', 'value = 256,        bits = 8,', "does not fit 8 bits"),
+    ('value = 0x80000000, bits = 32,', 'value = 0x80000000,', "does not fit an integer"),
+    ('{ name = "M_ID_WIDTH",', '{ name = "S_ID_WIDTH",', "new [A-Z0-9_]* name"),
 ]
 for old, new, word in broken:
     tmp = copy_tree()

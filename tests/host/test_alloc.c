@@ -142,7 +142,7 @@ static struct env *env_for(struct layout_dev *cache, unsigned *n, const struct r
     cfg.seg_count = c->nsegs;
     for (unsigned i = 0; i < c->nsegs; i++) {
         const struct gmc_segment_desc *s = &c->segs[i];
-        cfg.seg[i] = (struct gmc_sim_segment){ s->base, s->size, s->cpu_offset, s->flags, (uint8_t)s->banks };
+        cfg.seg[i] = (struct gmc_sim_segment){ s->base, s->size, s->cpu_offset, s->flags, (uint8_t)s->banks, s->sysmem_end };
     }
     env_open(&l->env, &cfg);
     return &l->env;
@@ -534,7 +534,7 @@ static void test_bar_refusal_releases_lock(void **state)
     c.strap_segments = 1;
     c.seg_count = 1;
     /* BAR1 offsets [1 MiB, 3 MiB): the upper half is past the 2 MiB window */
-    c.seg[0] = (struct gmc_sim_segment){ 0, 2 * MiB, 1 * MiB, F(CPU_VISIBLE), 0 };
+    c.seg[0] = (struct gmc_sim_segment){ 0, 2 * MiB, 1 * MiB, F(CPU_VISIBLE), 0, 0 };
     struct env e;
     env_open(&e, &c);
     struct gmc_alloc_desc d;

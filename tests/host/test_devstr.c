@@ -47,6 +47,7 @@ static void test_good_strings(void **state)
         { "sim:seg1=0/0x200000/0x84/0/0,seg2=0x200000/0x100000/0x8/0/4", GMC_OK, 0 },
         { "sim:segs=2,seg2=0x200000/0x100000/0x8/0/4,seg1=0/0x200000/0x84", GMC_OK, 0 },
         { "sim:seg1=0/1/0xFFFFFFFF/0xFFFFFFFFFFFFFFFF/255", GMC_OK, 0 },
+        { "sim:seg1=0/0x200000/0x284/0/0/0x100000", GMC_OK, 0 }, /* SystemMemoryEndAddress */
         { "sim:trace=/tmp/gmc/x.fst", GMC_OK, 0 },
         { "sim:pbuf=64,tdr=1000", GMC_OK, 0 },
         { "sim:pbuf=0x100000,tdr=4294967295", GMC_OK, 0 },
@@ -110,7 +111,8 @@ static void test_bad_strings(void **state)
         /* segment straps */
         { "sim:seg1=0/0x1000", GMC_E_DEVSTR_SEGMENT, 9 },
         { "sim:seg1=", GMC_E_DEVSTR_SEGMENT, 9 },
-        { "sim:seg1=0/1/2/3/4/5", GMC_E_DEVSTR_SEGMENT, 9 },
+        { "sim:seg1=0/1/2/3/4/5/6", GMC_E_DEVSTR_SEGMENT, 9 },
+        { "sim:seg1=0/1/2/3/4/18446744073709551616", GMC_E_DEVSTR_NUMBER, 19 },
         { "sim:seg2=0/0x1000/0", GMC_E_DEVSTR_SEGMENT, 19 },
         { "sim:segs=1,seg2=0/0x1000/0", GMC_E_DEVSTR_SEGMENT, 4 },
         { "sim:segs=1,seg1=0/0x1000/0,seg2=0/0x1000/0", GMC_E_DEVSTR_SEGMENT, 27 },

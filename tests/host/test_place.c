@@ -27,10 +27,10 @@
 /* 1: CPU-visible VRAM; 2: VRAM in 4 banks of 256 KiB; 3: VRAM with 64 KiB
  * pages; 4: an aperture. Every segment is 1 MiB. */
 static const struct gmc_sim_segment place_layout[4] = {
-    { 0x000000, 1 * MiB, 0, F(CPU_VISIBLE), 0 },
-    { 0x100000, 1 * MiB, 0, F(USE_BANKING), 4 },
-    { 0x200000, 1 * MiB, 0, F(USE_64KB_PAGES), 0 },
-    { 0x80000000ull, 1 * MiB, 0, F(APERTURE), 0 },
+    { 0x000000, 1 * MiB, 0, F(CPU_VISIBLE), 0, 0 },
+    { 0x100000, 1 * MiB, 0, F(USE_BANKING), 4, 0 },
+    { 0x200000, 1 * MiB, 0, F(USE_64KB_PAGES), 0, 0 },
+    { 0x80000000ull, 1 * MiB, 0, F(APERTURE), 0, 0 },
 };
 
 static uint64_t rnd(uint64_t *s)
@@ -525,8 +525,8 @@ static void test_alignment_and_sizes(void **state)
 
     /* PitchAlignedSize is the size in a PitchAlignment segment */
     static const struct gmc_sim_segment pitch[2] = {
-        { 0, 1 * MiB, 0, F(CPU_VISIBLE), 0 },
-        { 1 * MiB, 1 * MiB, 0, F(PITCH_ALIGNMENT), 0 },
+        { 0, 1 * MiB, 0, F(CPU_VISIBLE), 0, 0 },
+        { 1 * MiB, 1 * MiB, 0, F(PITCH_ALIGNMENT), 0, 0 },
     };
     env_open_with(&e, pitch, 2);
     struct gmc_alloc_desc d;

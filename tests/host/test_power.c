@@ -301,6 +301,71 @@ static void test_strapped_rules(void **state)
     t_close(dev);
 }
 
+/* A partially preserved segment with a SystemMemoryEndAddress: in
+ * hibernate the allocations that end at or below it keep their place and
+ * bytes untouched, the one above is saved and restored, and the VRAM above
+ * the address loses its content; standby keeps everything. */
+static void test_partial_sysmem_end(void **state)
+{
+    (void)state;
+    /* seg1: 2 MiB, CpuVisible | PreservedDuringStandby | PartiallyPreserved,
+     * system memory up to 1 MiB */
+    gmc_device *dev = t_open("sim:segs=1,seg1=0/0x200000/0x284/0/0/0x100000");
+    struct gmc_segment_info si;
+    ok(gmc_segment_query(dev, 1, &si));
+    assert_int_equal(si.desc.sysmem_end, 0x100000);
+    gmc_client *c = t_client(dev);
+    const uint64_t SZ = 64 * KiB;
+    gmc_handle low = t_new(c, SZ, GMC_ALLOC_CPU_VISIBLE, BIT(1));
+    gmc_handle fill = t_new(c, 0x100000 - 2 * SZ, GMC_ALLOC_CPU_VISIBLE, BIT(1));
+    gmc_handle edge = t_new(c, SZ, GMC_ALLOC_CPU_VISIBLE, BIT(1)); /* ends exactly at 1 MiB */
+    gmc_handle high = t_new(c, SZ, GMC_ALLOC_CPU_VISIBLE, BIT(1));
+    t_write_pattern(c, low, SZ, 21);
+    t_write_pattern(c, edge, SZ, 22);
+    t_write_pattern(c, high, SZ, 23);
+    (void)fill;
+    t_idle(dev);
+    assert_int_equal(t_info(c, low).gpu_address, 0);
+    assert_int_equal(t_info(c, edge).gpu_address + SZ, 0x100000);
+    assert_true(t_info(c, high).gpu_address >= 0x100000);
+    uint64_t below = vram_sum(dev, 0, 0x100000);
+    uint64_t free_top = vram_sum(dev, 0x100000 + SZ, 0x100000 - SZ);
+    struct gmc_power_report r;
+    ok(gmc_device_power(dev, GMC_POWER_STANDBY, &r)); /* standby keeps the whole segment */
+    assert_int_equal(r.allocations_preserved, 3);
+    assert_int_equal(r.allocations_saved, 0);
+    ok(gmc_device_resume(dev, &r));
+    assert_int_equal(vram_sum(dev, 0x100000 + SZ, 0x100000 - SZ), free_top);
+    ok(gmc_device_power(dev, GMC_POWER_HIBERNATE, &r));
+    assert_int_equal(r.allocations_preserved, 2); /* low, edge */
+    assert_int_equal(r.allocations_saved, 1);     /* high */
+    assert_int_equal(r.bytes_saved, SZ);
+    ok(gmc_device_resume(dev, &r));
+    assert_int_equal(r.allocations_saved, 1);
+    assert_int_equal(r.bytes_restored, SZ);
+    assert_int_equal(vram_sum(dev, 0, 0x100000), below); /* not one byte below 1 MiB changed */
+    assert_true(vram_sum(dev, 0x100000 + SZ, 0x100000 - SZ) != free_top); /* purged above */
+    assert_true(t_check_pattern(c, low, SZ, 21));
+    assert_true(t_check_pattern(c, edge, SZ, 22));
+    assert_true(t_check_pattern(c, high, SZ, 23));
+    t_close(dev);
+
+    /* the address is checked against the segment's flags and range */
+    struct gmc_open_report rep;
+    dev = (gmc_device *)&state;
+    assert_status(gmc_device_open_ex("sim:segs=1,seg1=0/0x200000/0x84/0/0/0x100000", &rep, &dev),
+                  GMC_E_RULE_SEG_SYSMEM_END_WITHOUT_PARTIAL);
+    assert_null(dev);
+    assert_int_equal(rep.segment, 1);
+    assert_status(gmc_device_open_ex("sim:segs=1,seg1=0x100000/0x200000/0x284/0/0/0x400000", &rep, &dev),
+                  GMC_E_RULE_SEG_SYSMEM_END_OUTSIDE);
+    assert_status(gmc_device_open_ex("sim:segs=1,seg1=0x100000/0x200000/0x284/0/0/0x80000", &rep, &dev),
+                  GMC_E_RULE_SEG_SYSMEM_END_OUTSIDE);
+    assert_status(gmc_device_open_ex("sim:segs=1,seg1=0/0x200000/0x284/0/0/0x100800", &rep, &dev),
+                  GMC_E_RULE_SEG_SYSMEM_END_OUTSIDE); /* not on a page boundary */
+    assert_null(dev);
+}
+
 /* ---------------------------------------------------- refusals */
 
 static void test_power_refusals(void **state)
@@ -340,6 +405,7 @@ int main(void)
         cmocka_unit_test(test_strapped_standby),
         cmocka_unit_test(test_strapped_hibernate),
         cmocka_unit_test(test_strapped_rules),
+        cmocka_unit_test(test_partial_sysmem_end),
         cmocka_unit_test(test_power_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

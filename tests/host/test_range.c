@@ -268,25 +268,31 @@ static void check_mgr(const struct gmc_range_mgr *m, const char *file, int line)
 	CHK(&c, (u128)m->free_bytes == freeb, "free_bytes expected 0x%llx actual 0x%llx",
 	    (unsigned long long)freeb, (unsigned long long)m->free_bytes);
 
-	/* address tree: exactly the holes, in address order */
+	/* address tree (once built): exactly the holes, in address order */
 	c.n = 0;
 	chk_addr_tree(&c, m->addr_root, NULL, &maxh);
-	CHK(&c, c.n == nh, "addr tree holds %zu holes, expected %zu", c.n, nh);
-	for (i = 0; i < nh; i++)
+	CHK(&c, c.n == (m->addr_on ? nh : 0), "addr tree holds %zu holes, expected %zu", c.n,
+	    m->addr_on ? nh : 0);
+	for (i = 0; i < c.n; i++)
 		CHK(&c, c.inorder[i] == holes[i].owner, "addr tree order wrong at hole %zu (0x%llx)", i,
 		    (unsigned long long)holes[i].start);
-	CHK(&c, maxh == largest, "root max_hole expected 0x%llx actual 0x%llx",
-	    (unsigned long long)largest, (unsigned long long)maxh);
+	CHK(&c, maxh == (m->addr_on ? largest : 0), "root max_hole expected 0x%llx actual 0x%llx",
+	    (unsigned long long)(m->addr_on ? largest : 0), (unsigned long long)maxh);
+	for (o = m->head.next; !m->addr_on && o != &m->head; o = o->next)
+		CHK(&c, o->addr_link.height == 0 && o->max_hole == 0, "addr link set with no addr tree");
 
-	/* size tree: the same holes, strictly ascending by (size, start) */
+	/* size tree (once built): the same holes, strictly ascending by (size, start) */
 	c.n = 0;
 	chk_size_tree(&c, m->size_root, NULL);
-	CHK(&c, c.n == nh, "size tree holds %zu holes, expected %zu", c.n, nh);
+	CHK(&c, c.n == (m->size_on ? nh : 0), "size tree holds %zu holes, expected %zu", c.n,
+	    m->size_on ? nh : 0);
+	for (o = m->head.next; !m->size_on && o != &m->head; o = o->next)
+		CHK(&c, o->size_link.height == 0, "size link set with no size tree");
 	for (i = 0; i < c.n; i++) {
 		const struct gmc_range_node *a = c.inorder[i];
 
 		CHK(&c, a->hole_size > 0, "empty hole in size tree");
-		CHK(&c, a->addr_link.height > 0, "size-tree hole missing from addr tree");
+		CHK(&c, !m->addr_on || a->addr_link.height > 0, "size-tree hole missing from addr tree");
 		if (i > 0) {
 			const struct gmc_range_node *p = c.inorder[i - 1];
 			u128 ps = p == &m->head ? m->start : (u128)p->start + p->size;
@@ -1551,6 +1557,160 @@ static void test_stress_10k(void **state)
 	free(nodes);
 }
 
+/* The request mix of bench/bench_alloc.c: 4 KiB..16 MiB, 4 KiB or 64 KiB aligned. */
+static void bench_req(uint64_t *size, uint64_t *align)
+{
+	uint64_t k = rng_below(100);
+
+	if (k < 70)
+		*size = (1 + rng_below(16)) << 12;
+	else if (k < 95)
+		*size = (17 + rng_below(240)) << 12;
+	else
+		*size = (1 + rng_below(16)) << 20;
+	*align = *size >= MiB ? 0x10000 : 0x1000;
+}
+
+/* One unrestricted insert in mode, checked against the brute-force reference. */
+static void mode_insert(struct gmc_range_mgr *m, struct ref *r, struct gmc_range_node *n, int mode,
+			size_t *refused)
+{
+	uint64_t size, align, addr;
+	int exp, rc;
+
+	bench_req(&size, &align);
+	exp = ref_insert_expect(r, size, align, mode, 0, 0, &addr);
+	rc = gmc_range_insert(m, n, size, align, (enum gmc_range_mode)mode);
+	assert_rc(exp, rc);
+	if (rc == GMC_RANGE_OK) {
+		assert_u64(addr, n->start);
+		ref_add(r, n->start, n->size, n);
+	} else {
+		assert_node_zero(n);
+		(*refused)++;
+	}
+}
+
+/*
+ * A manager used in one mode only builds only the tree that mode needs
+ * (docs/placement.md); each mode alone, under the bench's request mix in a
+ * segment too small for it (so requests are refused), places every request
+ * where the brute-force reference says. Then the other modes are used on
+ * the same manager, which builds the missing tree in the middle of its life.
+ */
+static void test_single_mode(void **state)
+{
+	static const int modes[3] = { GMC_RANGE_BEST, GMC_RANGE_LOW, GMC_RANGE_HIGH };
+	const size_t live = 1500, churn = 4500;
+	size_t mi;
+
+	(void)state;
+	for (mi = 0; mi < 3; mi++) {
+		struct gmc_range_mgr m;
+		struct gmc_range_node *nodes = calloc(live, sizeof(*nodes));
+		struct ref r;
+		size_t i, refused = 0;
+		int mode = modes[mi];
+
+		assert_non_null(nodes);
+		g_seed = 0x5EED0F6D1Cull + mi;
+		g_seed_set = 1;
+		rng_seed(g_seed);
+		ref_init(&r, 0x100000000ull, 512 * MiB, live);
+		assert_ok(gmc_range_init(&m, 0x100000000ull, 512 * MiB));
+		assert_true(!m.size_on && !m.addr_on);
+		for (i = 0; i < live; i++)
+			mode_insert(&m, &r, &nodes[i], mode, &refused);
+		assert_ref(&m, &r);
+		for (i = 0; i < churn; i++) {
+			struct gmc_range_node *n = &nodes[rng_below(live)];
+
+			if (n->mgr) {
+				size_t k = ref_lower(&r, n->start);
+
+				assert_ok(gmc_range_remove(&m, n));
+				ref_del(&r, k);
+			}
+			mode_insert(&m, &r, n, mode, &refused);
+			if (i % 500 == 0)
+				assert_ref(&m, &r);
+		}
+		assert_ref(&m, &r);
+		print_message("  %s only: %zu refused of %zu requests, %llu holes\n",
+			      mode == GMC_RANGE_BEST ? "BEST" : mode == GMC_RANGE_LOW ? "LOW" : "HIGH", refused,
+			      live + churn, (unsigned long long)m.hole_count);
+		assert_that(refused > 0 && refused < (live + churn) / 4);
+		/* only the tree this mode searches was built */
+		assert_true(m.size_on == (mode == GMC_RANGE_BEST));
+		assert_true(m.addr_on == (mode != GMC_RANGE_BEST));
+		/* the other modes on the same manager: the missing tree is built now */
+		for (i = 0; i < 600; i++) {
+			struct gmc_range_node *n = &nodes[rng_below(live)];
+
+			if (n->mgr) {
+				size_t k = ref_lower(&r, n->start);
+
+				assert_ok(gmc_range_remove(&m, n));
+				ref_del(&r, k);
+			}
+			mode_insert(&m, &r, n, modes[(mi + 1 + i % 2) % 3], &refused);
+			if (i % 100 == 0)
+				assert_ref(&m, &r);
+		}
+		assert_true(m.size_on && m.addr_on);
+		assert_ref(&m, &r);
+		for (i = 0; i < live; i++)
+			if (nodes[i].mgr)
+				assert_ok(gmc_range_remove(&m, &nodes[i]));
+		assert_holes(&m, 0x100000000ull, 512 * MiB);
+		assert_ok(gmc_range_fini(&m));
+		g_seed_set = 0;
+		free(r.v);
+		free(nodes);
+	}
+}
+
+/* A reserve builds the address tree only; stats and hole iteration work from either tree. */
+static void test_lazy_trees(void **state)
+{
+	struct gmc_range_mgr m;
+	struct gmc_range_node a = { 0 }, b = { 0 }, c = { 0 };
+	struct gmc_range_stats st;
+
+	(void)state;
+	assert_ok(gmc_range_init(&m, 0x1000, 0x10000));
+	assert_mgr_ok(&m);
+	assert_ok(gmc_range_get_stats(&m, &st));
+	assert_u64(0x10000, st.largest_hole);
+	/* BEST, unrestricted: size tree only */
+	assert_ok(gmc_range_insert(&m, &a, 0x3000, 0, GMC_RANGE_BEST));
+	assert_u64(0x1000, a.start);
+	assert_ok(gmc_range_insert(&m, &b, 0x1000, 0, GMC_RANGE_BEST));
+	assert_u64(0x4000, b.start);
+	assert_ok(gmc_range_remove(&m, &a));
+	assert_true(m.size_on && !m.addr_on);
+	assert_holes(&m, 0x1000, 0x3000, 0x5000, 0xc000); /* iterated along the ring */
+	assert_ok(gmc_range_get_stats(&m, &st));
+	assert_u64(0xc000, st.largest_hole);
+	assert_mgr_ok(&m);
+	/* a restricted BEST needs the address walk: the address tree is built */
+	assert_ok(gmc_range_insert_in_range(&m, &a, 0x1000, 0, GMC_RANGE_BEST, 0x6000, 0x8000));
+	assert_u64(0x6000, a.start);
+	assert_true(m.size_on && m.addr_on);
+	assert_mgr_ok(&m);
+	assert_ok(gmc_range_remove(&m, &a));
+	assert_ok(gmc_range_remove(&m, &b));
+	assert_ok(gmc_range_fini(&m));
+	/* reserve: address tree only */
+	assert_ok(gmc_range_init(&m, 0x1000, 0x10000));
+	assert_ok(gmc_range_reserve(&m, &c, 0x8000, 0x1000));
+	assert_true(!m.size_on && m.addr_on);
+	assert_rc(GMC_RANGE_EBUSY, gmc_range_reserve(&m, &a, 0x8800, 0x1000));
+	assert_mgr_ok(&m);
+	assert_ok(gmc_range_remove(&m, &c));
+	assert_ok(gmc_range_fini(&m));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1571,6 +1731,8 @@ int main(void)
 		cmocka_unit_test_setup(test_iteration, clear_context),
 		cmocka_unit_test_setup(test_random_orders, clear_context),
 		cmocka_unit_test_setup(test_stress_10k, clear_context),
+		cmocka_unit_test_setup(test_single_mode, clear_context),
+		cmocka_unit_test_setup(test_lazy_trees, clear_context),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

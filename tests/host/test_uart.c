@@ -1,9 +1,10 @@
 /*
  * test_uart.c - the uart backend's error paths and DMA forwarding, against
  * a pseudo-terminal with something scripted on the other side: nothing, line
- * noise, a bridge of protocol 1, or a small fake bridge of protocol 2
+ * noise, a bridge of protocol 1 or 2, or a small fake bridge of protocol 3
  * (docs/uart-bridge.md) that answers PING and registers, can damage one
- * reply, and can issue DMA bursts while a command waits.
+ * reply, can issue DMA bursts while a command waits, damage their request
+ * or a write beat, and answers DMA_REQ_AGAIN and DMA_WR_ACK resends.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -38,7 +39,7 @@ static uint8_t crc8(uint8_t crc, uint8_t b)
     return crc;
 }
 
-enum mode { SILENT, NOISE, OLD_VERSION, BRIDGE };
+enum mode { SILENT, NOISE, OLD_VERSION, OLD_VERSION2, BRIDGE };
 
 struct fake {
     int master;
@@ -58,6 +59,17 @@ struct fake {
     uint8_t rd_beat[11];      /* the first DMA_RD_DATA received */
     int rd_beat_seen;
     uint32_t cycles;
+    /* DMA bursts: TAGs count per direction, as the bridge's. */
+    uint8_t rd_tag, wr_tag;
+    unsigned wr_beats;        /* beats of the next write burst (0: 1) */
+    int damage_req;           /* damage the next burst's request frame */
+    int damage_beat;          /* damage this write beat (index + 1; 0 none) */
+    uint8_t req[11];          /* the last request frame, for DMA_REQ_AGAIN */
+    uint8_t req_op;
+    unsigned asks[2];         /* DMA_REQ_AGAIN received per direction */
+    unsigned resends;         /* DMA_WR_ACK with RESEND received */
+    int resend_from;          /* beat of the first one */
+    unsigned rd_beats_seen;   /* DMA_RD_DATA received, all */
 };
 
 static void put(struct fake *f, uint8_t op, const uint8_t *pl, unsigned len, int damage)
@@ -84,6 +96,19 @@ static void le_put(uint8_t *p, uint64_t v, unsigned n)
         p[i] = (uint8_t)(v >> (8 * i));
 }
 
+/* DMA_WR_DATA beat b of the current write burst: strobe 0xFF, bytes
+ * 0xD0 + 8b + i, the burst's TAG. */
+static void wr_beat(struct fake *f, unsigned b, int damage)
+{
+    uint8_t d[11];
+    d[0] = (uint8_t)b;
+    d[1] = 0xFF;
+    for (unsigned i = 0; i < 8; i++)
+        d[2 + i] = (uint8_t)(0xD0u + 8u * b + i);
+    d[10] = f->wr_tag;
+    put(f, GMC_BRIDGE_OP_DMA_WR_DATA, d, GMC_BRIDGE_LEN_DMA_WR_DATA, damage);
+}
+
 static void bridge_frame(struct fake *f, uint8_t op, const uint8_t *p, unsigned len)
 {
     uint8_t r[16];
@@ -93,6 +118,7 @@ static void bridge_frame(struct fake *f, uint8_t op, const uint8_t *p, unsigned 
         r[1] = GMC_BRIDGE_VERSION;
         r[2] = 0;
         r[3] = f->last_seq;
+        r[4] = 3; /* window 2^3 beats */
         put(f, GMC_BRIDGE_OP_PING_REPLY, r, GMC_BRIDGE_LEN_PING_REPLY, 0);
     } else if (op == GMC_BRIDGE_OP_REG_RD && len == GMC_BRIDGE_LEN_REG_RD) {
         uint32_t off = (uint32_t)p[0] | (uint32_t)p[1] << 8, v = 0;
@@ -105,21 +131,28 @@ static void bridge_frame(struct fake *f, uint8_t op, const uint8_t *p, unsigned 
         else if (off == GMC_REG_SCRATCH)
             v = f->scratch;
         if (f->dma_before_reply) {
-            /* A DMA burst while the command waits: 1 beat at dma_addr. */
-            uint8_t q[11];
-            memset(q, 0, sizeof q);
+            /* A DMA burst while the command waits: at dma_addr, one beat
+             * (reads) or wr_beats (writes, beat i: bytes 0xD0 + 8i ...). */
+            uint8_t *q = f->req;
+            memset(q, 0, 11);
             le_put(q + 1, f->dma_addr, 6);
-            q[7] = 0;  /* one beat */
             q[8] = 3;  /* 8 bytes */
             q[9] = 1;  /* INCR */
-            q[10] = 1; /* TAG */
             if (f->dma_before_reply == 1) {
-                put(f, GMC_BRIDGE_OP_DMA_WR_REQ, q, GMC_BRIDGE_LEN_DMA_WR_REQ, 0);
-                uint8_t d[10] = { 0, 0xFF, 0xD0, 0xD1, 0xD2, 0xD3, 0xD4, 0xD5, 0xD6, 0xD7 };
-                put(f, GMC_BRIDGE_OP_DMA_WR_DATA, d, GMC_BRIDGE_LEN_DMA_WR_DATA, 0);
+                const unsigned n = f->wr_beats ? f->wr_beats : 1u;
+                q[7] = (uint8_t)(n - 1u);
+                q[10] = ++f->wr_tag;
+                f->req_op = GMC_BRIDGE_OP_DMA_WR_REQ;
+                put(f, GMC_BRIDGE_OP_DMA_WR_REQ, q, GMC_BRIDGE_LEN_DMA_WR_REQ, f->damage_req);
+                for (unsigned b = 0; b < n; b++)
+                    wr_beat(f, b, f->damage_beat == (int)b + 1);
             } else {
-                put(f, GMC_BRIDGE_OP_DMA_RD_REQ, q, GMC_BRIDGE_LEN_DMA_RD_REQ, 0);
+                q[7] = 0; /* one beat */
+                q[10] = ++f->rd_tag;
+                f->req_op = GMC_BRIDGE_OP_DMA_RD_REQ;
+                put(f, GMC_BRIDGE_OP_DMA_RD_REQ, q, GMC_BRIDGE_LEN_DMA_RD_REQ, f->damage_req);
             }
+            f->damage_req = 0;
             f->dma_before_reply = 0;
         }
         r[0] = 0;
@@ -151,6 +184,24 @@ static void bridge_frame(struct fake *f, uint8_t op, const uint8_t *p, unsigned 
         if (!f->rd_beat_seen)
             memcpy(f->rd_beat, p, sizeof f->rd_beat);
         f->rd_beat_seen++;
+    } else if (op == GMC_BRIDGE_OP_DMA_REQ_AGAIN && len == GMC_BRIDGE_LEN_DMA_REQ_AGAIN && p[0] <= 1) {
+        f->asks[p[0]]++;
+        const uint8_t want = p[0] ? GMC_BRIDGE_OP_DMA_WR_REQ : GMC_BRIDGE_OP_DMA_RD_REQ;
+        if (f->req_op == want && !(p[0] ? f->wr_resp_seen : f->rd_beat_seen)) {
+            put(f, want, f->req, 11, 0);
+        } else {
+            /* ERR(STATE): no burst in that direction (byte 6: the direction). */
+            const uint8_t e[7] = { GMC_BRIDGE_ERR_STATE, op, 0, 0, f->rd_tag, f->wr_tag, p[0] };
+            put(f, GMC_BRIDGE_OP_ERR, e, GMC_BRIDGE_LEN_ERR, 0);
+        }
+    } else if (op == GMC_BRIDGE_OP_DMA_WR_ACK && len == GMC_BRIDGE_LEN_DMA_WR_ACK && p[2] == f->wr_tag) {
+        if (p[1] & GMC_BRIDGE_WR_ACK_RESEND) {
+            if (f->resends++ == 0)
+                f->resend_from = p[0];
+            const unsigned n = f->wr_beats ? f->wr_beats : 1u;
+            for (unsigned b = p[0]; b < n && !f->wr_resp_seen; b++)
+                wr_beat(f, b, 0);
+        }
     }
 }
 
@@ -192,6 +243,9 @@ static void *fake_main(void *arg)
                 if (f->mode == OLD_VERSION && buf[i + 1] == GMC_BRIDGE_OP_PING) {
                     const uint8_t r1[3] = { buf[i + 3], 1, 0 }; /* protocol 1: LEN 3 */
                     put(f, GMC_BRIDGE_OP_PING_REPLY, r1, 3, 0);
+                } else if (f->mode == OLD_VERSION2 && buf[i + 1] == GMC_BRIDGE_OP_PING) {
+                    const uint8_t r2[4] = { buf[i + 3], 2, 0, 0 }; /* protocol 2: LEN 4 */
+                    put(f, GMC_BRIDGE_OP_PING_REPLY, r2, 4, 0);
                 } else if (f->mode == BRIDGE) {
                     bridge_frame(f, buf[i + 1], buf + i + 3, len);
                 }
@@ -287,6 +341,17 @@ static void older_protocol_named(void **state)
     fake_stop(&f);
 }
 
+static void protocol2_bridge_named(void **state)
+{
+    (void)state;
+    struct fake f;
+    fake_start(&f, OLD_VERSION2);
+    void *ctx = (void *)1;
+    assert_int_equal(open_dev(f.path, &ctx), GMC_E_UART_PROTOCOL);
+    assert_null(ctx);
+    fake_stop(&f);
+}
+
 static void second_open_is_busy(void **state)
 {
     (void)state;
@@ -337,7 +402,7 @@ static void damaged_reply_retried_once_executed(void **state)
     assert_int_equal(open_dev(f.path, &ctx), GMC_OK);
     struct gmc_link_stats before, after;
     assert_int_equal(gmc_backend_uart.link_stats(ctx, &before), GMC_OK);
-    assert_int_equal(before.bridge_version, 2);
+    assert_int_equal(before.bridge_version, 3);
     f.damage_next_wr_reply = 1;
     assert_int_equal(gmc_backend_uart.write32(ctx, GMC_REG_SCRATCH, 0xC0FFEE01u), GMC_OK);
     uint32_t v = 0;
@@ -403,6 +468,92 @@ static void dma_outside_host_map_touches_nothing(void **state)
     fake_stop(&f);
 }
 
+/* Protocol 3: a damaged DMA request is asked for again, a damaged write
+ * beat is sent again from the bridge's window; nothing is lost. */
+static void damaged_dma_frames_recovered(void **state)
+{
+    (void)state;
+    struct fake f;
+    fake_start(&f, BRIDGE);
+    void *ctx = NULL;
+    assert_int_equal(open_dev(f.path, &ctx), GMC_OK);
+    uint8_t mem[64];
+    memset(mem, 0x5A, sizeof mem);
+    assert_int_equal(gmc_backend_uart.host_map(ctx, 0x10000, mem, sizeof mem), GMC_OK);
+    uint32_t v;
+    struct gmc_link_stats st;
+
+    /* 1. The DMA_WR_REQ of a 2-beat burst damaged: the host sees beats of
+     * an unknown TAG, asks (DMA_REQ_AGAIN write), gets the request, and
+     * asks for the beats again from 0 (DMA_WR_ACK RESEND). */
+    f.dma_addr = 0x10000;
+    f.wr_beats = 2;
+    f.damage_req = 1;
+    f.dma_before_reply = 1;
+    assert_int_equal(gmc_backend_uart.read32(ctx, GMC_REG_ID, &v), GMC_OK);
+    for (int i = 0; i < 500 && !f.wr_resp_seen; i++) {
+        assert_int_equal(gmc_backend_uart.irq(ctx), 0); /* pumps the link */
+        usleep(1000);
+    }
+    assert_int_equal(f.wr_resp_seen, 1);
+    assert_int_equal(f.wr_resp[0], 0);
+    assert_int_equal(f.wr_resp[1], 1);
+    assert_true(f.asks[1] >= 1);
+    assert_int_equal(f.resend_from, 0);
+    for (size_t i = 0; i < sizeof mem; i++)
+        assert_int_equal(mem[i], i < 16 ? 0xD0 + i : 0x5A);
+    assert_int_equal(gmc_backend_uart.link_stats(ctx, &st), GMC_OK);
+    assert_int_equal(st.req_recovered, 1);
+    assert_int_equal(st.dma_wr_bursts, 1);
+    assert_int_equal(st.dma_broken, 0);
+
+    /* 2. Beat 1 of a 4-beat burst damaged: resend from beat 1, once. */
+    memset(mem, 0x5A, sizeof mem);
+    f.wr_resp_seen = 0;
+    f.resends = 0;
+    f.dma_addr = 0x10020;
+    f.wr_beats = 4;
+    f.damage_beat = 2;
+    f.dma_before_reply = 1;
+    assert_int_equal(gmc_backend_uart.read32(ctx, GMC_REG_ID, &v), GMC_OK);
+    for (int i = 0; i < 500 && !f.wr_resp_seen; i++) {
+        assert_int_equal(gmc_backend_uart.irq(ctx), 0);
+        usleep(1000);
+    }
+    assert_int_equal(f.wr_resp_seen, 1);
+    assert_int_equal(f.wr_resp[0], 0);
+    assert_int_equal(f.wr_resp[1], 2);
+    assert_int_equal(f.resends, 1);
+    assert_int_equal(f.resend_from, 1);
+    for (size_t i = 0; i < sizeof mem; i++)
+        assert_int_equal(mem[i], i >= 32 ? 0xD0 + (i - 32) : 0x5A);
+    assert_int_equal(gmc_backend_uart.link_stats(ctx, &st), GMC_OK);
+    assert_int_equal(st.wr_resends, 1);
+
+    /* 3. A damaged DMA_RD_REQ: asked for again, then the beat is served. */
+    f.damage_beat = 0;
+    f.dma_addr = 0x10008;
+    f.damage_req = 1;
+    f.dma_before_reply = 2;
+    assert_int_equal(gmc_backend_uart.read32(ctx, GMC_REG_ID, &v), GMC_OK);
+    for (int i = 0; i < 500 && !f.rd_beat_seen; i++) {
+        assert_int_equal(gmc_backend_uart.irq(ctx), 0);
+        usleep(1000);
+    }
+    assert_true(f.rd_beat_seen >= 1);
+    assert_true(f.asks[0] >= 1);
+    assert_int_equal(f.rd_beat[0], 0);
+    assert_int_equal(f.rd_beat[1], 0);  /* OKAY */
+    assert_int_equal(f.rd_beat[10], 1); /* TAG */
+    for (int i = 2; i < 10; i++)
+        assert_int_equal(f.rd_beat[i], 0x5A); /* host memory at 0x10008 */
+    assert_int_equal(gmc_backend_uart.link_stats(ctx, &st), GMC_OK);
+    assert_int_equal(st.req_recovered, 2);
+    assert_int_equal(st.dma_rd_bursts, 1);
+    gmc_backend_uart.close(ctx);
+    fake_stop(&f);
+}
+
 static void unplugged_mid_run(void **state)
 {
     (void)state;
@@ -435,10 +586,12 @@ int main(void)
         cmocka_unit_test(silent_port_times_out),
         cmocka_unit_test(something_else_on_the_port),
         cmocka_unit_test(older_protocol_named),
+        cmocka_unit_test(protocol2_bridge_named),
         cmocka_unit_test(second_open_is_busy),
         cmocka_unit_test(permission_denied),
         cmocka_unit_test(damaged_reply_retried_once_executed),
         cmocka_unit_test(dma_outside_host_map_touches_nothing),
+        cmocka_unit_test(damaged_dma_frames_recovered),
         cmocka_unit_test(unplugged_mid_run),
         cmocka_unit_test(messages_name_the_cause),
     };

@@ -37,7 +37,7 @@
 #define DATA_PAGES 16u
 #define ARENA ((META_PAGES + DATA_PAGES) * GMC_PAGE_SIZE)
 #define AP_PAGES 20u
-#define APB 0x80000000u
+#define APB GMC_TOP_APERTURE_BASE
 #define WAIT 4000000u
 #define MAXB 16u
 #define MAXR 65536u

@@ -137,7 +137,7 @@ static void test_access_types(void **state)
 static void test_unmapped(void **state)
 {
     gmc_sim *s = *state;
-    const uint32_t holes[] = {0x02C, 0x03C, 0x058, 0x0A0, 0x104, 0x134, 0x204, 0x238, 0x3FC, 0x480, 0xFFFC};
+    const uint32_t holes[] = {0x02C, 0x03C, 0x058, 0x0A0, 0x104, 0x134, 0x204, 0x238, 0x3FC, 0x4A0, 0xFFFC};
     for (size_t i = 0; i < sizeof holes / sizeof holes[0]; i++) {
         uint32_t v = 0xdeadbeef;
         assert_int_equal(gmc_sim_reg_read(s, holes[i], &v), GMC_SIM_EDECERR);
@@ -210,24 +210,26 @@ static void test_default_segments(void **state)
 {
     gmc_sim *s = *state;
     const struct gmc_sim_segment want[3] = {
-        {0, T_WINDOW_BYTES, 0, GMC_SEGFLAGS_CPU_VISIBLE_MASK | GMC_SEGFLAGS_PRESERVED_DURING_STANDBY_MASK, 0},
+        {0, T_WINDOW_BYTES, 0, GMC_SEGFLAGS_CPU_VISIBLE_MASK | GMC_SEGFLAGS_PRESERVED_DURING_STANDBY_MASK, 0, 0},
         {T_WINDOW_BYTES, T_PT_BASE_RESET - T_WINDOW_BYTES, 0,
-         GMC_SEGFLAGS_USE_BANKING_MASK | GMC_SEGFLAGS_PRESERVED_DURING_STANDBY_MASK, 4},
+         GMC_SEGFLAGS_USE_BANKING_MASK | GMC_SEGFLAGS_PRESERVED_DURING_STANDBY_MASK, 4, 0},
         {T_APERTURE_BASE, (uint64_t)T_APERTURE_PAGES * 4096, 0,
          GMC_SEGFLAGS_APERTURE_MASK | GMC_SEGFLAGS_CACHE_COHERENT_MASK |
              GMC_SEGFLAGS_PRESERVED_DURING_STANDBY_MASK | GMC_SEGFLAGS_PRESERVED_DURING_HIBERNATE_MASK,
-         0},
+         0, 0},
     };
     assert_int_equal(t_rd(s, GMC_REG_SEG_COUNT), 3);
     for (unsigned i = 0; i < 4; i++) {
-        struct gmc_sim_segment z = {0, 0, 0, 0, 0};
+        struct gmc_sim_segment z = {0, 0, 0, 0, 0, 0};
         const struct gmc_sim_segment *w = i < 3 ? &want[i] : &z;
         assert_int_equal(t_rd64(s, GMC_REG_SEG_BASE_LO_N(i)), w->base);
         assert_int_equal(t_rd64(s, GMC_REG_SEG_SIZE_LO_N(i)), w->size);
         assert_int_equal(t_rd(s, GMC_REG_SEG_FLAGS_N(i)), w->flags);
         assert_int_equal(t_rd64(s, GMC_REG_SEG_CPU_OFFSET_LO_N(i)), w->cpu_offset);
         assert_int_equal(t_rd(s, GMC_REG_SEG_BANKS_N(i)), w->banks);
+        assert_int_equal(t_rd64(s, GMC_REG_SEG_SYSMEM_END_LO_N(i)), 0); /* no partial segment */
     }
+
     /* The VRAM segments and the page table tile VRAM exactly. */
     assert_int_equal(want[1].base + want[1].size, t_rd(s, GMC_REG_PT_BASE));
 }
@@ -246,6 +248,7 @@ static void test_strapped_segments(void **state)
         cfg.seg[i].cpu_offset = 0xabc000000ull * (i + 1);
         cfg.seg[i].flags = 0x8001u << i;
         cfg.seg[i].banks = (uint8_t)(i * 3);
+        cfg.seg[i].sysmem_end = 0xfedcba987000ull - i * 0x11000ull;
     }
     gmc_sim *s = t_sim_new_cfg(&cfg);
     for (int pass = 0; pass < 2; pass++) {
@@ -257,6 +260,8 @@ static void test_strapped_segments(void **state)
             assert_int_equal(t_rd64(s, GMC_REG_SEG_CPU_OFFSET_LO_N(i)), cfg.seg[i].cpu_offset);
             assert_int_equal(t_rd(s, GMC_REG_SEG_FLAGS_N(i)), cfg.seg[i].flags);
             assert_int_equal(t_rd(s, GMC_REG_SEG_BANKS_N(i)), cfg.seg[i].banks);
+            assert_int_equal(t_rd(s, GMC_REG_SEG_SYSMEM_END_LO_N(i)), (uint32_t)cfg.seg[i].sysmem_end);
+            assert_int_equal(t_rd(s, GMC_REG_SEG_SYSMEM_END_HI_N(i)), (uint32_t)(cfg.seg[i].sysmem_end >> 32));
         }
         assert_int_equal(gmc_sim_reset(s, 4), GMC_SIM_OK);
     }
