@@ -162,7 +162,7 @@ module gmc_dmc #(
                      S_BLK = 5'd4,   S_XL = 5'd5,   S_XLW = 5'd6,  S_XLR = 5'd7,
                      S_GATH = 5'd8,  S_SRD = 5'd9,  S_SRDW = 5'd10, S_VRW = 5'd11,
                      S_WR = 5'd12,   S_WB = 5'd13,  S_MAP = 5'd14, S_MAPR = 5'd15,
-                     S_MAPW = 5'd16, S_FEN = 5'd17, S_FENB = 5'd18, S_DONE = 5'd19;
+                     S_MAPW = 5'd16,                                 S_DONE = 5'd19;
     // Kinds of a side: where byte k of it lives.
     localparam [2:0] K_VRAM = 3'd0, K_AP = 3'd1, K_MDL = 3'd2, K_BUS = 3'd3,
                      K_IMM = 3'd4,  // WRITE_PHYSICAL's W3 (source)
@@ -173,9 +173,8 @@ module gmc_dmc #(
     reg [63:0] w0, w1, w2, w3;
     reg [1:0]  beat;
     reg        fetch_err;
-    reg [47:0] pkt_addr;
     reg        in_ib;
-    reg [47:0] ib_next;
+    reg [47:0] ib_next;          // indirect packet being executed (moves on when it completes or is skipped)
     reg [26:0] ib_left;          // indirect packets not fetched yet
     reg [19:0] head;
     reg        faulted;
@@ -190,7 +189,10 @@ module gmc_dmc #(
     // counter crosses the boundary the cache covers instead of comparing
     // addresses.
     reg [47:0] sl, dl;           // linear address of the next source byte / destination block (MDL: 4096 * PAGE + OFFSET)
-    reg [31:0] left;             // bytes (MAP/UNMAP: pages) still to move
+                                 // (MAP/UNMAP: dl[31:0] is the aperture page of the current PTE, inv_page)
+    // Bytes (MAP/UNMAP: pages) still to move: W0's LENGTH, counted down
+    // in place once the packet is checked.
+    wire [31:0] left = w0[63:32];
     reg        s0, d0;           // the side is still in its first page
     reg [11:3] sseg, dseg;       // word of the side's first byte in that page
     reg [1:0]  so, dof;          // bits 4:3 of the side's first MDL entry
@@ -204,16 +206,13 @@ module gmc_dmc #(
     reg [3:0]  j, n;
     reg        xs;               // side being translated: 0 source, 1 destination
     reg [4:0]  xret;             // state to return to after a translation
-    reg [31:0] mp;               // MAP/UNMAP: aperture page of the current PTE (inv_page)
 
     // AXI request registers (held until ready) and the epoch bookkeeping.
     reg        ar_v, aw_v, w_v;
-    reg [47:0] ar_a, aw_a;
+    reg [47:0] ar_a;
     reg [1:0]  ar_s;
     reg [7:0]  ar_l;
     reg [1:0]  ar_e, aw_e;
-    reg [63:0] w_d;
-    reg [7:0]  w_s;
     reg [1:0]  ep;
     reg [1:0]  owe_rd0, owe_rd1, owe_rd2, owe_rd3, owe_wr0, owe_wr1, owe_wr2, owe_wr3;
     reg [31:0] wd_cnt;
@@ -248,7 +247,6 @@ module gmc_dmc #(
 
     wire [7:0]  op    = w0[7:0];
     wire [7:0]  flags = w0[15:8];
-    wire [31:0] plen  = w0[63:32];
 
     // ------------------------------------------------------- addresses
 
@@ -292,6 +290,10 @@ module gmc_dmc #(
     wire [47:0] ring_addr = {ring_base, 12'd0} + {28'd0, head};
     wire [19:0] ring_mask = ~(20'hFFFFF << ring_log2);
     wire [19:0] head_next = (head + 20'd32) & ring_mask;
+    // The packet being fetched or executed: HEAD's ring slot, or the
+    // indirect buffer's current packet (ib_next moves on only when that
+    // packet completes or is skipped, so this is also DMA_FAULT_PKT).
+    wire [47:0] pkt_addr = in_ib ? ib_next : ring_addr;
 
     // ------------------------------------------------------ bus bookkeeping
 
@@ -360,7 +362,10 @@ module gmc_dmc #(
     assign m_axi_arvalid = ar_v;
     assign m_axi_rready = 1'b1;
     assign m_axi_awid = {{(ID_WIDTH-4){1'b0}}, aw_e, 2'd3};
-    assign m_axi_awaddr = aw_a;
+    // The write's address and data are the destination block's: dl,
+    // dtbase, wdata and wstrb do not move from the write's issue to its
+    // response, and no packet is fetched while AW or W is still owed.
+    assign m_axi_awaddr = {dphys[47:3], 3'd0};
     assign m_axi_awlen = 8'd0;
     assign m_axi_awsize = 3'd3;
     assign m_axi_awburst = 2'd1;
@@ -368,8 +373,8 @@ module gmc_dmc #(
     assign m_axi_awcache = 4'b0011;
     assign m_axi_awprot = 3'b000;
     assign m_axi_awvalid = aw_v;
-    assign m_axi_wdata = w_d;
-    assign m_axi_wstrb = w_s;
+    assign m_axi_wdata = wdata;
+    assign m_axi_wstrb = wstrb;
     assign m_axi_wlast = 1'b1;
     assign m_axi_wvalid = w_v;
     assign m_axi_bready = 1'b1;
@@ -380,17 +385,15 @@ module gmc_dmc #(
     assign g_req_addr = {g_a, g_a};
     assign g_req_write = 2'b10;
     // The page of the PTE being written, still held in the cycle of
-    // inv_page_valid (mp moves on only when the next PTE starts).
-    assign inv_page = mp;
+    // inv_page_valid (dl moves on only when the next PTE starts).
+    assign inv_page = dl[31:0];
 
     // VRAM: the source word read, and the destination / PTE write.
-    wire [47:0] pte_word = {16'd0, 3'd0, pt_base[31:3]} + {16'd0, mp};
+    wire [47:0] pte_word = {16'd0, 3'd0, pt_base[31:3]} + {16'd0, dl[31:0]};
     assign vr_req = (st == S_SRD) && skind == K_VRAM;
     assign vr_addr = sphys[VRAM_AW+2:3];
     assign vw_req = (st == S_WR && dkind == K_VRAM) || st == S_MAPW;
     assign vw_addr = (st == S_MAPW) ? pte_word[VRAM_AW-1:0] : dphys[VRAM_AW+2:3];
-    // (MAP/UNMAP build the PTE in wdata: w_d may still hold a W beat the
-    // bus has not taken, which must not change.)
     assign vw_data = wdata;
     assign vw_strb = (st == S_MAPW) ? 8'hFF : wstrb;
 
@@ -402,9 +405,10 @@ module gmc_dmc #(
     assign st_head = head;
     assign st_fence = fence;
     assign st_fault_code = {faulted && in_ib, f_code};
-    // The fault registers: pkt_addr and xact_addr do not move while the
-    // engine is faulted (nothing is fetched or issued until skip or reset,
-    // which clear the fault), so they are the latched values.
+    // The fault registers: pkt_addr (HEAD's slot or the indirect packet)
+    // and xact_addr do not move while the engine is faulted (nothing is
+    // fetched, completed or issued until skip or reset, which clear the
+    // fault), so they are the latched values.
     assign st_fault_pkt = faulted ? pkt_addr : 48'd0;
     assign st_fault_addr = faulted ? xact_addr : 48'd0;
     assign st_read_result = rresult;
@@ -419,7 +423,7 @@ module gmc_dmc #(
     task next_block;
         begin
             dl <= dl_next;
-            left <= left - {28'd0, n};
+            w0[63:32] <= left - {28'd0, n};
             if (dl_next[11:0] == 12'd0) begin dtv <= 1'b0; d0 <= 1'b0; end
             wdata <= 64'd0;
             wstrb <= 8'd0;
@@ -473,24 +477,17 @@ module gmc_dmc #(
         end
     endtask
 
-    // Issue a one-beat write (the address rounded down to its word).
-    /* verilator lint_off UNUSEDSIGNAL */
+    // Issue a one-beat write of the destination block (wdata, wstrb) to
+    // its word.
     task wr;
-        input [47:0] a;
-        input [63:0] d;
-        input [7:0]  s;
         input [47:0] burst;
         begin
             aw_v <= 1'b1;
-            aw_a <= {a[47:3], 3'd0};
             aw_e <= ep;
             w_v <= 1'b1;
-            w_d <= d;
-            w_s <= s;
             xact_addr <= burst;
         end
     endtask
-    /* verilator lint_on UNUSEDSIGNAL */
 
     // Start moving len bytes from one side to another.
     task xfer;
@@ -498,7 +495,6 @@ module gmc_dmc #(
         input [47:0] ss;
         input [2:0]  dk;
         input [47:0] ds;
-        input [31:0] l;
         begin
             skind <= sk;
             sl <= ss;
@@ -508,7 +504,6 @@ module gmc_dmc #(
             dl <= ds;
             d0 <= 1'b1;
             dseg <= ds[11:3];
-            left <= l;
             stv <= 1'b0;
             dtv <= 1'b0;
             swv <= 1'b0;
@@ -529,7 +524,8 @@ module gmc_dmc #(
     wire        s_mem  = skind == K_VRAM || skind == K_AP || skind == K_MDL || skind == K_BUS;
     wire        s_xl   = s_tr && !stv;
     wire        d_xl   = d_tr && !dtv;
-    wire [47:0] sl_next = sl + 48'd1;
+    // (One adder: the source moves a byte, or MAP/UNMAP's MDL walk a page.)
+    wire [47:0] sl_next = sl + ((st == S_MAPW) ? 48'h1000 : 48'd1);
     wire [47:0] dl_next = dl + {44'd0, n};
 
     // Faults of the current state. Every bus fault names the burst address
@@ -537,7 +533,7 @@ module gmc_dmc #(
     // wins over any other fault of the same cycle.
     wire f_bus = (st == S_FR && r_cur && m_axi_rlast && (fetch_err || r_err))
                  || ((st == S_SRDW || st == S_XLR || st == S_MAPR) && r_cur && r_err)
-                 || ((st == S_WB || st == S_FENB) && b_cur && b_err);
+                 || (st == S_WB && b_cur && b_err);
     wire f_chk = st == S_CHK && chk_done && chk_code != GMC_DMA_FAULT_NONE;
     wire f_pte = st == S_XLW && g_resp_valid[xs] && (g_resp_fault || !g_resp_system);
     wire f_to  = wd_fire && st != S_IDLE;
@@ -587,13 +583,12 @@ module gmc_dmc #(
 
         case (st)
             S_IDLE: begin
-                if (can_fetch && !ar_v) begin
-                    pkt_addr <= in_ib ? ib_next : ring_addr;
-                    rd(in_ib ? ib_next : ring_addr, 2'd0, 8'd3, in_ib ? ib_next : ring_addr);
-                    if (in_ib) begin
-                        ib_next <= ib_next + 48'd32;
-                        ib_left <= ib_left - 27'd1;
-                    end
+                // (Not while a write is on the bus: its address and data
+                // are the live destination and word registers, which the
+                // next packet would change.)
+                if (can_fetch && !ar_v && !aw_v && !w_v) begin
+                    rd(pkt_addr, 2'd0, 8'd3, pkt_addr);
+                    if (in_ib) ib_left <= ib_left - 27'd1;
                     beat <= 2'd0;
                     fetch_err <= 1'b0;
                     st <= S_FR;
@@ -615,8 +610,8 @@ module gmc_dmc #(
                     st <= S_DONE;
                     // MAP/UNMAP: PTEs from (W2 - APERTURE_BASE) / 4096, MDL
                     // entries from W3's MDL_PAGE, walked on the source side.
-                    mp <= ((w2[31:0] - APERTURE_BASE) >> 12) - 32'd1;
-                    left <= plen;
+                    dl <= {16'd0, ((w2[31:0] - APERTURE_BASE) >> 12) - 32'd1};
+                    n <= 4'd1;   // (MAP/UNMAP: dl and left step by one)
                     sl <= {17'd0, w3[18:0], 12'd0};
                     xs <= 1'b0;
                     so <= w1[4:3] + w3[1:0];
@@ -628,24 +623,29 @@ module gmc_dmc #(
                             xfer(flags[0] ? K_MDL : (s_vram ? K_VRAM : K_AP),
                                  flags[0] ? {16'd0, w3[19:0], w3[31:20]} : w1[47:0],
                                  flags[1] ? K_MDL : (d_vram ? K_VRAM : K_AP),
-                                 flags[1] ? {16'd0, w3[51:32], w3[63:52]} : w2[47:0], plen);
+                                 flags[1] ? {16'd0, w3[51:32], w3[63:52]} : w2[47:0]);
                         GMC_DMA_OP_FILL: begin
-                            xfer(K_PAT, 48'd0, K_VRAM, w2[47:0], plen);
+                            xfer(K_PAT, 48'd0, K_VRAM, w2[47:0]);
                         end
                         GMC_DMA_OP_DISCARD: if (flags[3]) begin
-                            xfer(K_PAT, 48'd0, K_VRAM, w2[47:0], plen);
+                            xfer(K_PAT, 48'd0, K_VRAM, w2[47:0]);
                         end
                         GMC_DMA_OP_READ_PHYSICAL:
-                            xfer(!flags[2] ? K_BUS : (s_vram ? K_VRAM : K_AP), w1[47:0], K_RES, 48'd0, plen);
+                            xfer(!flags[2] ? K_BUS : (s_vram ? K_VRAM : K_AP), w1[47:0], K_RES, 48'd0);
                         GMC_DMA_OP_WRITE_PHYSICAL:
-                            xfer(K_IMM, 48'd0, !flags[2] ? K_BUS : (d_vram ? K_VRAM : K_AP), w2[47:0], plen);
+                            xfer(K_IMM, 48'd0, !flags[2] ? K_BUS : (d_vram ? K_VRAM : K_AP), w2[47:0]);
                         GMC_DMA_OP_MAP_APERTURE, GMC_DMA_OP_UNMAP_APERTURE: st <= S_MAP;
                         GMC_DMA_OP_FLUSH_TLB: inv_all <= 1'b1;
-                        GMC_DMA_OP_FENCE: if (flags[4]) st <= S_FEN;
+                        // WRITE_MEM: W3 written to W2 as an 8-byte transfer
+                        // (not counted), then DMA_FENCE in S_DONE.
+                        GMC_DMA_OP_FENCE: if (flags[4]) begin
+                            xfer(K_IMM, 48'd0, K_BUS, w2[47:0]);
+                            w0[63:32] <= 32'd8;   // (LENGTH is 0, checked)
+                        end
                         GMC_DMA_OP_INDIRECT: begin
                             in_ib <= 1'b1;
                             ib_next <= w1[47:0];
-                            ib_left <= plen[31:5];
+                            ib_left <= left[31:5];
                             st <= S_IDLE;
                         end
                         default: ;
@@ -711,13 +711,13 @@ module gmc_dmc #(
                     rresult <= wdata;
                     st <= S_DONE;
                 end else if (!aw_v && !w_v) begin
-                    wr(dphys, wdata, wstrb, d_burst);
+                    wr(d_burst);
                     st <= S_WB;
                 end
             end
             S_WB: if (b_cur) begin
                 if (!b_err) begin
-                    count(skind, dkind, n);
+                    if (op[3:0] != GMC_DMA_OP_FENCE) count(skind, dkind, n);
                     next_block;
                 end
             end
@@ -751,12 +751,12 @@ module gmc_dmc #(
             S_MAP: begin
                 if (left == 32'd0) st <= S_DONE;
                 else if (op[3:0] == GMC_DMA_OP_UNMAP_APERTURE) begin
-                    mp <= mp + 32'd1;
+                    dl <= dl_next;
                     wdata <= {16'd0, dummy_page, 12'd0} | GMC_PTE_VALID_MASK | GMC_PTE_SYSTEM_MASK
                            | GMC_PTE_READABLE_MASK | GMC_PTE_WRITEABLE_MASK;
                     st <= S_MAPW;
                 end else if (!ar_v) begin
-                    mp <= mp + 32'd1;
+                    dl <= dl_next;
                     rd(x_ent, 2'd2, 8'd0, x_eburst);
                     st <= S_MAPR;
                 end
@@ -772,18 +772,11 @@ module gmc_dmc #(
             end
             S_MAPW: if (vw_gnt) begin
                 inv_page_valid <= 1'b1;
-                left <= left - 32'd1;
-                sl[47:12] <= sl[47:12] + 36'd1;
+                w0[63:32] <= left - {28'd0, n};
+                sl <= sl_next;
                 if (spc != 3'd4) spc <= spc + 3'd1;
                 st <= S_MAP;
             end
-
-            // ---- FENCE with WRITE_MEM
-            S_FEN: if (!aw_v && !w_v) begin
-                wr(w2[47:0], w3, 8'hFF, w2[47:0]);
-                st <= S_FENB;
-            end
-            S_FENB: if (b_cur && !b_err) st <= S_DONE;
 
             // ---- completion
             S_DONE: begin
@@ -791,6 +784,7 @@ module gmc_dmc #(
                     fence <= w3;
                     ev_fence_irq <= flags[5];
                 end
+                ib_next <= ib_next + 48'd32;
                 if (in_ib && ib_left == 27'd0) begin
                     in_ib <= 1'b0;
                     head <= head_next;
@@ -819,6 +813,7 @@ module gmc_dmc #(
         end else if (cmd_skip && faulted) begin
             faulted <= 1'b0;
             f_code <= 8'd0;
+            ib_next <= ib_next + 48'd32;
             if (in_ib && ib_left == 27'd0) begin
                 in_ib <= 1'b0;
                 head <= head_next;
