@@ -372,6 +372,13 @@ static void batch(struct soak *k)
     k->batches++;
 }
 
+/* One of the soak's four checks: prints it, and returns 1 when it failed. */
+static unsigned check(int ok, const char *what)
+{
+    printf("%s: %s\n", ok ? "PASS" : "FAIL", what);
+    return ok ? 0u : 1u;
+}
+
 int main(void)
 {
     const char *e = getenv("GMC_SOAK_PACKETS");
@@ -450,7 +457,9 @@ int main(void)
         printf("soak: first problem: %s\n", k->first);
     if (axi)
         printf("soak: first AXI violation: %s\n", msg);
-    unsigned bad = (k->hangs != 0) + (k->outside != 0) + (k->mismatches != 0) + (axi != 0);
+    unsigned bad = check(k->hangs == 0, "no hang") + check(k->outside == 0, "no write outside a destination") +
+                   check(k->mismatches == 0, "no mismatch with the reference model") +
+                   check(axi == 0, "no AXI protocol violation");
     printf("test_dma_soak: %u passed, %u failed\n", 4u - bad, bad);
     gmc_dma_ref_fini(&k->ref);
     gmc_ring_fini(&k->ring);
