@@ -489,62 +489,66 @@ module gmc_dma_core #(
         asm_err_next = asm_err_reg;
         nxt_valid_next = nxt_valid_reg;
 
-        if (store_asm) begin
-            asm_err_next = asm_err_reg || fw_err;
-            asm_cnt_next = asm_cnt_reg + 2'd1;
-        end
-        if (store_nxt) begin
-            nxt_valid_next = 1'b1;
-            asm_err_next = 1'b0;
-            if (ld_ib_reg) begin
-                ld_ib_addr_next = ld_ib_addr_reg + 48'd32;
-                ld_ib_left_next = ld_ib_left_reg - 27'd1;
-                if (ld_ib_left_reg == 27'd1) begin
-                    ld_ib_next = 1'b0;
-                    ld_off_next = ld_ret_reg;
+        // The loader moves only on a fetched word, a take, an INDIRECT,
+        // SKIP, a fault or RESET.
+        if (store_asm || take || dec_ind || skip || do_fault || cmd_reset) begin
+            if (store_asm) begin
+                asm_err_next = asm_err_reg || fw_err;
+                asm_cnt_next = asm_cnt_reg + 2'd1;
+            end
+            if (store_nxt) begin
+                nxt_valid_next = 1'b1;
+                asm_err_next = 1'b0;
+                if (ld_ib_reg) begin
+                    ld_ib_addr_next = ld_ib_addr_reg + 48'd32;
+                    ld_ib_left_next = ld_ib_left_reg - 27'd1;
+                    if (ld_ib_left_reg == 27'd1) begin
+                        ld_ib_next = 1'b0;
+                        ld_off_next = ld_ret_reg;
+                    end
+                end else begin
+                    ld_off_next = (ld_off_reg + 20'd32) & ring_mask;
                 end
-            end else begin
-                ld_off_next = (ld_off_reg + 20'd32) & ring_mask;
             end
-        end
-        if (take)
-            nxt_valid_next = 1'b0;
-        // An INDIRECT: load the buffer's packets, then the ring after it.
-        if (dec_ind) begin
-            ld_ib_next = 1'b1;
-            ld_ib_addr_next = w1[47:0];
-            ld_ib_left_next = len[31:5];
-            ld_ret_next = pkt_next_off;
-            nxt_valid_next = 1'b0;
-            asm_cnt_next = 2'd0;
-            asm_err_next = 1'b0;
-        end
-        // SKIP: load again after the faulting packet.
-        if (skip) begin
-            asm_cnt_next = 2'd0;
-            asm_err_next = 1'b0;
-            nxt_valid_next = 1'b0;
-            if (skip_in_ib) begin
+            if (take)
+                nxt_valid_next = 1'b0;
+            // An INDIRECT: load the buffer's packets, then the ring after it.
+            if (dec_ind) begin
                 ld_ib_next = 1'b1;
-                ld_ib_addr_next = pkt_addr_reg + 48'd32;
-                ld_ib_left_next = pkt_rem_reg;
-                ld_ret_next = ib_next_off;
-            end else begin
-                ld_ib_next = 1'b0;
-                ld_off_next = skip_off;
+                ld_ib_addr_next = w1[47:0];
+                ld_ib_left_next = len[31:5];
+                ld_ret_next = pkt_next_off;
+                nxt_valid_next = 1'b0;
+                asm_cnt_next = 2'd0;
+                asm_err_next = 1'b0;
             end
-        end
-        if (do_fault) begin
-            nxt_valid_next = 1'b0;
-            asm_cnt_next = 2'd0;
-            asm_err_next = 1'b0;
-        end
-        if (cmd_reset) begin
-            ld_ib_next = 1'b0;
-            ld_off_next = tail_m;
-            nxt_valid_next = 1'b0;
-            asm_cnt_next = 2'd0;
-            asm_err_next = 1'b0;
+            // SKIP: load again after the faulting packet.
+            if (skip) begin
+                asm_cnt_next = 2'd0;
+                asm_err_next = 1'b0;
+                nxt_valid_next = 1'b0;
+                if (skip_in_ib) begin
+                    ld_ib_next = 1'b1;
+                    ld_ib_addr_next = pkt_addr_reg + 48'd32;
+                    ld_ib_left_next = pkt_rem_reg;
+                    ld_ret_next = ib_next_off;
+                end else begin
+                    ld_ib_next = 1'b0;
+                    ld_off_next = skip_off;
+                end
+            end
+            if (do_fault) begin
+                nxt_valid_next = 1'b0;
+                asm_cnt_next = 2'd0;
+                asm_err_next = 1'b0;
+            end
+            if (cmd_reset) begin
+                ld_ib_next = 1'b0;
+                ld_off_next = tail_m;
+                nxt_valid_next = 1'b0;
+                asm_cnt_next = 2'd0;
+                asm_err_next = 1'b0;
+            end
         end
     end
 
@@ -567,61 +571,65 @@ module gmc_dma_core #(
         head_next = head;
         map_i_next = map_i_reg;
 
-        if (take)
-            state_next = S_DECODE;
-        case (state_reg)
-            S_DECODE: begin
-                if (chk_code == GMC_DMA_FAULT_NONE) begin
-                    if (op_xfer || op_fill || (op_disc && f_poison) || op_wrp || (op_fence && f_wmem))
-                        state_next = S_XFER;
-                    if (op_rdp)
-                        state_next = S_RDP;
-                    if (op_map || op_unmap) begin
-                        map_i_next = 21'd0;
-                        state_next = S_MAP;
+        // While a transfer runs only its completion, a fault or RESET
+        // moves the packet's state.
+        if (state_reg != S_XFER || complete || do_fault || cmd_reset) begin
+            if (take)
+                state_next = S_DECODE;
+            case (state_reg)
+                S_DECODE: begin
+                    if (chk_code == GMC_DMA_FAULT_NONE) begin
+                        if (op_xfer || op_fill || (op_disc && f_poison) || op_wrp || (op_fence && f_wmem))
+                            state_next = S_XFER;
+                        if (op_rdp)
+                            state_next = S_RDP;
+                        if (op_map || op_unmap) begin
+                            map_i_next = 21'd0;
+                            state_next = S_MAP;
+                        end
+                        if (op_ind) begin
+                            // Run the buffer; the ring continues after it.
+                            in_ib_next = 1'b1;
+                            ib_off_next = pkt_off_reg;
+                            state_next = S_IDLE;
+                        end
                     end
-                    if (op_ind) begin
-                        // Run the buffer; the ring continues after it.
-                        in_ib_next = 1'b1;
-                        ib_off_next = pkt_off_reg;
+                end
+                S_MAP: begin
+                    if (map_wrote)
+                        map_i_next = map_i_reg + 21'd1;
+                end
+                S_DRAIN: begin
+                    if (wr_idle)
                         state_next = S_IDLE;
+                end
+                S_FAULTED: begin
+                    if (cmd_skip) begin
+                        if (!skip_in_ib) begin
+                            head_next = skip_off;
+                            in_ib_next = 1'b0;
+                        end
+                        state_next = S_DRAIN;
                     end
                 end
-            end
-            S_MAP: begin
-                if (map_wrote)
-                    map_i_next = map_i_reg + 21'd1;
-            end
-            S_DRAIN: begin
-                if (wr_idle)
-                    state_next = S_IDLE;
-            end
-            S_FAULTED: begin
-                if (cmd_skip) begin
-                    if (!skip_in_ib) begin
-                        head_next = skip_off;
-                        in_ib_next = 1'b0;
-                    end
-                    state_next = S_DRAIN;
+                default: ;
+            endcase
+            if (complete) begin
+                state_next = S_IDLE;
+                if (!pkt_ib_reg)
+                    head_next = pkt_next_off;
+                if (pkt_ib_reg && pkt_last_reg) begin
+                    head_next = ib_next_off;
+                    in_ib_next = 1'b0;
                 end
             end
-            default: ;
-        endcase
-        if (complete) begin
-            state_next = S_IDLE;
-            if (!pkt_ib_reg)
-                head_next = pkt_next_off;
-            if (pkt_ib_reg && pkt_last_reg) begin
-                head_next = ib_next_off;
+            if (do_fault)
+                state_next = S_FAULTED;
+            if (cmd_reset) begin
+                head_next = tail_m;
                 in_ib_next = 1'b0;
+                state_next = S_DRAIN;
             end
-        end
-        if (do_fault)
-            state_next = S_FAULTED;
-        if (cmd_reset) begin
-            head_next = tail_m;
-            in_ib_next = 1'b0;
-            state_next = S_DRAIN;
         end
     end
 
@@ -663,72 +671,76 @@ module gmc_dma_core #(
         ev_fault_next = 1'b0;
         ev_fence_irq_next = 1'b0;
 
-        if (dec_ok) begin
-            // Start the units the packet uses.
-            if (op_xfer) begin
-                xs_start_next = 1'b1;
-                xd_start_next = 1'b1;
-                rd_start_next = 1'b1;
-                wr_start_next = 1'b1;
+        // Commands come only from a decoded packet, a stored fence, SKIP,
+        // a completion, a fault or RESET.
+        if (dec_ok || store_fence || skip || complete || do_fault || cmd_reset) begin
+            if (dec_ok) begin
+                // Start the units the packet uses.
+                if (op_xfer) begin
+                    xs_start_next = 1'b1;
+                    xd_start_next = 1'b1;
+                    rd_start_next = 1'b1;
+                    wr_start_next = 1'b1;
+                end
+                if (op_fill || (op_disc && f_poison) || op_wrp || (op_fence && f_wmem)) begin
+                    xd_start_next = 1'b1;
+                    wr_start_next = 1'b1;
+                end
+                if (op_rdp) begin
+                    xs_start_next = 1'b1;
+                    rd_start_next = 1'b1;
+                end
+                if (op_map)
+                    xd_start_next = 1'b1;
+                if (op_flush)
+                    inv_all_next = 1'b1;
+                if (op_ind) begin
+                    f_restart_next = 1'b1;
+                    f_restart_drop_next = 1'b1;
+                    f_restart_ib_next = 1'b1;
+                    f_restart_off_next = pkt_next_off;
+                    f_restart_ib_addr_next = w1[47:0];
+                    f_restart_ib_len_next = len;
+                end
             end
-            if (op_fill || (op_disc && f_poison) || op_wrp || (op_fence && f_wmem)) begin
-                xd_start_next = 1'b1;
-                wr_start_next = 1'b1;
-            end
-            if (op_rdp) begin
-                xs_start_next = 1'b1;
-                rd_start_next = 1'b1;
-            end
-            if (op_map)
-                xd_start_next = 1'b1;
-            if (op_flush)
-                inv_all_next = 1'b1;
-            if (op_ind) begin
+            if (store_fence)
+                ev_fence_irq_next = f_irq;
+            if (skip) begin
                 f_restart_next = 1'b1;
-                f_restart_drop_next = 1'b1;
-                f_restart_ib_next = 1'b1;
-                f_restart_off_next = pkt_next_off;
-                f_restart_ib_addr_next = w1[47:0];
-                f_restart_ib_len_next = len;
+                f_restart_drop_next = 1'b0;
+                if (skip_in_ib) begin
+                    // Resume inside the buffer.
+                    f_restart_ib_next = 1'b1;
+                    f_restart_off_next = ib_next_off;
+                    f_restart_ib_addr_next = pkt_addr_reg + 48'd32;
+                    f_restart_ib_len_next = {pkt_rem_reg, 5'd0};
+                end else begin
+                    f_restart_ib_next = 1'b0;
+                    f_restart_off_next = skip_off;
+                    if (pkt_ib_reg)
+                        ev_packets_next = 2'd1;
+                end
             end
-        end
-        if (store_fence)
-            ev_fence_irq_next = f_irq;
-        if (skip) begin
-            f_restart_next = 1'b1;
-            f_restart_drop_next = 1'b0;
-            if (skip_in_ib) begin
-                // Resume inside the buffer.
+            if (complete)
+                ev_packets_next = (pkt_ib_reg && pkt_last_reg) ? 2'd2 : 2'd1;
+            if (do_fault) begin
+                ev_fault_next = 1'b1;
+                ev_packets_next = 2'd0;
+                flush_next = 1'b1;
+                // Stop fetching: an empty indirect buffer.
+                f_restart_next = 1'b1;
+                f_restart_drop_next = 1'b0;
                 f_restart_ib_next = 1'b1;
-                f_restart_off_next = ib_next_off;
-                f_restart_ib_addr_next = pkt_addr_reg + 48'd32;
-                f_restart_ib_len_next = {pkt_rem_reg, 5'd0};
-            end else begin
+                f_restart_ib_len_next = 32'd0;
+            end
+            if (cmd_reset) begin
+                flush_next = 1'b1;
+                f_restart_next = 1'b1;
+                f_restart_drop_next = 1'b0;
                 f_restart_ib_next = 1'b0;
-                f_restart_off_next = skip_off;
-                if (pkt_ib_reg)
-                    ev_packets_next = 2'd1;
+                f_restart_off_next = tail_m;
+                ev_packets_next = 2'd0;
             end
-        end
-        if (complete)
-            ev_packets_next = (pkt_ib_reg && pkt_last_reg) ? 2'd2 : 2'd1;
-        if (do_fault) begin
-            ev_fault_next = 1'b1;
-            ev_packets_next = 2'd0;
-            flush_next = 1'b1;
-            // Stop fetching: an empty indirect buffer.
-            f_restart_next = 1'b1;
-            f_restart_drop_next = 1'b0;
-            f_restart_ib_next = 1'b1;
-            f_restart_ib_len_next = 32'd0;
-        end
-        if (cmd_reset) begin
-            flush_next = 1'b1;
-            f_restart_next = 1'b1;
-            f_restart_drop_next = 1'b0;
-            f_restart_ib_next = 1'b0;
-            f_restart_off_next = tail_m;
-            ev_packets_next = 2'd0;
         end
     end
 
