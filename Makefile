@@ -374,9 +374,9 @@ $(BUILD)/board/icebreaker_full/vobj/Vgmc_board_icebreaker_full__ALL.a: firmware/
 	  || { cat $(BUILD)/board/icebreaker_full/verilator.log; exit 1; }
 
 BOARD_SIM_LIBS := $(foreach b,$(BOARD_SIM_TOPS) icebreaker_full,$(BUILD)/board/$(b)/vobj/Vgmc_board_$(b)__ALL.a)
-$(BUILD)/rel/bin/gmc-board-sim: sim/board/gmc_board_sim.cpp $(BOARD_SIM_LIBS)
+$(BUILD)/rel/bin/gmc-board-sim: sim/board/gmc_board_sim.cpp include/gmc_bridge.h $(BOARD_SIM_LIBS)
 	@mkdir -p $(@D)
-	$(CXX) -std=c++17 $(WARN) -Wno-unused-parameter -O2 -g $(foreach b,$(BOARD_SIM_TOPS) icebreaker_full,-I$(BUILD)/board/$(b)/vobj) \
+	$(CXX) -std=c++17 $(WARN) -Wno-unused-parameter -O2 -g -Iinclude $(foreach b,$(BOARD_SIM_TOPS) icebreaker_full,-I$(BUILD)/board/$(b)/vobj) \
 	  -I$(VLT_ROOT)/include -I$(VLT_ROOT)/include/vltstd $< $(BOARD_SIM_LIBS) \
 	  $(BUILD)/board/icebreaker/vobj/verilated.o $(BUILD)/board/icebreaker/vobj/verilated_threads.o \
 	  $(BUILD)/board/icebreaker/vobj/verilated_fst_c.o -o $@ -pthread -lz

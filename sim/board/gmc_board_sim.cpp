@@ -49,6 +49,7 @@
 #include "Vgmc_board_icebreaker___024root.h"
 #include "Vgmc_board_icebreaker_full.h"
 #include "Vgmc_board_icebreaker_full___024root.h"
+#include "gmc_bridge.h"
 #include "verilated.h"
 #include "verilated_fst_c.h"
 
@@ -227,7 +228,7 @@ struct FrameParser {
     {
         switch (state) {
         case 0:
-            if (b == 0xA5) {
+            if (b == GMC_BRIDGE_SYNC) {
                 state = 1;
                 start = s;
                 crc = 0;
@@ -242,7 +243,7 @@ struct FrameParser {
             len = b;
             crc = crc8(crc, b);
             n = 0;
-            state = len > 14 ? 0 : len == 0 ? 4 : 3;
+            state = len > GMC_BRIDGE_MAX_LEN ? 0 : len == 0 ? 4 : 3;
             return false;
         case 3:
             pl[n++] = b;
@@ -268,7 +269,11 @@ struct FrameParser {
 // same direction while the burst's beats were on the wire. What is left is
 // the burst's own wire time and the board's, the same on any host. A read
 // burst in which a beat was sent again (after an ERR, or the host's probe)
-// is counted apart (resent_bursts): its time holds the host's reaction.
+// is counted apart (resent_bursts): its time holds the host's reaction. So
+// is a burst the host asked about while it was in flight (DMA_REQ_AGAIN, a
+// DMA_WR_ACK with RESEND: sent when the host saw nothing for 20 ms of its
+// own time, as on a loaded host), and its request sent again does not start
+// a new one (host_asked_bursts).
 struct Figures {
     FrameParser down, up;
     struct Burst {
@@ -276,11 +281,11 @@ struct Figures {
         uint8_t tag = 0;
         unsigned len = 0;
         uint64_t start = 0, ask_end = 0, wait = 0, foreign = 0;
-        bool answered = false, resent = false;
+        bool answered = false, resent = false, asked = false;
         int hi = -1;  // the highest read beat seen
     } rd, wr;
-    uint64_t rd_bursts = 0, rd_beats = 0, rd_cycles = 0, rd_wait = 0, rd_foreign = 0, rd_resent = 0;
-    uint64_t wr_bursts = 0, wr_beats = 0, wr_cycles = 0, wr_wait = 0, wr_foreign = 0;
+    uint64_t rd_bursts = 0, rd_beats = 0, rd_cycles = 0, rd_wait = 0, rd_foreign = 0, rd_resent = 0, rd_asked = 0;
+    uint64_t wr_bursts = 0, wr_beats = 0, wr_cycles = 0, wr_wait = 0, wr_foreign = 0, wr_asked = 0;
     std::map<unsigned, uint64_t> rd_hist, wr_hist;
     // REG_RD round trips: first bit of the command (down) to the last bit
     // of its reply (up); first sends only (a retry's SEQ is not timed).
@@ -303,18 +308,28 @@ struct Figures {
         if (!down.feed(b, s))
             return;
         const uint8_t *p = down.pl;
-        if (rd.open && rd.answered && !(down.op == 0x10 && down.len == 11 && p[10] == rd.tag))
+        if (rd.open && rd.answered && !(down.op == GMC_BRIDGE_OP_DMA_RD_DATA && down.len == GMC_BRIDGE_LEN_DMA_RD_DATA && p[10] == rd.tag))
             rd.foreign += e - down.start;
         switch (down.op) {
-        case 0x01:  // REG_RD: offset, SEQ
-            if (down.len == 3 && !(reg_open && reg_seq == p[2])) {
+        case GMC_BRIDGE_OP_DMA_WR_ACK:  // beat, flags, TAG; RESEND asks for beats again
+            if (wr.open && down.len == GMC_BRIDGE_LEN_DMA_WR_ACK && (p[1] & GMC_BRIDGE_WR_ACK_RESEND))
+                wr.asked = true;
+            break;
+        case GMC_BRIDGE_OP_DMA_REQ_AGAIN:  // about the bursts in flight
+            if (wr.open)
+                wr.asked = true;
+            if (rd.open)
+                rd.asked = true;
+            break;
+        case GMC_BRIDGE_OP_REG_RD:  // offset, SEQ
+            if (down.len == GMC_BRIDGE_LEN_REG_RD && !(reg_open && reg_seq == p[2])) {
                 reg_open = true;
                 reg_seq = p[2];
                 reg_start = down.start;
             }
             break;
-        case 0x10:  // DMA_RD_DATA: beat, resp, data, TAG
-            if (down.len == 11 && rd.open && p[10] == rd.tag) {
+        case GMC_BRIDGE_OP_DMA_RD_DATA:  // beat, resp, data, TAG
+            if (down.len == GMC_BRIDGE_LEN_DMA_RD_DATA && rd.open && p[10] == rd.tag) {
                 if (!rd.answered) {
                     rd.answered = true;
                     rd.wait += down.start > rd.ask_end ? down.start - rd.ask_end : 0;
@@ -323,10 +338,10 @@ struct Figures {
                     rd.resent = true;  // a beat sent again (an ERR's rewind, a probe)
                 else
                     rd.hi = p[0];
-                if (p[0] == rd.len && rd.resent) {
-                    // Its timing has the host's reaction to the ERR in it:
-                    // counted apart, not in the figure.
-                    rd_resent++;
+                if (p[0] == rd.len && (rd.resent || rd.asked)) {
+                    // Its timing has the host's reaction in it: counted
+                    // apart, not in the figure.
+                    (rd.resent ? rd_resent : rd_asked)++;
                     rd.open = false;
                 } else if (p[0] == rd.len) {
                     rd_bursts++;
@@ -339,8 +354,11 @@ struct Figures {
                 }
             }
             break;
-        case 0x11:  // DMA_WR_RESP: resp, TAG
-            if (down.len == 2 && wr.open && wr.answered && p[1] == wr.tag) {
+        case GMC_BRIDGE_OP_DMA_WR_RESP:  // resp, TAG
+            if (down.len == GMC_BRIDGE_LEN_DMA_WR_RESP && wr.open && wr.answered && p[1] == wr.tag && wr.asked) {
+                wr_asked++;
+                wr.open = false;
+            } else if (down.len == GMC_BRIDGE_LEN_DMA_WR_RESP && wr.open && wr.answered && p[1] == wr.tag) {
                 uint64_t w = down.start > wr.ask_end ? down.start - wr.ask_end : 0;
                 wr_bursts++;
                 wr_beats += wr.len + 1;
@@ -361,17 +379,19 @@ struct Figures {
         if (!up.feed(b, s))
             return;
         const uint8_t *p = up.pl;
-        if (wr.open && !wr.answered && up.start > wr.start && !(up.op == 0x92 && up.len == 11))
+        if (wr.open && !wr.answered && up.start > wr.start && !(up.op == GMC_BRIDGE_OP_DMA_WR_DATA && up.len == GMC_BRIDGE_LEN_DMA_WR_DATA))
             wr.foreign += e - up.start;
         switch (up.op) {
-        case 0x81:  // REG_RD reply: resp, data, SEQ
-            if (up.len == 6 && reg_open && p[5] == reg_seq) {
+        case GMC_BRIDGE_OP_REG_RD_REPLY:  // resp, data, SEQ
+            if (up.len == GMC_BRIDGE_LEN_REG_RD_REPLY && reg_open && p[5] == reg_seq) {
                 reg_rt.push_back(e - reg_start);
                 reg_open = false;
             }
             break;
-        case 0x90:  // DMA_RD_REQ
-            if (up.len == 11) {
+        case GMC_BRIDGE_OP_DMA_RD_REQ:
+            if (up.len == GMC_BRIDGE_LEN_DMA_RD_REQ && rd.open && p[10] == rd.tag) {
+                rd.asked = true;  // sent again, when the host asked
+            } else if (up.len == GMC_BRIDGE_LEN_DMA_RD_REQ) {
                 rd = Burst();
                 rd.open = true;
                 rd.len = p[7];
@@ -380,8 +400,10 @@ struct Figures {
                 rd.ask_end = e;
             }
             break;
-        case 0x91:  // DMA_WR_REQ
-            if (up.len == 11) {
+        case GMC_BRIDGE_OP_DMA_WR_REQ:
+            if (up.len == GMC_BRIDGE_LEN_DMA_WR_REQ && wr.open && p[10] == wr.tag) {
+                wr.asked = true;  // sent again, when the host asked
+            } else if (up.len == GMC_BRIDGE_LEN_DMA_WR_REQ) {
                 wr = Burst();
                 wr.open = true;
                 wr.len = p[7];
@@ -389,8 +411,8 @@ struct Figures {
                 wr.start = up.start;
             }
             break;
-        case 0x92:  // DMA_WR_DATA: beat, strobes, data, TAG (protocol 3)
-            if (up.len == 11 && wr.open && p[0] == wr.len && p[10] == wr.tag) {
+        case GMC_BRIDGE_OP_DMA_WR_DATA:  // beat, strobes, data, TAG
+            if (up.len == GMC_BRIDGE_LEN_DMA_WR_DATA && wr.open && p[0] == wr.len && p[10] == wr.tag) {
                 wr.answered = true;
                 wr.ask_end = e;
             }
@@ -420,14 +442,16 @@ struct Figures {
         std::snprintf(buf, sizeof buf,
                       "{\"wire_byte_cycles\": %llu, "
                       "\"dma_rd\": {\"bursts\": %llu, \"beats\": %llu, \"cycles\": %llu, \"host_cycles\": %llu, \"other_frame_cycles\": %llu, "
-                      "\"beats_per_burst\": %s, \"resent_bursts\": %llu}, "
+                      "\"beats_per_burst\": %s, \"resent_bursts\": %llu, \"host_asked_bursts\": %llu}, "
                       "\"dma_wr\": {\"bursts\": %llu, \"beats\": %llu, \"cycles\": %llu, \"host_cycles\": %llu, \"other_frame_cycles\": %llu, "
-                      "\"beats_per_burst\": %s}, "
+                      "\"beats_per_burst\": %s, \"host_asked_bursts\": %llu}, "
                       "\"reg_rd\": {\"count\": %zu, \"min_cycles\": %llu, \"median_cycles\": %llu}}",
                       (unsigned long long)WIRE_BYTE, (unsigned long long)rd_bursts, (unsigned long long)rd_beats,
                       (unsigned long long)rd_cycles, (unsigned long long)rd_wait, (unsigned long long)rd_foreign, hist(rd_hist).c_str(), (unsigned long long)rd_resent,
+                      (unsigned long long)rd_asked,
                       (unsigned long long)wr_bursts, (unsigned long long)wr_beats, (unsigned long long)wr_cycles,
-                      (unsigned long long)wr_wait, (unsigned long long)wr_foreign, hist(wr_hist).c_str(), v.size(), (unsigned long long)mn,
+                      (unsigned long long)wr_wait, (unsigned long long)wr_foreign, hist(wr_hist).c_str(),
+                      (unsigned long long)wr_asked, v.size(), (unsigned long long)mn,
                       (unsigned long long)md);
         return buf;
     }
