@@ -69,7 +69,7 @@
  *                   functions (host/vidmm/gmc_victim.h: gmc_victim_cmp,
  *                   gmc_victim_hot_cmp, gmc_victim_admit,
  *                   gmc_victim_heat_placed) over the model's state, placed
- *                   first-fit (GMC_RANGE_LOW) with the library's range
+ *                   best fit (GMC_RANGE_BEST) with the library's range
  *                   allocator and its drm_mm-style eviction scan (victims
  *                   in policy order until a window fits; only the window's
  *                   victims go): must reproduce the library's bytes exactly
@@ -525,7 +525,7 @@ static int try_place(struct model *m, uint32_t id)
     uint64_t sz = m->t->a[id].size;
     if (m->contig) {
         memset(&x->node, 0, sizeof(x->node));
-        if (gmc_range_insert(&m->mgr, &x->node, sz, 4096, GMC_RANGE_LOW) != GMC_RANGE_OK)
+        if (gmc_range_insert(&m->mgr, &x->node, sz, 4096, GMC_RANGE_BEST) != GMC_RANGE_OK)
             return 0;
     } else if (m->cap - m->used < sz) {
         return 0;
@@ -586,7 +586,12 @@ static uint64_t hot_bytes(const struct model *m)
 static struct gmc_victim_key vkey(const struct model *m, uint32_t id)
 {
     const struct m_item *x = &m->it[id];
-    struct gmc_victim_key k = { m->t->a[id].prio, x->hot ? 1u : 0u, x->hot_seq, x->last, id };
+    struct gmc_victim_key k = { .prio = m->t->a[id].prio,
+                                .dirty = x->placed && x->gpu && x->written ? 1u : 0u,
+                                .hot = x->hot ? 1u : 0u,
+                                .hot_seq = x->hot_seq,
+                                .lru = x->last,
+                                .serial = id };
     return k;
 }
 

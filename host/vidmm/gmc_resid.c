@@ -453,6 +453,7 @@ int gmc_resid_page_in(gmc_device *dev, struct gmc_valloc *a)
         }
     }
     a->gpu_valid = 1;
+    gmc_cand_sync(dev, a);
     sync_after(dev, a, f);
     dev->stats.page_ins++;
     return queue_notify(dev, a, 1);
@@ -537,6 +538,7 @@ static int write_back(gmc_device *dev, struct gmc_valloc *a, int pend)
     if (rc != GMC_OK)
         return rc;
     a->sys_valid = 1;
+    gmc_cand_sync(dev, a);
     a->pend = pend;
     sync_after(dev, a, f);
     return GMC_OK;
