@@ -775,7 +775,7 @@ static void place_evict(struct model *m, uint32_t id)
                     evict(m, m->cand[j]);
                 }
             }
-            if (hot_out) /* the cold ones could not make room */
+            if (hot_out) /* what comes before it could not make room */
                 m->hot_budget = hot_bytes(m);
             free(in_s);
             free(blk);
