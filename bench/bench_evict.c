@@ -63,8 +63,9 @@
  *
  * Offline models, over the same trace, same capacity, same protection rule
  * (a step's allocations are not victims while it is made resident):
- *   policy replica  the library's policy (priority; cold allocations LRU
- *                   first, then hot ones last-joined first; the hot set's
+ *   policy replica  the library's policy (priority; clean before dirty;
+ *                   cold allocations LRU first, then hot ones
+ *                   last-joined first; the hot set's
  *                   admission and budget), decided by the library's own
  *                   functions (host/vidmm/gmc_victim.h: gmc_victim_cmp,
  *                   gmc_victim_hot_cmp, gmc_victim_admit,
@@ -1153,7 +1154,7 @@ static const char *const cand_name[NCAND] = {
     "priority, then LRU; MRU when the allocation coming in is a refault",
     "priority, then LRU, eviction scan (the library before the hot set)",
     "priority, then LRU-2, eviction scan",
-    "the library: priority, cold LRU then hot last-in first, eviction scan",
+    "the library: priority, clean first, cold LRU, hot last-in first, scan",
     "priority, then LRU, eviction scan; every eviction writes back",
     "the library's policy; every eviction writes back",
     "Belady ranking with the eviction scan (for reference)",
