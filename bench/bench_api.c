@@ -10,9 +10,9 @@
  * filling and 20,000 untimed churn operations, each timed operation
  * destroys a random live allocation and creates a new random one. The
  * baseline replays the same requests on a gmc_range manager in
- * GMC_RANGE_LOW, which is what the API's placement policy reduces to for
- * these descriptors; the bench checks that both place every warm-up request
- * at the same address.
+ * GMC_RANGE_BEST (the library's default), which is what the API's
+ * placement policy reduces to for these descriptors; the bench checks
+ * that both place every warm-up request at the same address.
  *
  * Output: one flat JSON object on stdout:
  *   api_alloc_ops_per_s          API create+destroy pairs per second
@@ -141,7 +141,7 @@ struct rng_side {
 
 static uint64_t range_create(struct rng_side *r, unsigned i, struct req q)
 {
-    if (gmc_range_insert(&r->mgr, &r->n[i], q.size, q.align, GMC_RANGE_LOW) != GMC_RANGE_OK)
+    if (gmc_range_insert(&r->mgr, &r->n[i], q.size, q.align, GMC_RANGE_BEST) != GMC_RANGE_OK)
         die("range insert", GMC_E_NO_SPACE);
     return r->n[i].start;
 }

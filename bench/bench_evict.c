@@ -63,13 +63,14 @@
  *
  * Offline models, over the same trace, same capacity, same protection rule
  * (a step's allocations are not victims while it is made resident):
- *   policy replica  the library's policy (priority; cold allocations LRU
- *                   first, then hot ones last-joined first; the hot set's
+ *   policy replica  the library's policy (priority; clean before dirty;
+ *                   cold allocations LRU first, then hot ones
+ *                   last-joined first; the hot set's
  *                   admission and budget), decided by the library's own
  *                   functions (host/vidmm/gmc_victim.h: gmc_victim_cmp,
  *                   gmc_victim_hot_cmp, gmc_victim_admit,
  *                   gmc_victim_heat_placed) over the model's state, placed
- *                   first-fit (GMC_RANGE_LOW) with the library's range
+ *                   best fit (GMC_RANGE_BEST) with the library's range
  *                   allocator and its drm_mm-style eviction scan (victims
  *                   in policy order until a window fits; only the window's
  *                   victims go): must reproduce the library's bytes exactly
@@ -525,7 +526,7 @@ static int try_place(struct model *m, uint32_t id)
     uint64_t sz = m->t->a[id].size;
     if (m->contig) {
         memset(&x->node, 0, sizeof(x->node));
-        if (gmc_range_insert(&m->mgr, &x->node, sz, 4096, GMC_RANGE_LOW) != GMC_RANGE_OK)
+        if (gmc_range_insert(&m->mgr, &x->node, sz, 4096, GMC_RANGE_BEST) != GMC_RANGE_OK)
             return 0;
     } else if (m->cap - m->used < sz) {
         return 0;
@@ -586,7 +587,12 @@ static uint64_t hot_bytes(const struct model *m)
 static struct gmc_victim_key vkey(const struct model *m, uint32_t id)
 {
     const struct m_item *x = &m->it[id];
-    struct gmc_victim_key k = { m->t->a[id].prio, x->hot ? 1u : 0u, x->hot_seq, x->last, id };
+    struct gmc_victim_key k = { .prio = m->t->a[id].prio,
+                                .dirty = x->placed && x->gpu && x->written ? 1u : 0u,
+                                .hot = x->hot ? 1u : 0u,
+                                .hot_seq = x->hot_seq,
+                                .lru = x->last,
+                                .serial = id };
     return k;
 }
 
@@ -770,7 +776,7 @@ static void place_evict(struct model *m, uint32_t id)
                     evict(m, m->cand[j]);
                 }
             }
-            if (hot_out) /* the cold ones could not make room */
+            if (hot_out) /* what comes before it could not make room */
                 m->hot_budget = hot_bytes(m);
             free(in_s);
             free(blk);
@@ -1148,7 +1154,7 @@ static const char *const cand_name[NCAND] = {
     "priority, then LRU; MRU when the allocation coming in is a refault",
     "priority, then LRU, eviction scan (the library before the hot set)",
     "priority, then LRU-2, eviction scan",
-    "the library: priority, cold LRU then hot last-in first, eviction scan",
+    "the library: priority, clean first, cold LRU, hot last-in first, scan",
     "priority, then LRU, eviction scan; every eviction writes back",
     "the library's policy; every eviction writes back",
     "Belady ranking with the eviction scan (for reference)",

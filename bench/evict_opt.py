@@ -9,8 +9,7 @@
   past a time limit, HiGHS's proven lower bound (its dual bound, at least
   the LP relaxation's), labelled `exact` or `lower_bound`.
 * `simulate(trace, 'lru'|'clock')`: plain LRU and CLOCK with the library's
-  placement (first fit from the bottom of the segment, the drm_mm-style
-  eviction scan) and write-back rule.
+  placement (best fit, the drm_mm-style eviction scan) and write-back rule.
 * `brute_force(trace)`: exhaustive search of every eviction schedule (tiny
   traces only), the check on the integer program's formulation.
 
@@ -335,7 +334,7 @@ class _Item:
 
 
 class _Sim:
-    """First fit from the bottom of the segment (GMC_RANGE_LOW with page
+    """Best fit (GMC_RANGE_BEST, the library's default, with page
     alignment: every size is a whole number of pages), the library's
     eviction scan, and its write-back rule (as bench/bench_evict.c's
     models; its LRU model is the cross-check, evict_lru_model_match)."""
@@ -352,12 +351,14 @@ class _Sim:
                       if x.placed and i not in skip)
 
     def _hole(self, size, skip=()):
-        pos = 0
-        for s, n in self._blocks(skip):
-            if s - pos >= size:
-                return pos
+        """Best fit: the smallest hole that fits, the lowest of equal ones,
+        at its bottom."""
+        pos, best = 0, None
+        for s, n in self._blocks(skip) + [(self.t.cap, 0)]:
+            if s - pos >= size and (best is None or s - pos < best[0]):
+                best = (s - pos, pos)
             pos = s + n
-        return pos if self.t.cap - pos >= size else None
+        return best[1] if best is not None else None
 
     def _place(self, i):
         at = self._hole(self.t.sizes[i])

@@ -11,14 +11,15 @@
  *
  * - dev->cand[seg]: the placed allocations an eviction may take (no
  *   residency reference, not pinned, not locked, not HardwareProtected),
- *   ordered by gmc_victim_cmp(); dev->cand_bytes[seg] sums their placed
+ *   ordered by gmc_victim_cmp() (priority, clean before dirty, then
+ *   recency and heat); dev->cand_bytes[seg] sums their placed
  *   sizes (what an eviction could free);
  * - dev->hot[seg]: the segment's hot set, ordered by gmc_victim_hot_cmp()
  *   (priority, then least recently used), whose first member of a priority
  *   is the one an admission displaces.
  *
  * Each allocation carries the key both trees hold it under (a copy of its
- * priority, heat and last use), so a tree stays sound even if a field
+ * priority, dirtiness, heat and last use), so a tree stays sound even if a field
  * changed before gmc_cand_sync() ran; every writer of those fields calls
  * it. Insert, remove and re-key are O(log n); walking the victims is
  * O(victims looked at).
@@ -91,14 +92,26 @@ static int candidate(const struct gmc_valloc *a)
 
 static int key_eq(const struct gmc_victim_key *x, const struct gmc_victim_key *y)
 {
-    return x->prio == y->prio && x->hot == y->hot && x->hot_seq == y->hot_seq && x->lru == y->lru &&
+    return x->prio == y->prio && x->dirty == y->dirty && x->hot == y->hot && x->hot_seq == y->hot_seq && x->lru == y->lru &&
            x->serial == y->serial;
+}
+
+/* Whether evicting a writes it back (gmc_resid_evict_one): its placed copy
+ * is newer than its system copy. An aperture placement is only unmapped. */
+static uint32_t dirty(const gmc_device *dev, const struct gmc_valloc *a)
+{
+    return a->node.mgr != NULL && a->gpu_valid && !a->sys_valid && !gmc_vseg_is_aperture(&dev->seg[a->seg]);
 }
 
 void gmc_cand_sync(gmc_device *dev, struct gmc_valloc *a)
 {
     int want_c = candidate(a), want_h = a->hot && a->node.mgr != NULL;
-    struct gmc_victim_key k = { gmc_victim_prio(&a->desc), a->hot ? 1u : 0u, a->hot_seq, a->lru, a->serial };
+    struct gmc_victim_key k = { .prio = gmc_victim_prio(&a->desc),
+                                .dirty = dirty(dev, a),
+                                .hot = a->hot ? 1u : 0u,
+                                .hot_seq = a->hot_seq,
+                                .lru = a->lru,
+                                .serial = a->serial };
     if (want_c == a->in_cand && want_h == a->in_hot &&
         (!(want_c || want_h) || (a->tree_seg == a->seg && key_eq(&k, &a->key) &&
                                  (!want_c || a->cand_size == a->sz.placed))))
@@ -248,7 +261,7 @@ void gmc_cand_set_hot(gmc_device *dev, struct gmc_valloc *a, int hot)
 /* The least recently used hot allocation of priority p in segment seg. */
 static struct gmc_valloc *oldest_hot(gmc_device *dev, unsigned seg, uint32_t p)
 {
-    const struct gmc_victim_key k = { p, 0u, 0u, 0u, 0u };
+    const struct gmc_victim_key k = { .prio = p };
     struct gmc_avl_node *n = gmc_avl_lower_bound(&dev->hot[seg], &k, hot_key_cmp);
     return n != NULL && hot_of(n)->key.prio == p ? hot_of(n) : NULL;
 }

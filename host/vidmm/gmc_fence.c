@@ -157,6 +157,7 @@ static void recover(gmc_device *dev)
                 break;
             case GMC_PEND_SAVE_KEEP:
                 a->sys_valid = 0; /* the placed copy is intact */
+                gmc_cand_sync(dev, a);
                 break;
             case GMC_PEND_EVICT:
             case GMC_PEND_MOVE:

@@ -7,7 +7,8 @@
  * manager per segment (gmc_range.c):
  *
  *   1. Candidates: the preferred segments in preference order, each with
- *      its direction (top-down: GMC_RANGE_HIGH, else GMC_RANGE_LOW); then
+ *      its direction (top-down: GMC_RANGE_HIGH, else GMC_RANGE_BEST, the
+ *      smallest hole that fits, docs/placement.md "Allocator benchmark"); then
  *      the rest of the supported set in id order, top-down when
  *      FromEndOfSegment is set. A preference's direction outranks
  *      FromEndOfSegment.
@@ -74,10 +75,10 @@ static unsigned candidates(unsigned nsegs, const struct gmc_alloc_desc *d, struc
         if (id > nsegs || (listed & GMC_SEGMENT_BIT(id)))
             continue;
         listed |= GMC_SEGMENT_BIT(id);
-        c[n++] = (struct cand){ id - 1u, d->preferred[i].top_down ? GMC_RANGE_HIGH : GMC_RANGE_LOW };
+        c[n++] = (struct cand){ id - 1u, d->preferred[i].top_down ? GMC_RANGE_HIGH : GMC_RANGE_BEST };
     }
     enum gmc_range_mode rest =
-        (d->flags & GMC_ALLOC_FROM_END_OF_SEGMENT) ? GMC_RANGE_HIGH : GMC_RANGE_LOW;
+        (d->flags & GMC_ALLOC_FROM_END_OF_SEGMENT) ? GMC_RANGE_HIGH : GMC_RANGE_BEST;
     for (unsigned i = 0; i < nsegs; i++) {
         uint32_t bit = GMC_SEGMENT_BIT(i + 1u);
         if ((d->supported_segments & bit) && !(listed & bit)) {

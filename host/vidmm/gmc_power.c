@@ -182,6 +182,7 @@ int gmc_device_power(gmc_device *dev, enum gmc_power_state to, struct gmc_power_
         if (gone && a->gpu_valid) {
             a->gpu_valid = 0; /* the placed copy (or mapping) is gone; the system copy holds it */
             a->power_purged = 1;
+            gmc_cand_sync(dev, a);
         }
     }
     dev->power = (uint32_t)to;

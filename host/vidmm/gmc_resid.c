@@ -27,10 +27,12 @@
  *
  * Eviction picks, among the allocations of one candidate segment that no
  * client references as resident and that are neither pinned nor locked,
- * the lowest priority first; within a priority, the cold allocations
- * least recently used first, then the hot ones, the one that joined the
- * hot set last first (ties: the older allocation). Candidate segments are
- * tried in the allocation's placement order (docs/placement.md).
+ * the lowest priority first; within a priority, the clean allocations
+ * (dropped without a copy) before the dirty ones, and within those the
+ * cold allocations least recently used first, then the hot ones, the one
+ * that joined the hot set last first (ties: the older allocation).
+ * Candidate segments are tried in the allocation's placement order
+ * (docs/placement.md).
  *
  * DOC: Hot and cold (LRU with refault-aware admission)
  *
@@ -43,9 +45,9 @@
  * recently used hot allocation of its priority (its reuse distance is
  * shorter than the recency of the set's oldest member): then those leave
  * the set, least recently used first, until it fits. When the scan has to
- * evict a hot allocation (the cold ones cannot make room), the set was too
- * big for the segment: hot_budget, the segment's size at first, becomes
- * what stays hot. A loop over more than fits thus keeps its hot part
+ * evict a hot allocation (what comes before it cannot make room), the set
+ * was too big for the segment: hot_budget, the segment's size at first,
+ * becomes what stays hot. A loop over more than fits thus keeps its hot part
  * resident and pages only the rest, where plain LRU pages every
  * allocation of the loop on every pass.
  */
@@ -244,7 +246,7 @@ int gmc_resid_place(gmc_device *dev, struct gmc_valloc *a, uint32_t mask, int ev
                     return rc;
                 }
             }
-            /* The cold allocations could not make room: the hot set keeps
+            /* What comes before it could not make room: the hot set keeps
              * only what stays. */
             if (hot_out)
                 dev->hot_budget[order[k]] = dev->hot_bytes[order[k]];
@@ -453,6 +455,7 @@ int gmc_resid_page_in(gmc_device *dev, struct gmc_valloc *a)
         }
     }
     a->gpu_valid = 1;
+    gmc_cand_sync(dev, a);
     sync_after(dev, a, f);
     dev->stats.page_ins++;
     return queue_notify(dev, a, 1);
@@ -537,6 +540,7 @@ static int write_back(gmc_device *dev, struct gmc_valloc *a, int pend)
     if (rc != GMC_OK)
         return rc;
     a->sys_valid = 1;
+    gmc_cand_sync(dev, a);
     a->pend = pend;
     sync_after(dev, a, f);
     return GMC_OK;

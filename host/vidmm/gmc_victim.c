@@ -6,7 +6,9 @@
  * is shorter than the recency of the set's oldest member displaces it, so
  * a loop over more than fits keeps its hot part resident and pages only
  * the rest, where plain LRU pages every allocation of the loop on every
- * pass (docs/residency.md).
+ * pass (docs/residency.md). Within a priority a clean allocation goes
+ * before a dirty one: dropping it costs nothing now, where a dirty one
+ * costs a write-back now and the same page-in later.
  */
 #include <stdint.h>
 
@@ -27,6 +29,8 @@ int gmc_victim_cmp(const struct gmc_victim_key *a, const struct gmc_victim_key *
 {
     if (a->prio != b->prio)
         return a->prio < b->prio ? -1 : 1;
+    if (a->dirty != b->dirty)
+        return a->dirty ? 1 : -1;
     if (a->hot != b->hot)
         return a->hot ? 1 : -1;
     if (a->hot && a->hot_seq != b->hot_seq)

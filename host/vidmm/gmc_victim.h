@@ -15,6 +15,7 @@
 /* What the policy knows of one placed allocation. */
 struct gmc_victim_key {
     uint32_t prio;    /* effective priority (gmc_victim_prio) */
+    uint32_t dirty;   /* evicting it writes it back (written since its last page-in) */
     uint32_t hot;     /* in its segment's hot set */
     uint64_t hot_seq; /* when it last joined the hot set */
     uint64_t lru;     /* tick of its last use */
@@ -25,9 +26,11 @@ struct gmc_victim_key {
 uint32_t gmc_victim_prio(const struct gmc_alloc_desc *d);
 
 /* Victim order, first victim first: lowest priority first; within a
- * priority the cold allocations, least recently used first, then the hot
- * ones, the one that joined the hot set last first; ties: the older
- * allocation (smaller serial). A strict total order over distinct serials. */
+ * priority the clean allocations (dropped for free) before the dirty ones
+ * (written back); within those the cold allocations, least recently used
+ * first, then the hot ones, the one that joined the hot set last first;
+ * ties: the older allocation (smaller serial). A strict total order over
+ * distinct serials. */
 int gmc_victim_cmp(const struct gmc_victim_key *a, const struct gmc_victim_key *b);
 
 /* Order of a hot set: by priority, then least recently used first (ties:

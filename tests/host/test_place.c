@@ -272,17 +272,17 @@ static void test_hole_selection(void **state)
      * requests, [10,13), [50,52), [100,104), [200,203). */
     static const unsigned holes[][2] = { { 0, 1 }, { 10, 13 }, { 50, 52 }, { 100, 104 }, { 200, 203 }, { 255, 256 } };
     const struct holecase cases[] = {
-        { "3 pages, lowest fitting hole", 3, 0, 0, 10 },
+        { "3 pages, the lower of the two smallest holes that fit", 3, 0, 0, 10 },
         { "3 pages, highest fitting hole", 3, 0, 1, 200 },
         { "4 pages, the one hole", 4, 0, 0, 100 },
         { "4 pages top-down, the one hole", 4, 0, 1, 100 },
-        { "2 pages, lowest", 2, 0, 0, 10 },
+        { "2 pages, the smallest hole that fits (best fit)", 2, 0, 0, 50 },
         { "2 pages top-down, top of the highest", 2, 0, 1, 201 },
         { "1 page, the bottom edge", 1, 0, 0, 0 },
         { "1 page top-down, the top edge", 1, 0, 1, 255 },
         { "5 pages: nothing fits", 5, 0, 0, -1 },
         { "5 pages top-down: nothing fits", 5, 0, 1, -1 },
-        { "2 pages at 16 KiB, misaligned holes skipped", 2, 16 * 1024, 0, 100 },
+        { "2 pages at 16 KiB, misaligned holes skipped, the smaller", 2, 16 * 1024, 0, 200 },
         { "2 pages at 16 KiB top-down", 2, 16 * 1024, 1, 200 },
         { "4 pages at 16 KiB", 4, 16 * 1024, 0, 100 },
         { "3 pages at 32 KiB: only page 200 is aligned", 3, 32 * 1024, 0, 200 },
@@ -643,13 +643,19 @@ struct rseg {
 static int ref_fit(const struct rseg *s, uint64_t size, uint64_t align, int high, uint64_t wf, uint64_t wl,
                    uint64_t *at)
 {
-    /* gaps: before r[0], between, after r[n-1]; as inclusive [lo, hi] */
+    /* gaps: before r[0], between, after r[n-1]; as inclusive [lo, hi].
+     * Top-down: the highest gap that fits, at its top. Otherwise best fit:
+     * the smallest gap (its whole size, before clipping to the window) that
+     * fits, the lowest of equal ones, at its bottom. */
+    uint64_t best_size = 0;
+    int found = 0;
     for (size_t k = 0; k <= s->n; k++) {
         size_t g = high ? s->n - k : k;
         uint64_t lo = g == 0 ? s->base : s->r[g - 1][1];
         uint64_t end = g == s->n ? s->base + s->size : s->r[g][0];
         if (end == lo)
             continue;
+        uint64_t gap = end - lo;
         uint64_t hi = end - 1u;
         if (lo < wf)
             lo = wf;
@@ -659,11 +665,18 @@ static int ref_fit(const struct rseg *s, uint64_t size, uint64_t align, int high
             continue;
         uint64_t cand = high ? (hi - size + 1u) & ~(align - 1u) : (lo + align - 1u) & ~(align - 1u);
         if (cand >= lo && cand <= hi && hi - cand + 1u >= size) {
-            *at = cand;
-            return 1;
+            if (high) {
+                *at = cand;
+                return 1;
+            }
+            if (!found || gap < best_size) {
+                best_size = gap;
+                *at = cand;
+                found = 1;
+            }
         }
     }
-    return 0;
+    return found;
 }
 
 static void ref_add(struct rseg *s, uint64_t at, uint64_t size)

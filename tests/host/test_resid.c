@@ -250,6 +250,18 @@ static void test_pinned_never_evicted(void **state)
  * recently than the set's least recently used allocation of its priority,
  * which leaves the set; the set shrinks to what stays when a hot one had
  * to go. Priority comes first, hot or cold. */
+/* The GPU writes the first 4 KiB of h (resident): its placed copy is then
+ * newer than its system copy. */
+static void gpu_write(gmc_device *dev, gmc_client *c, gmc_handle h)
+{
+    const struct gmc_submit_ref r[1] = { { h, GMC_REF_WRITE } };
+    const struct gmc_gpu_op op[1] = { { GMC_GPU_FILL, 0, 0, 0, 0, 4096, 0x5A5A5A5Au } };
+    const struct gmc_submit sub = { r, 1, op, 1 };
+    uint64_t f = 0;
+    ok(gmc_submit(c, &sub, &f));
+    ok(gmc_fence_wait(dev, f, 0));
+}
+
 static void test_hot_set(void **state)
 {
     (void)state;
@@ -280,11 +292,14 @@ static void test_hot_set(void **state)
 
     /* h7 comes back, used more recently than h0 (the hot set's least
      * recently used): it joins, h0 leaves the set and, older than n0, is
-     * the first cold victim */
+     * the first cold victim. The GPU then writes h7, so that it is dirty
+     * like every other candidate (clean ones go first: see
+     * test_clean_before_dirty). */
     ok(t_resident1(c, h[7]));
     assert_false(placed_at(c, h[0], SEG_VIS));
     assert_true(placed_at(c, n0, SEG_VIS));
     assert_int_equal(t_info(c, h[7]).offset, 0);
+    gpu_write(dev, c, h[7]);
     ok(t_evict1(c, h[7]));
 
     /* h0 comes back, but was used before h1, now the hot set's least
@@ -322,6 +337,59 @@ static void test_hot_set(void **state)
     for (unsigned i = 1; i < 6; i++)
         assert_true(placed_at(c, h[i], SEG_VIS));
     assert_true(placed_at(c, h[7], SEG_VIS));
+    t_close(dev);
+}
+
+/* Within a priority a clean allocation goes before a dirty one, hot or
+ * not: dropping it writes nothing back. */
+static void test_clean_before_dirty(void **state)
+{
+    (void)state;
+    gmc_device *dev = t_open(NULL);
+    gmc_client *c = t_client(dev);
+    enum { N = 8 };
+    const uint64_t SZ = 256 * KiB;
+    gmc_handle h[N];
+    for (unsigned i = 0; i < N; i++) {
+        h[i] = t_new(c, SZ, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS)); /* NORMAL, 8 x 256 KiB fill the 2 MiB */
+        ok(t_resident1(c, h[i])); /* first fill: dirty (no system copy holds it) */
+        ok(t_evict1(c, h[i]));
+    }
+    /* as in test_hot_set: n0 (dirty, cold) takes h7's place, h7 comes back
+     * (written back, paged in: clean, hot) and takes h0's */
+    gmc_handle n0 = t_new(c, SZ, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+    ok(t_resident1(c, n0));
+    ok(t_evict1(c, n0));
+    ok(t_resident1(c, h[7]));
+    ok(t_evict1(c, h[7]));
+    assert_false(placed_at(c, h[0], SEG_VIS));
+    assert_int_equal(t_info(c, h[7]).offset, 0);
+    assert_int_equal(t_info(c, n0).offset, 7 * SZ);
+
+    /* n1 needs room: h7, the one clean candidate, goes (although hot and
+     * used after n0, the cold one), dropped without a write-back */
+    struct gmc_device_stats s0 = t_stats(dev);
+    gmc_handle n1 = t_new(c, SZ, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+    ok(t_resident1(c, n1));
+    struct gmc_device_stats s1 = t_stats(dev);
+    assert_false(placed_at(c, h[7], SEG_VIS));
+    assert_true(placed_at(c, n0, SEG_VIS));
+    assert_int_equal(t_info(c, n1).offset, 0);
+    assert_int_equal(s1.bytes_paged_out, s0.bytes_paged_out);
+    assert_int_equal(s1.discards - s0.discards, 1);
+    assert_int_equal(s1.evictions - s0.evictions, 1);
+    ok(t_evict1(c, n1));
+
+    /* now every candidate is dirty (n1 by its first fill): the least
+     * recently used cold one, n0, goes first, written back */
+    gmc_handle n2 = t_new(c, SZ, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+    ok(t_resident1(c, n2));
+    struct gmc_device_stats s2 = t_stats(dev);
+    assert_false(placed_at(c, n0, SEG_VIS));
+    assert_true(placed_at(c, n1, SEG_VIS));
+    assert_int_equal(t_info(c, n2).offset, 7 * SZ);
+    assert_int_equal(s2.bytes_paged_out - s1.bytes_paged_out, SZ);
+    assert_int_equal(s2.discards, s1.discards);
     t_close(dev);
 }
 
@@ -1354,6 +1422,7 @@ int main(void)
         cmocka_unit_test(test_pressure_policy),
         cmocka_unit_test(test_pinned_never_evicted),
         cmocka_unit_test(test_hot_set),
+        cmocka_unit_test(test_clean_before_dirty),
         cmocka_unit_test(test_loop_keeps_hot_part),
         cmocka_unit_test(test_evict_via_aperture),
         cmocka_unit_test(test_kept_system_copy),

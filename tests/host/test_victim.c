@@ -146,10 +146,17 @@ static void test_avl_check_fails(void **state)
 
 /* ------------------------------------------------------ pure policy */
 
+static struct gmc_victim_key dkey(uint32_t prio, uint32_t dirty, uint32_t hot, uint64_t hot_seq, uint64_t lru,
+                                  uint64_t serial)
+{
+    struct gmc_victim_key k = { .prio = prio, .dirty = dirty, .hot = hot, .hot_seq = hot_seq, .lru = lru,
+                                .serial = serial };
+    return k;
+}
+
 static struct gmc_victim_key key(uint32_t prio, uint32_t hot, uint64_t hot_seq, uint64_t lru, uint64_t serial)
 {
-    struct gmc_victim_key k = { prio, hot, hot_seq, lru, serial };
-    return k;
+    return dkey(prio, 0, hot, hot_seq, lru, serial);
 }
 
 static int sgn(int v)
@@ -172,7 +179,10 @@ static void test_victim_order_pure(void **state)
         key(NO, 1, 30, 9, 5),   /* hot, joined at 30, tie on hot_seq: older serial first */
         key(NO, 1, 30, 1, 6),   /*   ... */
         key(NO, 1, 10, 100, 2), /* hot, joined at 10 */
-        key(HI, 0, 0, 1, 8),    /* HIGH last */
+        dkey(NO, 1, 0, 0, 3, 11),  /* dirty after every clean one of its priority, hot or not */
+        dkey(NO, 1, 0, 0, 3, 12),  /*   ... tie on lru: older serial first */
+        dkey(NO, 1, 1, 60, 1, 10), /* dirty and hot: after the dirty cold ones */
+        key(HI, 0, 0, 1, 8),       /* HIGH last, even clean against a dirty NORMAL */
     };
     const size_t n = sizeof(want) / sizeof(want[0]);
     for (size_t i = 0; i < n; i++)
@@ -226,8 +236,14 @@ static void test_admission_pure(void **state)
 /* ------------------------------------------------- on the device */
 
 /* The documented victim order, written here from docs/residency.md (not
- * the library's comparison): priority, cold before hot, cold by last use,
- * hot by last to join first, ties by the older allocation. */
+ * the library's comparison): priority, clean before dirty, cold before
+ * hot, cold by last use, hot by last to join first, ties by the older
+ * allocation. Dirty: the placed copy is newer than the system copy. */
+static int ref_dirty(const struct gmc_valloc *a)
+{
+    return a->gpu_valid && !a->sys_valid;
+}
+
 static uint32_t ref_prio(const struct gmc_valloc *a)
 {
     return (a->desc.info2_flags & GMC_INFO2_OVERRIDE_PRIORITY) ? a->desc.umd_priority : a->desc.priority;
@@ -237,6 +253,8 @@ static int ref_before(const struct gmc_valloc *a, const struct gmc_valloc *b)
 {
     if (ref_prio(a) != ref_prio(b))
         return ref_prio(a) < ref_prio(b);
+    if (ref_dirty(a) != ref_dirty(b))
+        return !ref_dirty(a);
     if ((a->hot != 0) != (b->hot != 0))
         return !a->hot;
     if (a->hot) {
@@ -274,6 +292,8 @@ static int ref_before_dm(const struct gmc_valloc *a, const struct gmc_valloc *b,
     int ha = a->hot && !was_demoted(dm, a), hb = b->hot && !was_demoted(dm, b);
     if (ref_prio(a) != ref_prio(b))
         return ref_prio(a) < ref_prio(b);
+    if (ref_dirty(a) != ref_dirty(b))
+        return !ref_dirty(a);
     if (ha != hb)
         return !ha;
     if (ha) {
