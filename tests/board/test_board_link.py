@@ -14,7 +14,8 @@ examples/board_loop.trace runs three ways and must decide the same:
 Checked: the same digest (and on the clean run the same decision log, line
 for line), the read-back buffer verified byte for byte on every run, the
 link's recoveries counted in stats.json and consistent with the faults
-that were really injected (gmc-board-sim --stats), no DMA burst broken, and
+that were really injected (gmc-board-sim --stats), no DMA burst refused and
+broken ones (a damaged frame past the CRC) within the CRC-8 budget, and
 no recovery on the clean run. The clean run's link figures (--stats
 "figures", docs/board-sim.md) against the protocol's frame sizes. Then
 the board simulation's own options: an FST trace window whose header
@@ -231,8 +232,16 @@ def main():
                       f"({link.get('req_asks')} DMA_REQ_AGAIN)")
                 check(link.get("retries", 0) > 0 and link.get("probes", 0) > 0,
                       f"faults: retries ({link.get('retries')}) and probes ({link.get('probes')}) counted")
-                check(link.get("dma_broken") == 0 and link.get("dma_refused") == 0,
-                      "faults: no DMA burst broken or refused")
+                # No burst refused. A burst is broken (the host drops the
+                # beats it gathered and learns the bridge's burst again) only
+                # when a damaged frame passed the CRC: CRC-8 lets about 1 in
+                # 256 through (docs/uart-bridge.md), so allow 1 per 64
+                # upstream damaging faults; the bytes read back above show
+                # that each was recovered.
+                broken_max = up_damage // 64
+                check(link.get("dma_refused") == 0 and link.get("dma_broken", 1) <= broken_max,
+                      f"faults: no DMA burst refused, {link.get('dma_broken')} broken and learnt again "
+                      f"(at most {broken_max} for {up_damage} upstream faults)")
 
         check_trace(tmp)
 
