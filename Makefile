@@ -560,7 +560,7 @@ $(BUILD)/cmp/bin/bench-dma: bench/bench_dma.c hw/gmc_dma_pkt.c hw/gmc_pkt.c $(BU
 # board's parameters: dma_compact_lut4.
 $(BUILD)/fw/dmc/yosys.log: rtl/gmc_dmc.v rtl/gmc_dmc_range.v rtl/gmc_dma_check.v rtl/gmc_clk_gate.v $(RTL_INC)
 	@mkdir -p $(@D)
-	$(YOSYS) -q -l $@.tmp -p 'read_verilog -Irtl rtl/gmc_dmc.v rtl/gmc_dmc_range.v rtl/gmc_dma_check.v rtl/gmc_clk_gate.v; chparam -set VRAM_BYTES 16384 -set APERTURE_PAGES 256 gmc_dmc; synth_ice40 -top gmc_dmc; stat' >/dev/null
+	$(YOSYS) -q -l $@.tmp -p 'read_verilog -Irtl rtl/gmc_dmc.v rtl/gmc_dmc_range.v rtl/gmc_dma_check.v rtl/gmc_clk_gate.v; chparam -set VRAM_BYTES 8192 -set APERTURE_PAGES 256 gmc_dmc; synth_ice40 -top gmc_dmc; stat' >/dev/null
 	mv $@.tmp $@
 
 $(BUILD)/rel/bin/bench-resid: bench/bench_resid.c $(BUILD)/rel/lib/libgmc.a $(BUILD)/rel/lib/libgmc_sim.a

@@ -170,6 +170,10 @@ module gmc_dmc #(
                      K_RES = 3'd6;  // DMA_READ_RESULT (destination)
 
     reg [4:0]  st;
+    // The packet. Bits only ever checked for zero are held as one flag
+    // bit (see S_FR): W0[31:16] as W0[16], W1/W2[63:48] as bit 48; the
+    // bits above the flag are 0, so the checker's zero tests of those
+    // fields and of the whole word see the same result.
     reg [63:0] w0, w1, w2, w3;
     reg [1:0]  beat;
     reg        fetch_err;
@@ -246,6 +250,8 @@ module gmc_dmc #(
     );
 
     wire [7:0]  op    = w0[7:0];
+    wire        rd_hi16_nz  = m_axi_rdata[31:16] != 16'd0;
+    wire        rd_top16_nz = m_axi_rdata[63:48] != 16'd0;
     wire [7:0]  flags = w0[15:8];
 
     // ------------------------------------------------------- addresses
@@ -595,10 +601,12 @@ module gmc_dmc #(
                 end
             end
             S_FR: if (r_cur) begin
+                // W0[31:16] and W1/W2[63:48] are only checked for zero:
+                // one flag bit each is kept instead (bit 16, bit 48).
                 case (beat)
-                    2'd0: w0 <= m_axi_rdata;
-                    2'd1: w1 <= m_axi_rdata;
-                    2'd2: w2 <= m_axi_rdata;
+                    2'd0: w0 <= {m_axi_rdata[63:32], 15'd0, rd_hi16_nz, m_axi_rdata[15:0]};
+                    2'd1: w1 <= {15'd0, rd_top16_nz, m_axi_rdata[47:0]};
+                    2'd2: w2 <= {15'd0, rd_top16_nz, m_axi_rdata[47:0]};
                     default: w3 <= m_axi_rdata;
                 endcase
                 beat <= beat + 2'd1;

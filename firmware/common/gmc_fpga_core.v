@@ -8,7 +8,10 @@
 // bridge. The gmc_top parameters a board chooses are passed through; the
 // segment descriptors follow from them (gmc_top's defaults: segment 1 is
 // the CPU window, segment 2 the rest of VRAM below the page table,
-// segment 3 the GART aperture).
+// segment 3 the GART aperture). When the CPU window and the page table
+// take the whole VRAM there is no segment 2: two segments, the CPU window
+// and the aperture.
+`include "gmc_defaults.vh"
 module gmc_fpga_core #(
     // UART clock cycles per bit and receive timeout (see gmc_uart_bridge).
     parameter integer CLKS_PER_BIT = 4,
@@ -150,13 +153,21 @@ module gmc_fpga_core #(
     endfunction
     localparam [63:0] WIN64 = zext64(WIN32);
     localparam [63:0] SEG2_SIZE64 = zext64(SEG2_SIZE32);
+    localparam [0:0]   NO_SEG2 = (SEG2_SIZE32 == 32'd0);
+    localparam [63:0] APER_BASE64 = zext64(`GMC_TOP_APERTURE_BASE);
+    localparam [63:0] APER_SIZE64 = zext64(APERTURE_PAGES * 4096);
 
     gmc_top #(
-        .SEG1_SIZE(WIN64), .SEG2_BASE(WIN64), .SEG2_SIZE(SEG2_SIZE64),
+        .SEG_COUNT(NO_SEG2 ? 2 : 3), .SEG1_SIZE(WIN64),
+        .SEG2_BASE(NO_SEG2 ? APER_BASE64 : WIN64), .SEG2_SIZE(NO_SEG2 ? APER_SIZE64 : SEG2_SIZE64),
+        .SEG2_FLAGS(NO_SEG2 ? `GMC_TOP_SEG3_FLAGS : `GMC_TOP_SEG2_FLAGS),
+        .SEG2_BANKS(NO_SEG2 ? `GMC_TOP_SEG3_BANKS : SEG2_BANKS),
+        .SEG3_BASE(NO_SEG2 ? 64'd0 : APER_BASE64), .SEG3_SIZE(NO_SEG2 ? 64'd0 : APER_SIZE64),
+        .SEG3_FLAGS(NO_SEG2 ? 32'd0 : `GMC_TOP_SEG3_FLAGS),
         .VRAM_BYTES(VRAM_BYTES), .VRAM_SINGLE_PORT(VRAM_SINGLE_PORT), .TLB_ENTRIES(TLB_ENTRIES),
         .APERTURE_PAGES(APERTURE_PAGES), .CPU_WINDOW_BYTES(CPU_WINDOW_BYTES),
         .PROT_RANGES(PROT_RANGES), .COUNTER_WIDTH(COUNTER_WIDTH),
-        .PT_RESERVE_BYTES(PT_RESERVE_BYTES), .SEG2_BANKS(SEG2_BANKS),
+        .PT_RESERVE_BYTES(PT_RESERVE_BYTES),
         .S_ID_WIDTH(ID_WIDTH), .M_ID_WIDTH(ID_WIDTH), .DMA_ENGINE(DMA_ENGINE)
     ) u_gmc (
         .clk(clk), .rst(rst),

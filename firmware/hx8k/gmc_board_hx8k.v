@@ -4,10 +4,11 @@
 `default_nettype none
 
 // 12 MHz clock, FTDI channel B as the host link (3 Mbaud by default: 4
-// clocks per bit), VRAM in block RAM, dual-ported (16 KiB: all 32 of the
-// HX8K's 4 Kbit blocks). Configuration: CPU window 8 KiB (segment 1),
-// segment 2 the next 4 KiB (one bank), page table in the top 4 KiB (256
-// aperture pages, 2 KiB of PTEs), 4 TLB entries, 32-bit counters.
+// clocks per bit), VRAM in block RAM, dual-ported (8 KiB: 16 of the HX8K's
+// 32 4 Kbit blocks, the others for the bridge's write replay window and
+// the DMA engine). Configuration: CPU window 4 KiB (segment 1), page table
+// in the top 4 KiB (256 aperture pages, 2 KiB of PTEs), so no banked
+// segment: segment 2 is the GART aperture. 4 TLB entries, 32-bit counters.
 // LEDs D2..D9 (active high): led[0] IRQ, led[1] link activity (stretched),
 // led[7] heartbeat; the rest off.
 // Reset comes from a power-on counter: 2^POR_LOG2 cycles after configuration.
@@ -44,12 +45,11 @@ module gmc_board_hx8k #(
 
     gmc_fpga_core #(
         .CLKS_PER_BIT(CLKS_PER_BIT), .TIMEOUT_LOG2(TIMEOUT_LOG2),
-        .VRAM_BYTES(16384), .VRAM_SINGLE_PORT(0), .TLB_ENTRIES(4), .APERTURE_PAGES(256),
-        .CPU_WINDOW_BYTES(8192), .PROT_RANGES(4), .COUNTER_WIDTH(32), .PT_RESERVE_BYTES(4096),
-        .SEG2_BANKS(8'd1), .DMA_ENGINE(DMA_ENGINE),
-        // Write replay window: VRAM takes all 32 block RAMs, so 4 beats
-        // in logic cells (2^6 beats, two block RAMs, keep the link full).
-        .BRIDGE_WIN_LOG2(2)
+        .VRAM_BYTES(8192), .VRAM_SINGLE_PORT(0), .TLB_ENTRIES(4), .APERTURE_PAGES(256),
+        .CPU_WINDOW_BYTES(4096), .PROT_RANGES(4), .COUNTER_WIDTH(32), .PT_RESERVE_BYTES(4096),
+        .DMA_ENGINE(DMA_ENGINE),
+        // Write replay window: 2^6 beats in two block RAMs (keeps the link full).
+        .BRIDGE_WIN_LOG2(6)
     ) u_core (
         .clk(clk_12m), .rst(rst),
         .rxd(uart_rx), .txd(uart_tx),
