@@ -29,6 +29,7 @@
 #include "gmc.h"
 #include "gmc_avl.h"
 #include "gmc_backend.h"
+#include "gmc_budget.h"
 #include "gmc_cand.h"
 #include "gmc_kmd.h"
 #include "gmc_paging.h"
@@ -97,6 +98,7 @@ static int key_eq(const struct gmc_victim_key *x, const struct gmc_victim_key *y
 
 void gmc_cand_sync(gmc_device *dev, struct gmc_valloc *a)
 {
+    gmc_budget_sync(dev, a);
     int want_c = candidate(a), want_h = a->hot && a->node.mgr != NULL;
     struct gmc_victim_key k = { gmc_victim_prio(&a->desc), a->hot ? 1u : 0u, a->hot_seq, a->lru, a->serial };
     if (want_c == a->in_cand && want_h == a->in_hot &&

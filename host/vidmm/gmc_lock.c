@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "gmc.h"
+#include "gmc_budget.h"
 #include "gmc_check.h"
 #include "gmc_kmd.h"
 #include "gmc_paging.h"
@@ -177,6 +178,10 @@ int gmc_lock(gmc_client *c, gmc_handle h, uint32_t flags, struct gmc_lock_map *o
     rc = gmc_check_powered((enum gmc_power_state)dev->power);
     if (rc != GMC_OK)
         return rc;
+    const int budget = gmc_budget_active(dev);
+    struct gmc_budget_snap snap;
+    if (budget)
+        gmc_budget_snap(c, &snap);
     int sys_map = sys_mapped(dev, a);
     uint64_t until = a->busy_fence > a->paging_fence ? a->busy_fence : a->paging_fence;
     if (until > gmc_paging_completed(dev->pg)) {
@@ -216,6 +221,17 @@ int gmc_lock(gmc_client *c, gmc_handle h, uint32_t flags, struct gmc_lock_map *o
     }
     a->locker = c;
     gmc_cand_sync(dev, a);
+    if (budget) {
+        /* A locked allocation counts for its locker (docs/budgets.md). */
+        uint64_t trim;
+        uint32_t group;
+        rc = gmc_budget_admit(c, &snap, &trim, &group);
+        if (rc != GMC_OK) {
+            a->locker = NULL;
+            gmc_cand_sync(dev, a);
+            return rc;
+        }
+    }
     a->lock_flags = flags;
     a->lock_map = m;
     a->lock_wrote = !(flags & GMC_LOCK_READ_ONLY);

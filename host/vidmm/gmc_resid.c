@@ -55,6 +55,7 @@
 #include <string.h>
 
 #include "gmc.h"
+#include "gmc_budget.h"
 #include "gmc_cand.h"
 #include "gmc_fence.h"
 #include "gmc_paging.h"
@@ -660,6 +661,23 @@ int gmc_resid_bring_in(gmc_device *dev, struct gmc_valloc *a, uint64_t *needed)
     return rc;
 }
 
+/* The first of the handles whose allocation this call made count for the
+ * client in group g (its first reference, no lock of its own), else n. */
+static unsigned first_counted(const gmc_client *c, struct gmc_vref *const *refs, unsigned n, uint32_t g)
+{
+    for (unsigned i = 0; i < n; i++) {
+        const struct gmc_valloc *a = refs[i]->alloc;
+        uint32_t ag;
+        unsigned mine = 0;
+        for (unsigned j = 0; j < n; j++)
+            mine += refs[j] == refs[i];
+        if (refs[i]->resident == mine && a->locker != c && a->node.mgr != NULL &&
+            gmc_budget_seg_counts(c->dev, a->seg, &ag) && ag == g)
+            return i;
+    }
+    return n;
+}
+
 int gmc_make_resident(gmc_client *c, const gmc_handle *h, unsigned n,
                       struct gmc_residency_result *res)
 {
@@ -689,6 +707,13 @@ int gmc_make_resident(gmc_client *c, const gmc_handle *h, unsigned n,
         return rc;
     }
     dev->stats.make_resident_calls++;
+    /* Budgets (gmc_budget.h): the usage before this call. */
+    const int budget = gmc_budget_active(dev);
+    struct gmc_budget_snap snap;
+    uint64_t trim = 0;
+    uint32_t group = 0;
+    if (budget)
+        gmc_budget_snap(c, &snap);
     /* Take the references first, so nothing this call brings in is chosen
      * as a victim by a later one of its own handles. */
     for (unsigned i = 0; i < n; i++) {
@@ -696,11 +721,20 @@ int gmc_make_resident(gmc_client *c, const gmc_handle *h, unsigned n,
         refs[i]->alloc->resident++;
         gmc_cand_sync(dev, refs[i]->alloc);
     }
+    /* What is already placed counts now: refused before any paging. */
+    if (budget) {
+        rc = gmc_budget_admit(c, &snap, &trim, &group);
+        if (rc != GMC_OK && res != NULL)
+            res->failed_index = first_counted(c, refs, n, group);
+    }
     uint64_t before = gmc_paging_last_issued(dev->pg);
     for (unsigned i = 0; i < n && rc == GMC_OK; i++) {
         struct gmc_valloc *a = refs[i]->alloc;
         uint64_t needed = 0;
+        const int placed = a->node.mgr != NULL;
         rc = gmc_resid_bring_in(dev, a, &needed);
+        if (rc == GMC_OK && budget && !placed)
+            rc = gmc_budget_admit(c, &snap, &trim, &group);
         if (rc != GMC_OK) {
             if (res != NULL) {
                 res->failed_index = i;
@@ -709,6 +743,10 @@ int gmc_make_resident(gmc_client *c, const gmc_handle *h, unsigned n,
             break;
         }
         gmc_cand_touch(dev, a);
+    }
+    if (rc == GMC_E_OVER_BUDGET && res != NULL) {
+        res->bytes_to_trim = trim;
+        res->budget_group = group;
     }
     if (rc != GMC_OK) {
         for (unsigned i = 0; i < n; i++) {

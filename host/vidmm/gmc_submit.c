@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "gmc.h"
+#include "gmc_budget.h"
 #include "gmc_cand.h"
 #include "gmc_fence.h"
 #include "gmc_paging.h"
@@ -150,6 +151,11 @@ int gmc_submit(gmc_client *c, const struct gmc_submit *s, uint64_t *fence)
         if (s->ops[i].kind == GMC_GPU_FILL && !(d->desc.supported_segments & ~gmc_resid_aperture_mask(dev)))
             rc = GMC_E_UNSUPPORTED;
     }
+    /* Budgets: what the moves below make count for the client. */
+    const int budget = rc == GMC_OK && gmc_budget_active(dev);
+    struct gmc_budget_snap snap;
+    if (budget)
+        gmc_budget_snap(c, &snap);
     /* Every referenced allocation GPU-accessible. */
     for (unsigned i = 0; i < s->nrefs && rc == GMC_OK; i++) {
         struct gmc_valloc *a = al[i];
@@ -171,6 +177,11 @@ int gmc_submit(gmc_client *c, const struct gmc_submit *s, uint64_t *fence)
             rc = GMC_E_UNSUPPORTED;
         else
             rc = move_to(dev, d, mem);
+    }
+    if (rc == GMC_OK && budget) {
+        uint64_t trim;
+        uint32_t group;
+        rc = gmc_budget_admit(c, &snap, &trim, &group);
     }
     if (rc == GMC_OK && dev->sync_wait_fence > gmc_paging_completed(dev->pg)) {
         dev->stats.sync_waits++;
