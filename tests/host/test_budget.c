@@ -410,6 +410,103 @@ static void test_lock_and_submit(void **state)
     t_close(dev);
 }
 
+/* The device's usage is kept as allocations change; here it is recounted
+ * from the public queries after every step of a seeded random workload
+ * (two clients, pressure on segment 1, evictions, locks, GPU fills and
+ * destruction), along with each client's usage. */
+#define NA 12
+static void test_usage_recount(void **state)
+{
+    (void)state;
+    gmc_device *dev = t_open(AT_DEV);
+    gmc_client *cl[2] = { t_client(dev), t_client(dev) };
+    gmc_handle h[NA] = { 0 };
+    uint64_t rng = 12345;
+    unsigned refused = 0, over = 0, locked_steps = 0;
+    uint64_t prev = 0;
+    for (unsigned step = 0; step < 400; step++) {
+        unsigned i = (unsigned)(t_rand(&rng) % NA);
+        gmc_client *c = cl[i % 2];
+        unsigned what = (unsigned)(t_rand(&rng) % 8);
+        if (h[i] == GMC_HANDLE_NONE) {
+            static const uint32_t segs[4] = { BIT(SEG_VIS), BIT(SEG_VIS) | BIT(SEG_VRAM), BIT(SEG_AP),
+                                              BIT(SEG_VIS) | BIT(SEG_AP) };
+            uint32_t set = segs[t_rand(&rng) % 4];
+            h[i] = t_new(c, (1u + t_rand(&rng) % 8u) * 64u * KiB, GMC_ALLOC_CPU_VISIBLE, set);
+            continue;
+        }
+        struct gmc_alloc_info ai = t_info(c, h[i]);
+        int rc = GMC_OK;
+        if (what < 3) {
+            rc = t_resident1(c, h[i]);
+        } else if (what < 5) {
+            if (ai.resident_refs > 0u)
+                rc = t_evict1(c, h[i]);
+        } else if (what == 5) {
+            struct gmc_lock_map m;
+            if (ai.state & GMC_ALLOC_STATE_LOCKED) {
+                rc = gmc_unlock(c, h[i]);
+            } else {
+                rc = gmc_lock(c, h[i], GMC_LOCK_READ_ONLY, &m);
+                locked_steps += rc == GMC_OK;
+            }
+        } else if (what == 6 && ai.resident_refs > 0u && !(ai.state & GMC_ALLOC_STATE_LOCKED)) {
+            struct gmc_submit_ref ref = { h[i], GMC_REF_WRITE };
+            struct gmc_gpu_op op = { .kind = GMC_GPU_FILL, .dst = 0, .size = ai.size, .pattern = step };
+            struct gmc_submit s = { &ref, 1, &op, 1 };
+            rc = gmc_submit(c, &s, NULL);
+        } else if (what == 7) {
+            ok(gmc_alloc_destroy(c, h[i]));
+            h[i] = GMC_HANDLE_NONE;
+        }
+        over += rc == GMC_E_OVER_BUDGET;
+        if (rc == GMC_E_NO_SPACE || rc == GMC_E_OVER_BUDGET || rc == GMC_E_UNSUPPORTED)
+            refused++;
+        else
+            ok(rc);
+        if (step == 100)
+            ok(gmc_client_set_budget(cl[0], LOCAL, 768 * KiB));
+        if (step == 200)
+            ok(gmc_client_set_reservation(cl[1], LOCAL, 256 * KiB));
+        /* recount */
+        uint64_t dev_use[2] = { 0, 0 }, cl_use[2][2] = { { 0, 0 }, { 0, 0 } };
+        for (unsigned k = 0; k < NA; k++) {
+            if (h[k] == GMC_HANDLE_NONE)
+                continue;
+            struct gmc_alloc_info x = t_info(cl[k % 2], h[k]);
+            if (x.segment != SEG_VIS && x.segment != SEG_AP)
+                continue; /* not placed, or in segment 2: no ApplicationTarget */
+            if (x.resident_total == 0u && !(x.state & GMC_ALLOC_STATE_LOCKED))
+                continue;
+            uint32_t g = x.segment == SEG_AP ? NONLOCAL : LOCAL;
+            dev_use[g] += x.placed_size;
+            cl_use[k % 2][g] += x.placed_size;
+        }
+        struct gmc_device_stats st = t_stats(dev);
+        for (uint32_t g = 0; g < 2; g++) {
+            if (st.budget[g].usage != dev_use[g])
+                fail_msg("step %u: device usage %llu, recount %llu (group %u)", step,
+                         (unsigned long long)st.budget[g].usage, (unsigned long long)dev_use[g], g);
+            for (unsigned k = 0; k < 2; k++)
+                assert_int_equal(t_usage(cl[k], g), cl_use[k][g]);
+        }
+        /* from step 100 on, client 0 never grows past its budget */
+        uint64_t u = t_usage(cl[0], LOCAL);
+        if (step >= 100 && u > 768 * KiB && u > prev)
+            fail_msg("step %u: client 0 grew to %llu over its budget", step, (unsigned long long)u);
+        prev = u;
+    }
+    /* the workload went through both sides */
+    assert_true(over > 0u);
+    assert_true(refused > over);
+    assert_true(locked_steps > 0u);
+    gmc_client_destroy(cl[0]);
+    gmc_client_destroy(cl[1]);
+    assert_int_equal(t_stats(dev).budget[LOCAL].usage, 0u);
+    assert_int_equal(t_stats(dev).budget[NONLOCAL].usage, 0u);
+    t_close(dev);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -421,6 +518,7 @@ int main(void)
         cmocka_unit_test(test_shared),
         cmocka_unit_test(test_reservations),
         cmocka_unit_test(test_lock_and_submit),
+        cmocka_unit_test(test_usage_recount),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
