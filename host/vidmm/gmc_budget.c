@@ -27,6 +27,7 @@
 
 #include "gmc.h"
 #include "gmc_budget.h"
+#include "gmc_place.h"
 #include "gmc_status.h"
 #include "gmc_vobj.h"
 
@@ -180,13 +181,70 @@ int gmc_budget_admit(gmc_client *c, const struct gmc_budget_snap *before, uint64
         if (over > 0u) {
             *trim = over;
             *group = g;
-            c->last_trim = over;
-            c->last_trim_group = g;
-            dev->stats.budget[g].refusals++;
+            gmc_budget_refuse(c, over, g);
             return GMC_E_OVER_BUDGET;
         }
     }
     return GMC_OK;
+}
+
+void gmc_budget_refuse(gmc_client *c, uint64_t trim, uint32_t group)
+{
+    c->last_trim = trim;
+    c->last_trim_group = group;
+    c->dev->stats.budget[group].refusals++;
+}
+
+uint32_t gmc_budget_room(const gmc_client *c, const struct gmc_valloc *a, uint32_t mask, uint64_t *trim,
+                         uint32_t *group)
+{
+    const gmc_device *dev = c->dev;
+    *trim = 0;
+    *group = 0;
+    uint64_t u[GMC_SEGMENT_GROUPS], unused[GMC_SEGMENT_GROUPS], dev_u[GMC_SEGMENT_GROUPS];
+    int have = 0;
+    uint32_t out = 0;
+    for (unsigned i = 0; i < dev->nsegs; i++) {
+        uint32_t g;
+        struct gmc_place_size sz;
+        if (!(mask & GMC_SEGMENT_BIT(i + 1u)))
+            continue;
+        if (!gmc_budget_seg_counts(dev, i, &g) || gmc_place_size(&dev->seg[i].desc, &a->desc, &sz) != GMC_OK) {
+            out |= GMC_SEGMENT_BIT(i + 1u); /* counts for nothing, or placement decides */
+            continue;
+        }
+        if (!have) {
+            client_usage(c, u);
+            for (unsigned k = 0; k < GMC_SEGMENT_GROUPS; k++) {
+                uint64_t held;
+                others(c, k, &unused[k], &held);
+                dev_u[k] = dev->bud_usage[k];
+            }
+            /* a leaves where it is: what it counts there now does not stay */
+            dev_u[a->bud_group] -= a->bud_bytes;
+            uint32_t ag;
+            uint64_t n = counted(dev, a, &ag);
+            int mine = a->locker == c;
+            for (const struct gmc_vref *r = a->handles; r != NULL && !mine; r = r->anext)
+                mine = r->client == c && r->resident > 0u;
+            if (mine)
+                u[ag] -= n;
+            have = 1;
+        }
+        uint64_t over = 0;
+        if (u[g] + sz.placed > c->budget[g])
+            over = u[g] + sz.placed - c->budget[g];
+        uint64_t want = dev_u[g] + sz.placed + unused[g];
+        if (want > dev->bud_app[g] && want - dev->bud_app[g] > over)
+            over = want - dev->bud_app[g];
+        if (over == 0u) {
+            out |= GMC_SEGMENT_BIT(i + 1u);
+        } else if (*trim == 0u || over < *trim) {
+            *trim = over;
+            *group = g;
+        }
+    }
+    return out;
 }
 
 void gmc_budget_stats(const gmc_device *dev, struct gmc_budget_stats out[GMC_SEGMENT_GROUPS])

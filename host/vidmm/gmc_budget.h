@@ -43,6 +43,17 @@ void gmc_budget_snap(const gmc_client *c, struct gmc_budget_snap *s);
  */
 int gmc_budget_admit(gmc_client *c, const struct gmc_budget_snap *before, uint64_t *trim, uint32_t *group);
 
+/*
+ * The segments of `mask` (GMC_SEGMENT_BIT) where placing a (to count for
+ * c; what it counts where it is now left out) keeps c within its limits. When some are left
+ * out, *trim and *group get the smallest excess among them (what c would
+ * have to trim to use one), else 0.
+ */
+uint32_t gmc_budget_room(const gmc_client *c, const struct gmc_valloc *a, uint32_t mask, uint64_t *trim,
+                         uint32_t *group);
+/* Count a refusal: the client's last trim, the device's refusals. */
+void gmc_budget_refuse(gmc_client *c, uint64_t trim, uint32_t group);
+
 /* The budget part of gmc_device_stats. */
 void gmc_budget_stats(const gmc_device *dev, struct gmc_budget_stats out[GMC_SEGMENT_GROUPS]);
 

@@ -188,13 +188,49 @@ static int scan_window(gmc_device *dev, unsigned seg, const struct gmc_valloc *e
     return rc;
 }
 
+static int place_in(gmc_device *dev, struct gmc_valloc *a, uint32_t mask, int evict, uint64_t *bytes_needed);
+
+int gmc_resid_budget_precheck(gmc_device *dev, struct gmc_valloc *a, uint32_t mask)
+{
+    if (dev->bud_client == NULL)
+        return GMC_OK;
+    uint64_t trim;
+    uint32_t group;
+    if (gmc_budget_room(dev->bud_client, a, mask, &trim, &group) != 0u)
+        return GMC_OK;
+    gmc_budget_refuse(dev->bud_client, trim, group);
+    return GMC_E_OVER_BUDGET;
+}
+
 int gmc_resid_place(gmc_device *dev, struct gmc_valloc *a, uint32_t mask, int evict,
                     uint64_t *bytes_needed)
 {
     if (bytes_needed != NULL)
         *bytes_needed = 0;
+    uint32_t want = mask != 0u ? mask : a->desc.supported_segments;
+    /* Under budgets (gmc_budget.h), only where the client has room. */
+    uint64_t trim = 0;
+    uint32_t group = 0;
+    if (evict && dev->bud_client != NULL) {
+        want = gmc_budget_room(dev->bud_client, a, want, &trim, &group);
+        if (want == 0u) {
+            gmc_budget_refuse(dev->bud_client, trim, group);
+            return GMC_E_OVER_BUDGET;
+        }
+    }
+    int rc = place_in(dev, a, want, evict, bytes_needed);
+    if (rc == GMC_E_NO_SPACE && trim > 0u) {
+        /* Only segments over budget could have held it. */
+        gmc_budget_refuse(dev->bud_client, trim, group);
+        rc = GMC_E_OVER_BUDGET;
+    }
+    return rc;
+}
+
+static int place_in(gmc_device *dev, struct gmc_valloc *a, uint32_t mask, int evict, uint64_t *bytes_needed)
+{
     struct gmc_alloc_desc d;
-    restrict_desc(&a->desc, mask != 0u ? mask : a->desc.supported_segments, &d);
+    restrict_desc(&a->desc, mask, &d);
     struct gmc_placement pl;
     memset(&a->node, 0, sizeof(a->node));
     int rc = gmc_place(dev->seg, dev->nsegs, &d, &a->node, &pl);
@@ -728,6 +764,8 @@ int gmc_make_resident(gmc_client *c, const gmc_handle *h, unsigned n,
             res->failed_index = first_counted(c, refs, n, group);
     }
     uint64_t before = gmc_paging_last_issued(dev->pg);
+    if (budget)
+        dev->bud_client = c; /* placements only where c has room */
     for (unsigned i = 0; i < n && rc == GMC_OK; i++) {
         struct gmc_valloc *a = refs[i]->alloc;
         uint64_t needed = 0;
@@ -744,9 +782,10 @@ int gmc_make_resident(gmc_client *c, const gmc_handle *h, unsigned n,
         }
         gmc_cand_touch(dev, a);
     }
+    dev->bud_client = NULL;
     if (rc == GMC_E_OVER_BUDGET && res != NULL) {
-        res->bytes_to_trim = trim;
-        res->budget_group = group;
+        res->bytes_to_trim = c->last_trim;
+        res->budget_group = c->last_trim_group;
     }
     if (rc != GMC_OK) {
         for (unsigned i = 0; i < n; i++) {

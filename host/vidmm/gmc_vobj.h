@@ -159,6 +159,7 @@ struct gmc_device {
     uint64_t bud_usage[GMC_SEGMENT_GROUPS];    /* counted bytes, each allocation once */
     uint64_t bud_reserved[GMC_SEGMENT_GROUPS]; /* the clients' reservations, summed */
     int bud_active;                 /* a budget below the default or a reservation is set */
+    struct gmc_client *bud_client;  /* while a call places for a client under budgets: it (gmc_resid_place) */
 };
 
 /* A system buffer (or a segment range, node != NULL) released while the

@@ -182,10 +182,12 @@ static void test_non_target_not_counted(void **state)
     t_close(dev);
 }
 
-/* An allocation not placed yet: make_resident places it (evicting others
- * that nobody references, their content saved), then finds the budget
- * exceeded: no reference is taken and the evicted content is intact. */
-static void test_over_budget_after_placement(void **state)
+/* An allocation not placed yet: make_resident places it only where the
+ * client's budgets have room. Segment 1 full of allocations nobody
+ * references: over budget, the call evicts nothing and places nothing;
+ * within budget it evicts and places. With segment 2 (not counted) also
+ * supported, the allocation goes there instead of failing. */
+static void test_placement_within_budget(void **state)
 {
     (void)state;
     gmc_device *dev = t_open(AT_DEV);
@@ -206,15 +208,31 @@ static void test_over_budget_after_placement(void **state)
     assert_int_equal(t_info(c, big).resident_refs, 0u);
     assert_int_equal(t_usage(c, LOCAL), 0u);
     assert_int_equal(t_stats(dev).budget[LOCAL].usage, 0u);
-    assert_true(t_info(c, big).state & GMC_ALLOC_STATE_PLACED); /* where this call put it */
+    /* nothing moved */
+    assert_false(t_info(c, big).state & GMC_ALLOC_STATE_PLACED);
+    assert_int_equal(t_stats(dev).evictions, 0u);
+    for (unsigned i = 0; i < 4; i++)
+        assert_int_equal(t_info(c, f[i]).segment, SEG_VIS);
     ok(gmc_client_set_budget(c, LOCAL, 512 * KiB));
     ok(t_resident1(c, big));
     assert_int_equal(t_usage(c, LOCAL), 512 * KiB);
-    /* the content the refused call evicted is intact (the reads lock, and
-     * a lock counts too: no budget for them) */
+    assert_true(t_stats(dev).evictions > 0u);
+    /* the content evicted for it is intact (the reads lock, and a lock
+     * counts too: no budget for them) */
     ok(gmc_client_set_budget(c, LOCAL, GMC_BUDGET_NONE));
     for (unsigned i = 0; i < 4; i++)
         assert_true(t_check_pattern(c, f[i], 448 * KiB, 10u + i));
+
+    /* segments 1 and 2 supported, 1 preferred: over budget in segment 1,
+     * it lands in segment 2, which counts for nothing */
+    ok(gmc_client_set_budget(c, LOCAL, 512 * KiB));
+    struct gmc_alloc_desc d;
+    t_desc(&d, 256 * KiB, 0, BIT(SEG_VIS) | BIT(SEG_VRAM));
+    d.preferred[0].id = SEG_VIS;
+    gmc_handle both = t_create(c, &d);
+    ok(t_resident1(c, both));
+    assert_int_equal(t_info(c, both).segment, SEG_VRAM);
+    assert_int_equal(t_usage(c, LOCAL), 512 * KiB);
     gmc_client_destroy(c);
     t_close(dev);
 }
@@ -376,9 +394,33 @@ static void test_lock_and_submit(void **state)
     assert_int_equal(trim, 64 * KiB);
     assert_int_equal(grp, LOCAL);
     assert_int_equal(t_stats(dev).locks, 0u);
+    assert_false(t_info(c, l).state & GMC_ALLOC_STATE_HAS_CONTENT); /* refused before any paging */
     ok(gmc_client_set_budget(c, LOCAL, 128 * KiB));
     ok(gmc_lock(c, l, GMC_LOCK_WRITE_ONLY, &m));
     ok(gmc_unlock(c, l));
+
+    /* resident in segment 2 (not counted); a lock must move it to segment
+     * 1, which counts: refused, and it stays where it is */
+    struct gmc_alloc_desc ld;
+    t_desc(&ld, 64 * KiB, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS) | BIT(SEG_VRAM));
+    ld.preferred[0].id = SEG_VRAM;
+    gmc_handle mv = t_create(c, &ld);
+    ok(t_resident1(c, mv));
+    assert_int_equal(t_info(c, mv).segment, SEG_VRAM);
+    ok(gmc_client_set_budget(c, LOCAL, 0));
+    uint64_t ev = t_stats(dev).evictions;
+    assert_status(gmc_lock(c, mv, GMC_LOCK_READ_ONLY, &m), GMC_E_OVER_BUDGET);
+    assert_int_equal(t_info(c, mv).segment, SEG_VRAM);
+    assert_int_equal(t_stats(dev).evictions, ev);
+    assert_int_equal(t_usage(c, LOCAL), 0u);
+    ok(gmc_client_last_trim(c, &trim, &grp));
+    assert_int_equal(trim, 64 * KiB);
+    ok(gmc_client_set_budget(c, LOCAL, 64 * KiB));
+    ok(gmc_lock(c, mv, GMC_LOCK_READ_ONLY, &m));
+    assert_int_equal(t_info(c, mv).segment, SEG_VIS);
+    assert_int_equal(t_usage(c, LOCAL), 64 * KiB);
+    ok(gmc_unlock(c, mv));
+    ok(t_evict1(c, mv));
 
     /* a FILL target in the aperture moves to segment 1 (LOCAL) */
     ok(gmc_client_set_budget(c, LOCAL, 0));
@@ -397,6 +439,8 @@ static void test_lock_and_submit(void **state)
     assert_status(gmc_submit(c, &s, &fence), GMC_E_OVER_BUDGET);
     assert_int_equal(fence, 0u);
     assert_int_equal(t_stats(dev).submits, before);
+    assert_int_equal(t_info(c, t).segment, SEG_AP); /* refused before it moved */
+    assert_int_equal(t_usage(c, NONLOCAL), 64 * KiB);
     ok(gmc_client_last_trim(c, &trim, &grp));
     assert_int_equal(trim, 64 * KiB);
     assert_int_equal(grp, LOCAL);
@@ -513,7 +557,7 @@ int main(void)
         cmocka_unit_test(test_flags_and_groups),
         cmocka_unit_test(test_client_budget),
         cmocka_unit_test(test_non_target_not_counted),
-        cmocka_unit_test(test_over_budget_after_placement),
+        cmocka_unit_test(test_placement_within_budget),
         cmocka_unit_test(test_usage_accounting),
         cmocka_unit_test(test_shared),
         cmocka_unit_test(test_reservations),
