@@ -428,7 +428,9 @@ struct gmc_submit {
     unsigned nops;
 };
 
-/* Submit; *fence (may be NULL) receives the submission's fence value. */
+/* Submit; *fence (may be NULL) receives the submission's fence value.
+ * GMC_E_OVER_BUDGET (nothing submitted) when an allocation it must move
+ * would take the client over its budgets (gmc_client_last_trim). */
 int gmc_submit(gmc_client *client, const struct gmc_submit *s, uint64_t *fence);
 /* Wait for a fence of this device (paging or submission), at most
  * timeout_us of device time. GMC_E_TIMEOUT triggers the TDR path and
@@ -474,7 +476,9 @@ int gmc_alloc_can_write(const gmc_client *client, gmc_handle h);
 
 /*
  * pfnLockCb. After the checks of gmc_alloc_can_lock: an allocation already
- * locked answers GMC_E_ALREADY_LOCKED. If the GPU still uses it: DonotWait
+ * locked answers GMC_E_ALREADY_LOCKED. A locked allocation counts toward
+ * the locker's budgets: GMC_E_OVER_BUDGET (nothing moved, no lock) when it
+ * would take it over them (gmc_client_last_trim). If the GPU still uses it: DonotWait
  * answers GMC_E_STILL_DRAWING, Discard renames it (fresh memory, content
  * undefined), otherwise the lock waits. The mapping is the system copy for
  * PermanentSysMem and ExistingSysMem allocations, and the BAR1 window for
