@@ -373,6 +373,41 @@ static int op_submit(struct run *r, const struct tr_op *op, uint64_t *fence)
     return GMC_OK;
 }
 
+/* budget, app-budget, reserve: set per group; memory-info: log the
+ * client's figures and compare the ones the trace gives (a difference is
+ * GMC_E_CORRUPT, why says which). */
+static int op_budget(struct run *r, const struct tr_op *op, char *why, size_t wn)
+{
+    gmc_client *cl = r->cl[op->client];
+    if (op->kind == TR_MEMINFO) {
+        struct gmc_video_memory_info vm;
+        int st = gmc_client_video_memory(cl, op->group, &vm);
+        if (st != GMC_OK)
+            return st;
+        const uint64_t got[4] = { vm.budget, vm.current_usage, vm.current_reservation, vm.available_for_reservation };
+        static const char *const keys[4] = { "budget", "usage", "reservation", "available" };
+        dlog(r, "  memory-info %s group %u budget %" PRIu64 " usage %" PRIu64 " reservation %" PRIu64
+                " available %" PRIu64,
+             r->t->clients[op->client].name, (unsigned)op->group, got[0], got[1], got[2], got[3]);
+        for (unsigned k = 0; k < 4; k++)
+            if ((op->bmask >> k & 1u) && got[k] != op->bval[k]) {
+                snprintf(why, wn, "%s is %" PRIu64 ", expected %" PRIu64, keys[k], got[k], op->bval[k]);
+                return GMC_E_CORRUPT;
+            }
+        return GMC_OK;
+    }
+    for (uint32_t g = 0; g < GMC_SEGMENT_GROUPS; g++) {
+        if (!(op->bmask >> g & 1u))
+            continue;
+        int st = op->kind == TR_BUDGET     ? gmc_client_set_budget(cl, g, op->bval[g])
+                 : op->kind == TR_RESERVE ? gmc_client_set_reservation(cl, g, op->bval[g])
+                                          : gmc_device_set_budget(r->dev, g, op->bval[g]);
+        if (st != GMC_OK)
+            return st;
+    }
+    return GMC_OK;
+}
+
 static int run_op(struct run *r, const struct tr_op *op, char *why, size_t wn)
 {
     const struct trace *t = r->t;
@@ -461,6 +496,15 @@ static int run_op(struct run *r, const struct tr_op *op, char *why, size_t wn)
         struct gmc_residency_result res;
         memset(&res, 0, sizeof(res));
         int st = gmc_make_resident(cl, hs, op->nrefs, &res);
+        if (st == GMC_E_OVER_BUDGET) {
+            dlog(r, "  over budget group %u trim %" PRIu64, (unsigned)res.budget_group, res.bytes_to_trim);
+            snprintf(why, wn, "%" PRIu64 " bytes to trim in the %s group", res.bytes_to_trim,
+                     res.budget_group == GMC_SEGMENT_GROUP_LOCAL ? "local" : "non-local");
+            if (op->has_trim && res.bytes_to_trim != op->trim) {
+                snprintf(why, wn, "%" PRIu64 " bytes to trim, expected %" PRIu64, res.bytes_to_trim, op->trim);
+                return GMC_E_CORRUPT;
+            }
+        }
         if (st == GMC_E_NO_SPACE && res.bytes_needed > 0)
             snprintf(why, wn, "'%s' needs %" PRIu64 " more bytes",
                      res.failed_index < op->nrefs ? t->entities[op->refs[res.failed_index].entity].name : "?",
@@ -495,6 +539,11 @@ static int run_op(struct run *r, const struct tr_op *op, char *why, size_t wn)
                  rep.bytes_restored);
         return st;
     }
+    case TR_BUDGET:
+    case TR_APP_BUDGET:
+    case TR_RESERVE:
+    case TR_MEMINFO:
+        return op_budget(r, op, why, wn);
     default:
         return GMC_E_INTERNAL;
     }
@@ -693,7 +742,11 @@ static void run_finish(struct run *r, unsigned end_step)
         gmc_segment_query(r->dev, i + 1, &tl->segs[i].end);
     for (unsigned c = 0; c < t->nclients; c++)
         if (r->cl[c])
-            tl->clients[c].has_stats = gmc_client_stats(r->cl[c], &tl->clients[c].stats) == GMC_OK;
+            tl->clients[c].has_stats = gmc_client_stats(r->cl[c], &tl->clients[c].stats) == GMC_OK &&
+                                       gmc_client_video_memory(r->cl[c], GMC_SEGMENT_GROUP_LOCAL,
+                                                               &tl->clients[c].vm[0]) == GMC_OK &&
+                                       gmc_client_video_memory(r->cl[c], GMC_SEGMENT_GROUP_NON_LOCAL,
+                                                               &tl->clients[c].vm[1]) == GMC_OK;
     /* The hardware's counters last: their register reads take bus cycles
      * the stats above (cycles) must not include. */
     if (tl->has_stats)

@@ -387,6 +387,20 @@ static void summary(const struct timeline *tl, const struct trace *t)
     printf("  locks             %" PRIu64 " (%" PRIu64 " waited, %" PRIu64 " renamed)\n", s->locks, s->lock_waits,
            s->renames);
     printf("  reads verified    %" PRIu64 " (%s compared)\n", tl->reads_verified, ver);
+    /* Budgets (docs/budgets.md): only on a device with ApplicationTarget
+     * segments in the group. */
+    for (unsigned g = 0; g < GMC_SEGMENT_GROUPS; g++) {
+        const struct gmc_budget_stats *b = &s->budget[g];
+        if (b->capacity == 0u && b->refusals == 0u)
+            continue;
+        char use[32], bud[32], cap[32], res[32];
+        tl_bytes(b->usage, use, sizeof(use));
+        tl_bytes(b->budget, bud, sizeof(bud));
+        tl_bytes(b->capacity, cap, sizeof(cap));
+        tl_bytes(b->reservation, res, sizeof(res));
+        printf("  budget %-10s %s used of %s (capacity %s), %s reserved, %" PRIu64 " refused\n",
+               g == GMC_SEGMENT_GROUP_LOCAL ? "local" : "non-local", use, bud, cap, res, b->refusals);
+    }
     if (s->hw.valid) {
         char hr[32], hw[32];
         tl_bytes(s->hw.dma_rd_vram + s->hw.dma_rd_sys + s->hw.dma_rd_aperture, hr, sizeof(hr));

@@ -141,7 +141,15 @@ int report_write_json(const struct timeline *tl, const char *path, char *err, si
     sep = ", ";
     HW_COUNTERS(X)
 #undef X
-    fprintf(f, "},\n");
+    fprintf(f, "},\n  \"budgets\": [");
+    for (unsigned g = 0; g < GMC_SEGMENT_GROUPS; g++) {
+        const struct gmc_budget_stats *b = &tl->stats.budget[g];
+        fprintf(f, "%s\n    {\"group\": \"%s\", \"capacity\": %" PRIu64 ", \"budget\": %" PRIu64 ", \"usage\": %" PRIu64
+                   ", \"reservation\": %" PRIu64 ", \"refusals\": %" PRIu64 "}",
+                g ? "," : "", g == GMC_SEGMENT_GROUP_LOCAL ? "local" : "non_local", b->capacity, b->budget, b->usage,
+                b->reservation, b->refusals);
+    }
+    fprintf(f, "\n  ],\n");
     if (tl->has_link) {
         const struct gmc_link_stats *l = &tl->link;
         fprintf(f, "  \"link\": {\"baud\": %" PRIu32 ", \"bridge_version\": %" PRIu32 ", \"latency_timer\": %" PRId32,
@@ -173,12 +181,21 @@ int report_write_json(const struct timeline *tl, const char *path, char *err, si
         const struct tl_client *cl = &tl->clients[c];
         fprintf(f, "%s\n    {\"name\": ", c ? "," : "");
         json_str(f, cl->name);
-        if (cl->has_stats)
+        if (cl->has_stats) {
             fprintf(f, ", \"allocations\": %" PRIu64 ", \"bytes_resident\": %" PRIu64 ", \"bytes_committed\": %" PRIu64
-                       ", \"evictions\": %" PRIu64 "}",
+                       ", \"evictions\": %" PRIu64,
                     cl->stats.allocations, cl->stats.bytes_resident, cl->stats.bytes_committed, cl->stats.evictions);
-        else
+            /* gmc_client_video_memory per segment group */
+            for (unsigned g = 0; g < GMC_SEGMENT_GROUPS; g++)
+                fprintf(f, ", \"%s\": {\"budget\": %" PRIu64 ", \"usage\": %" PRIu64 ", \"reservation\": %" PRIu64
+                           ", \"available\": %" PRIu64 "}",
+                        g == GMC_SEGMENT_GROUP_LOCAL ? "local" : "non_local", cl->vm[g].budget,
+                        cl->vm[g].current_usage, cl->vm[g].current_reservation,
+                        cl->vm[g].available_for_reservation);
+            fputc('}', f);
+        } else {
             fprintf(f, ", \"exited\": true}");
+        }
     }
     fprintf(f, "\n  ],\n  \"allocations\": [");
     for (unsigned e = 0; e < tl->nentities; e++) {

@@ -55,6 +55,7 @@ struct tl_client {
     char name[TL_NAME_MAX];
     int has_stats;
     struct gmc_client_stats stats; /* at the end of the run (clients still alive) */
+    struct gmc_video_memory_info vm[GMC_SEGMENT_GROUPS]; /* at the end, with has_stats */
 };
 
 struct tl_seg {

@@ -50,7 +50,8 @@ static const char *const kind_names[TR_KIND_COUNT] = {
     [TR_UNLOCK] = "unlock",   [TR_WRITE] = "write",       [TR_READ] = "read",
     [TR_RESIDENT] = "resident", [TR_EVICT] = "evict",     [TR_SUBMIT] = "submit",
     [TR_WAIT] = "wait",       [TR_STANDBY] = "standby",   [TR_HIBERNATE] = "hibernate",
-    [TR_RESUME] = "resume",
+    [TR_RESUME] = "resume",   [TR_BUDGET] = "budget",     [TR_APP_BUDGET] = "app-budget",
+    [TR_RESERVE] = "reserve", [TR_MEMINFO] = "memory-info",
 };
 
 const char *tr_kind_name(int kind)
@@ -258,13 +259,17 @@ static const struct opdef opdefs[] = {
     { "unlock", TR_UNLOCK, B_NONE, " client= expect= ", " " },
     { "write", TR_WRITE, B_NONE, " client= offset= size= pattern= expect= ", " " },
     { "read", TR_READ, B_NONE, " client= offset= size= expect= ", " verify " },
-    { "resident", TR_RESIDENT, B_NONE, " client= expect= ", " " },
+    { "resident", TR_RESIDENT, B_NONE, " client= trim= expect= ", " " },
     { "evict", TR_EVICT, B_NONE, " client= expect= ", " " },
     { "submit", TR_SUBMIT, B_SUBMIT, " client= expect= ", " " },
     { "wait", TR_WAIT, B_NONE, " timeout= expect= ", " " },
     { "standby", TR_STANDBY, B_NONE, " expect= ", " " },
     { "hibernate", TR_HIBERNATE, B_NONE, " expect= ", " " },
     { "resume", TR_RESUME, B_NONE, " expect= ", " " },
+    { "budget", TR_BUDGET, B_NONE, " client= local= non-local= expect= ", " " },
+    { "app-budget", TR_APP_BUDGET, B_NONE, " local= non-local= expect= ", " " },
+    { "reserve", TR_RESERVE, B_NONE, " client= local= non-local= expect= ", " " },
+    { "memory-info", TR_MEMINFO, B_NONE, " client= group= budget= usage= reservation= available= expect= ", " " },
     { "repeat", 0, B_REPEAT, " ", " " },
     { "frames", 0, B_REPEAT, " ", " " },
     { "end", 0, B_END, " ", " " },
@@ -1261,6 +1266,12 @@ static int do_refs(struct parser *p, const struct line *ln, const struct args *a
         o->refs[o->nrefs++].entity = e;
     }
     o->client = c;
+    const char *tr = kv(a, "trim");
+    if (tr != NULL && num_arg(p, L, op, "trim", tr, UINT64_MAX, &o->trim) != 0)
+        return -1;
+    o->has_trim = tr != NULL;
+    if (o->has_trim && (!o->has_expect || o->expect != GMC_E_OVER_BUDGET))
+        return perr(p, L, "%s: trim= goes with expect=OVER_BUDGET", op);
     if (power_check(p, L, op, o) != 0)
         return -1;
     if (!checked(o))
@@ -1593,6 +1604,48 @@ static int do_entity_op(struct parser *p, unsigned L, const struct opdef *d, con
     }
 }
 
+/* budget, app-budget, reserve, memory-info (docs/trace-format.md, "Budgets"). */
+static int do_budget(struct parser *p, unsigned L, const struct opdef *d, const struct args *a)
+{
+    const char *op = d->word;
+    struct tr_op *o = new_op(p, d->kind, L);
+    if (o == NULL || expect_arg(p, L, op, a, o) != 0)
+        return -1;
+    if (d->kind != TR_APP_BUDGET) {
+        const char *cn = kv(a, "client");
+        if (cn ? find_client(p, L, op, cn, &o->client) : default_client(p, L, op, &o->client))
+            return -1;
+    }
+    if (d->kind == TR_MEMINFO) {
+        static const char *const keys[4] = { "budget", "usage", "reservation", "available" };
+        const char *g = kv(a, "group");
+        if (g != NULL && strcmp(g, "local") && strcmp(g, "non-local"))
+            return perr(p, L, "%s: group is local or non-local, not '%s'", op, g);
+        o->group = g != NULL && !strcmp(g, "non-local") ? GMC_SEGMENT_GROUP_NON_LOCAL : GMC_SEGMENT_GROUP_LOCAL;
+        for (unsigned k = 0; k < 4; k++) {
+            const char *s = kv(a, keys[k]);
+            if (s != NULL && num_arg(p, L, op, keys[k], s, UINT64_MAX, &o->bval[k]) != 0)
+                return -1;
+            o->bmask |= s != NULL ? 1u << k : 0u;
+        }
+        return power_check(p, L, op, o);
+    }
+    static const char *const groups[2] = { "local", "non-local" };
+    for (unsigned g = 0; g < 2; g++) {
+        const char *s = kv(a, groups[g]);
+        if (s == NULL)
+            continue;
+        o->bmask |= 1u << g;
+        if (d->kind != TR_RESERVE && !strcmp(s, "none"))
+            o->bval[g] = GMC_BUDGET_NONE;
+        else if (num_arg(p, L, op, groups[g], s, UINT64_MAX - 1u, &o->bval[g]) != 0)
+            return -1;
+    }
+    if (o->bmask != 1u && o->bmask != 2u) /* one library call: all or nothing */
+        return perr(p, L, "%s: give local= or non-local= (one group per line)", op);
+    return power_check(p, L, op, o);
+}
+
 static int do_line(struct parser *p, unsigned li)
 {
     const struct line *ln = &p->lines[li];
@@ -1621,6 +1674,11 @@ static int do_line(struct parser *p, unsigned li)
     case TR_HIBERNATE:
     case TR_RESUME:
         return do_device_op(p, L, d, &a);
+    case TR_BUDGET:
+    case TR_APP_BUDGET:
+    case TR_RESERVE:
+    case TR_MEMINFO:
+        return do_budget(p, L, d, &a);
     default:
         return do_entity_op(p, L, d, &a);
     }

@@ -41,6 +41,10 @@ enum tr_kind {
     TR_STANDBY,
     TR_HIBERNATE,
     TR_RESUME,
+    TR_BUDGET,     /* client budgets (gmc_client_set_budget) */
+    TR_APP_BUDGET, /* the device's application budgets (gmc_device_set_budget) */
+    TR_RESERVE,    /* gmc_client_set_reservation */
+    TR_MEMINFO,    /* gmc_client_video_memory, logged and checked */
     TR_KIND_COUNT
 };
 
@@ -88,6 +92,14 @@ struct tr_op {
     struct tr_ref *refs;
     unsigned nops;       /* SUBMIT */
     struct gmc_gpu_op *ops; /* src/dst index refs */
+    /* BUDGET, APP_BUDGET, RESERVE: bval[g] for group g when bit g of bmask
+     * (GMC_BUDGET_NONE: none); MEMINFO: group, and bval[0..3] = budget,
+     * usage, reservation, available to check when bit k of bmask. */
+    uint32_t group;
+    unsigned bmask;
+    uint64_t bval[4];
+    int has_trim;        /* RESIDENT: trim= given */
+    uint64_t trim;       /* RESIDENT: bytes to trim expected with GMC_E_OVER_BUDGET */
 };
 
 struct trace {

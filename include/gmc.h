@@ -293,14 +293,23 @@ struct gmc_residency_result {
     uint64_t bytes_needed;
     unsigned failed_index; /* index of the handle that failed, else n */
     uint64_t paging_fence; /* paging fence of the last paging done, 0 if none */
+    /* GMC_E_OVER_BUDGET: bytes the client must trim (evict) in segment
+     * group budget_group to fit its budget with this call's allocations
+     * (D3DDDIARG_TRIMRESIDENCYSET.NumBytesToTrim); 0 otherwise. */
+    uint64_t bytes_to_trim;
+    uint32_t budget_group; /* enum gmc_segment_group, with bytes_to_trim */
 };
 
 /*
  * Make n allocations resident for this client. All or nothing: on failure
  * no reference is taken (allocations already paged in by this call stay in
  * memory, unreferenced). GMC_E_BAD_HANDLE; GMC_E_NO_SPACE (res->bytes_needed
- * says how much); GMC_E_DEVICE_RESET when paging timed out (see
- * gmc_device_recovery()). res may be NULL.
+ * says how much); GMC_E_OVER_BUDGET when the client would go over its
+ * budget in a segment group (gmc_client_video_memory below; res->bytes_to_trim
+ * and res->budget_group say how much to evict where: when the allocations
+ * are already placed, the call is refused before anything changes);
+ * GMC_E_DEVICE_RESET when paging timed out (see gmc_device_recovery()).
+ * res may be NULL.
  */
 int gmc_make_resident(gmc_client *client, const gmc_handle *handles, unsigned n,
                       struct gmc_residency_result *res);
@@ -313,6 +322,74 @@ int gmc_evict(gmc_client *client, const gmc_handle *handles, unsigned n);
 typedef void (*gmc_residency_fn)(void *user, gmc_handle handle, int resident);
 /* NULL fn removes the callback. */
 int gmc_client_set_residency_callback(gmc_client *client, gmc_residency_fn fn, void *user);
+
+/* ------------------------------------------------------------- budgets */
+
+/*
+ * Video memory budgets (QueryVideoMemoryInfo / SetVideoMemoryReservation,
+ * docs/budgets.md). The device's segments form two segment groups: LOCAL,
+ * its memory segments, and NON_LOCAL, its aperture segments (system memory
+ * the GPU reaches). Only segments flagged ApplicationTarget count: a
+ * group's capacity is the bytes of its ApplicationTarget segments, and a
+ * client's usage in a group is the placed bytes of the allocations it
+ * references as resident or holds locked that sit in an ApplicationTarget
+ * segment of that group (a shared allocation counts for every client that
+ * references it, once in the device's usage).
+ *
+ * Two limits apply. The application budget (per device and group; default
+ * the group's capacity) is what all clients together may use, minus what
+ * the other clients reserved and do not use yet. A client budget (per
+ * client and group; default none) limits one client. A call that would
+ * raise a client's usage over either limit (gmc_make_resident, gmc_lock,
+ * gmc_submit when they place an allocation) answers GMC_E_OVER_BUDGET and
+ * takes no reference, lock or submission. Lowering a budget evicts nothing:
+ * the client is over budget until it evicts.
+ */
+enum gmc_segment_group {
+    GMC_SEGMENT_GROUP_LOCAL = 0,     /* memory segments (VRAM) */
+    GMC_SEGMENT_GROUP_NON_LOCAL = 1  /* aperture segments */
+};
+#define GMC_SEGMENT_GROUPS 2u
+
+/* DXGI_QUERY_VIDEO_MEMORY_INFO for one client and segment group. */
+struct gmc_video_memory_info {
+    uint64_t budget;                    /* the smaller of the client budget and the application budget */
+    uint64_t current_usage;             /* bytes counted for the client (above) */
+    uint64_t available_for_reservation; /* the most gmc_client_set_reservation accepts now */
+    uint64_t current_reservation;       /* bytes the client reserved */
+};
+/* GMC_E_INVALID_ARG for a group that is not enum gmc_segment_group. */
+int gmc_client_video_memory(const gmc_client *client, uint32_t group, struct gmc_video_memory_info *out);
+/*
+ * SetVideoMemoryReservation: guarantee the client `bytes` of the group; the
+ * other clients' limit shrinks by what it reserved and does not use. At
+ * most available_for_reservation: the smaller of its budget and the
+ * application budget minus, for every other client, the larger of its
+ * usage and its reservation. Above that GMC_E_RESERVATION, nothing
+ * changes. 0 drops the reservation.
+ */
+int gmc_client_set_reservation(gmc_client *client, uint32_t group, uint64_t bytes);
+/* The bytes to trim and the group of the client's last GMC_E_OVER_BUDGET,
+ * from any call (gmc_make_resident also returns them in its result;
+ * gmc_lock and gmc_submit only here); 0 and 0 before the first. */
+int gmc_client_last_trim(const gmc_client *client, uint64_t *bytes, uint32_t *group);
+/* The client budget; GMC_BUDGET_NONE removes it. GMC_E_RESERVATION (nothing
+ * changes) when it is below the client's reservation. */
+#define GMC_BUDGET_NONE UINT64_MAX
+int gmc_client_set_budget(gmc_client *client, uint32_t group, uint64_t bytes);
+/* The application budget of the device; GMC_BUDGET_NONE restores the
+ * default (the group's capacity). GMC_E_RESERVATION (nothing changes) when
+ * it is below the sum of the clients' reservations. */
+int gmc_device_set_budget(gmc_device *dev, uint32_t group, uint64_t bytes);
+
+/* One segment group of the device (gmc_device_stats). */
+struct gmc_budget_stats {
+    uint64_t capacity;     /* bytes of the group's ApplicationTarget segments */
+    uint64_t budget;       /* the application budget */
+    uint64_t usage;        /* bytes counted over all clients (a shared allocation once) */
+    uint64_t reservation;  /* the clients' reservations, summed */
+    uint64_t refusals;     /* calls answered GMC_E_OVER_BUDGET for this group */
+};
 
 /* ---------------------------------------------------------- submission */
 
@@ -351,7 +428,9 @@ struct gmc_submit {
     unsigned nops;
 };
 
-/* Submit; *fence (may be NULL) receives the submission's fence value. */
+/* Submit; *fence (may be NULL) receives the submission's fence value.
+ * GMC_E_OVER_BUDGET (nothing submitted) when an allocation it must move
+ * would take the client over its budgets (gmc_client_last_trim). */
 int gmc_submit(gmc_client *client, const struct gmc_submit *s, uint64_t *fence);
 /* Wait for a fence of this device (paging or submission), at most
  * timeout_us of device time. GMC_E_TIMEOUT triggers the TDR path and
@@ -397,7 +476,9 @@ int gmc_alloc_can_write(const gmc_client *client, gmc_handle h);
 
 /*
  * pfnLockCb. After the checks of gmc_alloc_can_lock: an allocation already
- * locked answers GMC_E_ALREADY_LOCKED. If the GPU still uses it: DonotWait
+ * locked answers GMC_E_ALREADY_LOCKED. A locked allocation counts toward
+ * the locker's budgets: GMC_E_OVER_BUDGET (nothing moved, no lock) when it
+ * would take it over them (gmc_client_last_trim). If the GPU still uses it: DonotWait
  * answers GMC_E_STILL_DRAWING, Discard renames it (fresh memory, content
  * undefined), otherwise the lock waits. The mapping is the system copy for
  * PermanentSysMem and ExistingSysMem allocations, and the BAR1 window for
@@ -495,6 +576,7 @@ struct gmc_device_stats {
     uint64_t locks, lock_waits, renames;
     uint64_t cycles;                           /* device cycles so far (sim) */
     struct gmc_hw_counters hw;                 /* the last gmc_device_hw_counters() read */
+    struct gmc_budget_stats budget[GMC_SEGMENT_GROUPS]; /* per enum gmc_segment_group */
 };
 int gmc_device_stats(const gmc_device *dev, struct gmc_device_stats *out);
 /* Read the hardware performance counters (register reads: they take bus

@@ -384,7 +384,26 @@ def load_rules(path=RULES, root=ROOT, general=(), macros=frozenset()):
         if u.get("seed") not in seed_files or set(u) != {"seed", "statement", "where"}:
             raise SpecError(f"{owner}: seed (a [[seed]]), statement and where")
         unenforced.append({k: one_line(owner, k, u[k]) for k in ("seed", "statement", "where")})
-    return {"seeds": seeds, "rules": rules, "unenforced": unenforced}
+    behaviour = []
+    general_names = {s["name"] for s in general}
+    for b in spec.get("behaviour", []):
+        owner = "behaviour statement"
+        if b.get("seed") not in seed_files or set(b) != {"seed", "statement", "where", "status", "test"}:
+            raise SpecError(f"{owner}: seed (a [[seed]]), statement, where, status and test")
+        row = {k: one_line(owner, k, b[k]) for k in ("seed", "statement", "where", "status", "test")}
+        if general and row["status"] not in general_names:
+            raise SpecError(f"{owner}: status {row['status']!r} is not in spec/status.toml")
+        # test = "tests/...c:function": the test that shows the behaviour both ways.
+        path, _, func = row["test"].partition(":")
+        try:
+            with open(os.path.join(root, path), encoding="utf-8") as f:
+                found = re.search(r"\bstatic void " + re.escape(func) + r"\(", f.read()) if func else None
+        except OSError:
+            found = None
+        if not found:
+            raise SpecError(f"{owner}: test {row['test']!r} is not FILE:FUNCTION of an existing test")
+        behaviour.append(row)
+    return {"seeds": seeds, "rules": rules, "unenforced": unenforced, "behaviour": behaviour}
 
 
 def load_sim_status(path, general):
@@ -882,6 +901,18 @@ def rules_markdown(general, rules):
                 stmt += " Also stated in " + ", ".join(f"`{a}`" for a in r["also"]) + "."
             p(f"| {n} | `{r['id']}` | {r['scope']} | {stmt} | {md_cell(describe(r))} | "
               f"`{r['status']}` ({r['code']}) |")
+    p("")
+    p("## Seed behaviour the library enforces")
+    p("")
+    p("Statements about what the manager does rather than about one descriptor")
+    p("(`[[behaviour]]` rows): each has the status a call answers when the")
+    p("behaviour refuses it, and the test that shows it both ways.")
+    p("")
+    p("| seed | statement | status | test | where |")
+    p("|---|---|---|---|---|")
+    for b in rules["behaviour"]:
+        p(f"| `{b['seed'][:3]}` | {md_cell(b['statement'])} | `{b['status']}` | `{b['test']}` | "
+          f"{md_cell(b['where'])} |")
     p("")
     p("## Seed statements that are not descriptor checks")
     p("")

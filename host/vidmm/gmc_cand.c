@@ -30,6 +30,7 @@
 #include "gmc.h"
 #include "gmc_avl.h"
 #include "gmc_backend.h"
+#include "gmc_budget.h"
 #include "gmc_cand.h"
 #include "gmc_kmd.h"
 #include "gmc_paging.h"
@@ -105,6 +106,7 @@ static uint32_t dirty(const gmc_device *dev, const struct gmc_valloc *a)
 
 void gmc_cand_sync(gmc_device *dev, struct gmc_valloc *a)
 {
+    gmc_budget_sync(dev, a);
     int want_c = candidate(a), want_h = a->hot && a->node.mgr != NULL;
     struct gmc_victim_key k = { .prio = gmc_victim_prio(&a->desc),
                                 .dirty = dirty(dev, a),

@@ -20,6 +20,7 @@
 
 #include "gmc.h"
 #include "gmc_backend.h"
+#include "gmc_budget.h"
 #include "gmc_devstr.h"
 #include "gmc_handle.h"
 #include "gmc_kmd.h"
@@ -72,6 +73,7 @@ static int setup_segments(gmc_device *dev)
         if (gmc_range_init(&s->mgr, s->desc.base, s->desc.size) != GMC_RANGE_OK)
             return GMC_E_INTERNAL; /* the rules guarantee size >= 1 and no wrap */
     }
+    gmc_budget_init(dev);
     return GMC_OK;
 }
 
@@ -287,6 +289,7 @@ int gmc_device_stats(const gmc_device *dev, struct gmc_device_stats *out)
     }
     if (dev->kmd.be->cycles != NULL)
         out->cycles = dev->kmd.be->cycles(dev->kmd.be_ctx);
+    gmc_budget_stats(dev, out->budget);
     return GMC_OK;
 }
 

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "gmc.h"
+#include "gmc_budget.h"
 #include "gmc_check.h"
 #include "gmc_kmd.h"
 #include "gmc_paging.h"
@@ -137,6 +138,9 @@ static int prepare_bar(gmc_device *dev, struct gmc_valloc *a, uint32_t flags)
     if (a->node.mgr != NULL && !(mask & GMC_SEGMENT_BIT(a->seg + 1u))) {
         if (flags & GMC_LOCK_DONOT_EVICT)
             return GMC_E_NEEDS_EVICT;
+        rc = gmc_resid_budget_precheck(dev, a, mask);
+        if (rc != GMC_OK)
+            return rc;
         rc = gmc_resid_evict_one(dev, a);
         if (rc != GMC_OK)
             return rc;
@@ -177,6 +181,22 @@ int gmc_lock(gmc_client *c, gmc_handle h, uint32_t flags, struct gmc_lock_map *o
     rc = gmc_check_powered((enum gmc_power_state)dev->power);
     if (rc != GMC_OK)
         return rc;
+    const int budget = gmc_budget_active(dev);
+    struct gmc_budget_snap snap;
+    if (budget) {
+        /* A locked allocation counts for its locker (docs/budgets.md):
+         * where it is placed now, refused before anything moves. */
+        uint64_t trim;
+        uint32_t group;
+        gmc_budget_snap(c, &snap);
+        a->locker = c;
+        gmc_cand_sync(dev, a);
+        rc = gmc_budget_admit(c, &snap, &trim, &group);
+        a->locker = NULL;
+        gmc_cand_sync(dev, a);
+        if (rc != GMC_OK)
+            return rc;
+    }
     int sys_map = sys_mapped(dev, a);
     uint64_t until = a->busy_fence > a->paging_fence ? a->busy_fence : a->paging_fence;
     if (until > gmc_paging_completed(dev->pg)) {
@@ -198,7 +218,10 @@ int gmc_lock(gmc_client *c, gmc_handle h, uint32_t flags, struct gmc_lock_map *o
         if (rc == GMC_OK)
             rc = prepare_sys(dev, a);
     } else {
+        if (budget)
+            dev->bud_client = c; /* placed only where c has room */
         rc = prepare_bar(dev, a, flags);
+        dev->bud_client = NULL;
     }
     if (rc != GMC_OK)
         return rc;
@@ -216,6 +239,17 @@ int gmc_lock(gmc_client *c, gmc_handle h, uint32_t flags, struct gmc_lock_map *o
     }
     a->locker = c;
     gmc_cand_sync(dev, a);
+    if (budget) {
+        /* Where the lock put it. */
+        uint64_t trim;
+        uint32_t group;
+        rc = gmc_budget_admit(c, &snap, &trim, &group);
+        if (rc != GMC_OK) {
+            a->locker = NULL;
+            gmc_cand_sync(dev, a);
+            return rc;
+        }
+    }
     a->lock_flags = flags;
     a->lock_map = m;
     a->lock_wrote = !(flags & GMC_LOCK_READ_ONLY);

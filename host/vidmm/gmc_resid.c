@@ -57,6 +57,7 @@
 #include <string.h>
 
 #include "gmc.h"
+#include "gmc_budget.h"
 #include "gmc_cand.h"
 #include "gmc_fence.h"
 #include "gmc_paging.h"
@@ -189,13 +190,49 @@ static int scan_window(gmc_device *dev, unsigned seg, const struct gmc_valloc *e
     return rc;
 }
 
+static int place_in(gmc_device *dev, struct gmc_valloc *a, uint32_t mask, int evict, uint64_t *bytes_needed);
+
+int gmc_resid_budget_precheck(gmc_device *dev, struct gmc_valloc *a, uint32_t mask)
+{
+    if (dev->bud_client == NULL)
+        return GMC_OK;
+    uint64_t trim;
+    uint32_t group;
+    if (gmc_budget_room(dev->bud_client, a, mask, &trim, &group) != 0u)
+        return GMC_OK;
+    gmc_budget_refuse(dev->bud_client, trim, group);
+    return GMC_E_OVER_BUDGET;
+}
+
 int gmc_resid_place(gmc_device *dev, struct gmc_valloc *a, uint32_t mask, int evict,
                     uint64_t *bytes_needed)
 {
     if (bytes_needed != NULL)
         *bytes_needed = 0;
+    uint32_t want = mask != 0u ? mask : a->desc.supported_segments;
+    /* Under budgets (gmc_budget.h), only where the client has room. */
+    uint64_t trim = 0;
+    uint32_t group = 0;
+    if (evict && dev->bud_client != NULL) {
+        want = gmc_budget_room(dev->bud_client, a, want, &trim, &group);
+        if (want == 0u) {
+            gmc_budget_refuse(dev->bud_client, trim, group);
+            return GMC_E_OVER_BUDGET;
+        }
+    }
+    int rc = place_in(dev, a, want, evict, bytes_needed);
+    if (rc == GMC_E_NO_SPACE && trim > 0u) {
+        /* Only segments over budget could have held it. */
+        gmc_budget_refuse(dev->bud_client, trim, group);
+        rc = GMC_E_OVER_BUDGET;
+    }
+    return rc;
+}
+
+static int place_in(gmc_device *dev, struct gmc_valloc *a, uint32_t mask, int evict, uint64_t *bytes_needed)
+{
     struct gmc_alloc_desc d;
-    restrict_desc(&a->desc, mask != 0u ? mask : a->desc.supported_segments, &d);
+    restrict_desc(&a->desc, mask, &d);
     struct gmc_placement pl;
     memset(&a->node, 0, sizeof(a->node));
     int rc = gmc_place(dev->seg, dev->nsegs, &d, &a->node, &pl);
@@ -664,6 +701,23 @@ int gmc_resid_bring_in(gmc_device *dev, struct gmc_valloc *a, uint64_t *needed)
     return rc;
 }
 
+/* The first of the handles whose allocation this call made count for the
+ * client in group g (its first reference, no lock of its own), else n. */
+static unsigned first_counted(const gmc_client *c, struct gmc_vref *const *refs, unsigned n, uint32_t g)
+{
+    for (unsigned i = 0; i < n; i++) {
+        const struct gmc_valloc *a = refs[i]->alloc;
+        uint32_t ag;
+        unsigned mine = 0;
+        for (unsigned j = 0; j < n; j++)
+            mine += refs[j] == refs[i];
+        if (refs[i]->resident == mine && a->locker != c && a->node.mgr != NULL &&
+            gmc_budget_seg_counts(c->dev, a->seg, &ag) && ag == g)
+            return i;
+    }
+    return n;
+}
+
 int gmc_make_resident(gmc_client *c, const gmc_handle *h, unsigned n,
                       struct gmc_residency_result *res)
 {
@@ -693,6 +747,13 @@ int gmc_make_resident(gmc_client *c, const gmc_handle *h, unsigned n,
         return rc;
     }
     dev->stats.make_resident_calls++;
+    /* Budgets (gmc_budget.h): the usage before this call. */
+    const int budget = gmc_budget_active(dev);
+    struct gmc_budget_snap snap;
+    uint64_t trim = 0;
+    uint32_t group = 0;
+    if (budget)
+        gmc_budget_snap(c, &snap);
     /* Take the references first, so nothing this call brings in is chosen
      * as a victim by a later one of its own handles. */
     for (unsigned i = 0; i < n; i++) {
@@ -700,11 +761,22 @@ int gmc_make_resident(gmc_client *c, const gmc_handle *h, unsigned n,
         refs[i]->alloc->resident++;
         gmc_cand_sync(dev, refs[i]->alloc);
     }
+    /* What is already placed counts now: refused before any paging. */
+    if (budget) {
+        rc = gmc_budget_admit(c, &snap, &trim, &group);
+        if (rc != GMC_OK && res != NULL)
+            res->failed_index = first_counted(c, refs, n, group);
+    }
     uint64_t before = gmc_paging_last_issued(dev->pg);
+    if (budget)
+        dev->bud_client = c; /* placements only where c has room */
     for (unsigned i = 0; i < n && rc == GMC_OK; i++) {
         struct gmc_valloc *a = refs[i]->alloc;
         uint64_t needed = 0;
+        const int placed = a->node.mgr != NULL;
         rc = gmc_resid_bring_in(dev, a, &needed);
+        if (rc == GMC_OK && budget && !placed)
+            rc = gmc_budget_admit(c, &snap, &trim, &group);
         if (rc != GMC_OK) {
             if (res != NULL) {
                 res->failed_index = i;
@@ -713,6 +785,11 @@ int gmc_make_resident(gmc_client *c, const gmc_handle *h, unsigned n,
             break;
         }
         gmc_cand_touch(dev, a);
+    }
+    dev->bud_client = NULL;
+    if (rc == GMC_E_OVER_BUDGET && res != NULL) {
+        res->bytes_to_trim = c->last_trim;
+        res->budget_group = c->last_trim_group;
     }
     if (rc != GMC_OK) {
         for (unsigned i = 0; i < n; i++) {

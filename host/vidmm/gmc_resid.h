@@ -22,6 +22,10 @@ void gmc_resid_destroy(gmc_device *dev, struct gmc_valloc *a);
  * segment whose bit is in `mask` (0: the allocation's supported set). */
 int gmc_resid_place(gmc_device *dev, struct gmc_valloc *a, uint32_t mask, int evict,
                     uint64_t *bytes_needed);
+/* Before moving a into the segments of mask for dev->bud_client (when a
+ * call under budgets set it): GMC_E_OVER_BUDGET when none of them has room
+ * in its budgets (the refusal counted), so nothing moves. */
+int gmc_resid_budget_precheck(gmc_device *dev, struct gmc_valloc *a, uint32_t mask);
 /* Place (evicting) when not placed, and page in: GPU-accessible. */
 int gmc_resid_bring_in(gmc_device *dev, struct gmc_valloc *a, uint64_t *needed);
 /* Make the placed copy hold the content (fill or copy in); queue only. */

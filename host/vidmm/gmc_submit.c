@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "gmc.h"
+#include "gmc_budget.h"
 #include "gmc_cand.h"
 #include "gmc_fence.h"
 #include "gmc_paging.h"
@@ -63,7 +64,9 @@ static int check_op(const struct gmc_submit *s, const struct gmc_gpu_op *op,
  * goes through its system copy). */
 static int move_to(gmc_device *dev, struct gmc_valloc *a, uint32_t mask)
 {
-    int rc = gmc_resid_evict_one(dev, a);
+    int rc = gmc_resid_budget_precheck(dev, a, mask);
+    if (rc == GMC_OK)
+        rc = gmc_resid_evict_one(dev, a);
     if (rc != GMC_OK)
         return rc;
     a->resident++; /* not a victim of its own placement */
@@ -90,6 +93,9 @@ static int reach_locked(gmc_device *dev, struct gmc_valloc *a)
     mask &= a->desc.supported_segments | a->desc.eviction_segments;
     if (mask == 0u || a->sys.host == NULL || !a->sys_valid)
         return GMC_E_SUBMIT_LOCKED;
+    int brc = gmc_resid_budget_precheck(dev, a, mask);
+    if (brc != GMC_OK)
+        return brc;
     if (a->node.mgr != NULL) {
         /* Drop the VRAM copy once the GPU work that used it completed (the
          * lock waited for it, unless it renamed). */
@@ -150,6 +156,14 @@ int gmc_submit(gmc_client *c, const struct gmc_submit *s, uint64_t *fence)
         if (s->ops[i].kind == GMC_GPU_FILL && !(d->desc.supported_segments & ~gmc_resid_aperture_mask(dev)))
             rc = GMC_E_UNSUPPORTED;
     }
+    /* Budgets: what the moves below make count for the client; they
+     * place only where it has room. */
+    const int budget = rc == GMC_OK && gmc_budget_active(dev);
+    struct gmc_budget_snap snap;
+    if (budget) {
+        gmc_budget_snap(c, &snap);
+        dev->bud_client = c;
+    }
     /* Every referenced allocation GPU-accessible. */
     for (unsigned i = 0; i < s->nrefs && rc == GMC_OK; i++) {
         struct gmc_valloc *a = al[i];
@@ -171,6 +185,12 @@ int gmc_submit(gmc_client *c, const struct gmc_submit *s, uint64_t *fence)
             rc = GMC_E_UNSUPPORTED;
         else
             rc = move_to(dev, d, mem);
+    }
+    dev->bud_client = NULL;
+    if (rc == GMC_OK && budget) {
+        uint64_t trim;
+        uint32_t group;
+        rc = gmc_budget_admit(c, &snap, &trim, &group);
     }
     if (rc == GMC_OK && dev->sync_wait_fence > gmc_paging_completed(dev->pg)) {
         dev->stats.sync_waits++;

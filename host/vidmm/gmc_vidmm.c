@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "gmc.h"
+#include "gmc_budget.h"
 #include "gmc_check.h"
 #include "gmc_handle.h"
 #include "gmc_kmd.h"
@@ -68,6 +69,8 @@ int gmc_client_create(gmc_device *dev, const struct gmc_client_desc *desc, gmc_c
     c->serial = dev->next_serial++;
     c->flags = d.flags;
     c->owner = d.owner;
+    for (unsigned g = 0; g < GMC_SEGMENT_GROUPS; g++)
+        c->budget[g] = GMC_BUDGET_NONE;
     c->next = dev->clients;
     if (dev->clients != NULL)
         dev->clients->prev = c;
@@ -144,6 +147,7 @@ void gmc_client_destroy(gmc_client *c)
     gmc_device *dev = c->dev;
     while (c->refs != NULL)
         close_ref(c->refs);
+    gmc_budget_client_gone(c);
     if (c->prev != NULL)
         c->prev->next = c->next;
     else

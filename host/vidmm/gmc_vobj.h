@@ -83,6 +83,9 @@ struct gmc_valloc {
     uint32_t lock_flags;
     struct gmc_lock_map lock_map;
     int lock_wrote;             /* the lock may have written the mapped copy */
+    /* budgets (gmc_budget.c) */
+    uint64_t bud_bytes;         /* placed bytes counted in dev->bud_usage[bud_group] */
+    uint32_t bud_group;
 };
 
 struct gmc_vref {
@@ -103,6 +106,10 @@ struct gmc_client {
     gmc_residency_fn notify_fn;
     void *notify_user;
     uint64_t evictions;             /* of allocations it created */
+    uint64_t budget[GMC_SEGMENT_GROUPS];  /* client budget per group, GMC_BUDGET_NONE when unset */
+    uint64_t reserve[GMC_SEGMENT_GROUPS]; /* SetVideoMemoryReservation per group */
+    uint64_t last_trim;                   /* bytes to trim of its last GMC_E_OVER_BUDGET */
+    uint32_t last_trim_group;
 };
 
 struct gmc_device {
@@ -146,6 +153,13 @@ struct gmc_device {
     uint64_t freed_fence[GMC_MAX_SEGMENTS];
     unsigned prot_ranges_used;      /* hardware protected ranges programmed */
     struct gmc_hw_counters hw_base; /* counted before the last controller reset */
+    /* budgets per segment group (gmc_budget.c, docs/budgets.md) */
+    uint64_t bud_capacity[GMC_SEGMENT_GROUPS]; /* bytes of the ApplicationTarget segments */
+    uint64_t bud_app[GMC_SEGMENT_GROUPS];      /* the application budget */
+    uint64_t bud_usage[GMC_SEGMENT_GROUPS];    /* counted bytes, each allocation once */
+    uint64_t bud_reserved[GMC_SEGMENT_GROUPS]; /* the clients' reservations, summed */
+    int bud_active;                 /* a budget below the default or a reservation is set */
+    struct gmc_client *bud_client;  /* while a call places for a client under budgets: it (gmc_resid_place) */
 };
 
 /* A system buffer (or a segment range, node != NULL) released while the

@@ -199,7 +199,7 @@ def run_checks(binary, tmp, tag):
     check(rc == 2 and "breaks rule" in err, f"{tag}: rule-breaking strap: {err!r}")
 
     # ---------------------------------------------------------- check
-    for ex in ("frame_loop", "streaming_uploads", "large_weights"):
+    for ex in ("frame_loop", "streaming_uploads", "large_weights", "budgets"):
         rc, out, err = gmc(binary, "check", f"examples/{ex}.trace")
         check(rc == 0 and ": ok: " in out, f"{tag}: check {ex}: {err!r}")
     rc, out, err = gmc(binary, "check", bad)
@@ -392,6 +392,73 @@ def png_checks(binary, tmp, tag, small, rep, out):
     check(p.returncode == 2 and "is not a PNG file" in p.stderr, f"{tag}: converter writing junk: {p.returncode} {p.stderr!r}")
 
 
+# Segments 1 and 3 ApplicationTarget, segment 2 not (docs/budgets.md).
+AT_DEVICE = "device sim:seg1=0/0x200000/0x8084,seg2=0x200000/0x5f0000/0x88/0/4,seg3=0x80000000/0x1000000/0x8191\n"
+
+
+def run_budgets(binary, tmp, tag):
+    """Budget operations: the example's figures, refusals with the bytes to
+    trim, checks that fail the run, parse errors, and a device without
+    ApplicationTarget segments."""
+    rep = os.path.join(tmp, "budgets")
+    rc, out, err = gmc(binary, "run", "examples/budgets.trace", "--report", rep, "--progress", "none")
+    check(rc == 0 and "0 failed, 3 refused as expected" in out, f"{tag}: budgets example runs: {out!r} {err!r}")
+    # figures worked out from the trace: local capacity = segment 1 (2 MiB),
+    # application budget 1536K, the game's target and shadow map (768K +
+    # 256K) counted, its 1M reservation; the readback buffer in the aperture
+    check("  budget local      1.0 MiB used of 1.5 MiB (capacity 2.0 MiB), 1.0 MiB reserved, 2 refused\n" in out,
+          f"{tag}: budget summary line (local): {out!r}")
+    check("  budget non-local  256.0 KiB used of 16.0 MiB (capacity 16.0 MiB), 0 B reserved, 0 refused\n" in out,
+          f"{tag}: budget summary line (non-local): {out!r}")
+    if rc == 0:
+        with open(os.path.join(rep, "stats.json")) as f:
+            js = json.load(f)
+        b = {g["group"]: g for g in js["budgets"]}
+        check(b["local"] == {"group": "local", "capacity": 2 << 20, "budget": 1536 << 10, "usage": 1 << 20,
+                             "reservation": 1 << 20, "refusals": 2}, f"{tag}: stats.json budgets local: {b}")
+        check(b["non_local"]["usage"] == 256 << 10 and b["non_local"]["capacity"] == 16 << 20,
+              f"{tag}: stats.json budgets non_local: {b}")
+        cl = {c["name"]: c for c in js["clients"]}
+        check(cl["game"]["local"] == {"budget": 1280 << 10, "usage": 1 << 20, "reservation": 1 << 20,
+                                      "available": 1280 << 10}, f"{tag}: stats.json game local: {cl['game']}")
+        check(cl["tool"].get("exited") is True, f"{tag}: the tool exited: {cl['tool']}")
+    r1 = gmc(binary, "replay", "examples/budgets.trace")
+    r2 = gmc(binary, "replay", "examples/budgets.trace")
+    check(r1[0] == 0 and r1[1] == r2[1] and r1[1].startswith("digest "), f"{tag}: budgets replay: {r1} {r2}")
+
+    head = AT_DEVICE + "client c\nalloc a size=128K segments=1\nalloc b size=192K segments=1\nalloc v size=1M segments=2\n"
+    cases = [
+        # (body, exit status, text on stderr)
+        ("budget local=256K\nresident v a\nresident b expect=OVER_BUDGET trim=64K\n"
+         "memory-info usage=128K budget=256K available=256K\n", 0, ""),
+        ("budget local=256K\nresident a\nresident b expect=OVER_BUDGET trim=32K\n", 1,
+         "65536 bytes to trim, expected 32768"),
+        ("budget local=256K\nresident a\nresident b\n", 1,
+         "resident: GMC_E_OVER_BUDGET (the client would go over its video memory budget"),
+        ("resident a\nmemory-info usage=64K\n", 1, "memory-info: GMC_E_CORRUPT"),
+        ("resident a\nmemory-info usage=64K\n", 1, "usage is 131072, expected 65536"),
+        ("app-budget local=1M\nreserve local={1024+4}K expect=RESERVATION\nmemory-info reservation=0\n"
+         "reserve local=1M\nmemory-info reservation=1M available=1M\n", 0, ""),
+        ("app-budget local=1M\nreserve local=1M\nbudget local=512K expect=RESERVATION\n"
+         "memory-info reservation=1M budget=1M\n", 0, ""),
+        ("budget local=1M non-local=1M\n", 2, "budget: give local= or non-local= (one group per line)"),
+        ("resident a trim=4K\n", 2, "resident: trim= goes with expect=OVER_BUDGET"),
+        ("memory-info group=remote\n", 2, "memory-info: group is local or non-local, not 'remote'"),
+        ("budget client=nobody local=1M\n", 2, "budget: unknown client 'nobody'"),
+    ]
+    for i, (body, want_rc, text) in enumerate(cases):
+        path = os.path.join(tmp, f"budget{i}.trace")
+        write(path, head + body)
+        rc, out, err = gmc(binary, "run", path, "--progress", "none")
+        check(rc == want_rc and text in err, f"{tag}: budget case {i}: rc {rc} {err!r}")
+
+    # no ApplicationTarget segment: nothing counts, no summary line
+    path = os.path.join(tmp, "budget_default.trace")
+    write(path, "client c\nalloc a size=128K segments=1\nbudget local=0\nresident a\nmemory-info usage=0 budget=0\n")
+    rc, out, err = gmc(binary, "run", path, "--progress", "none", "--report", os.path.join(tmp, "bdef"))
+    check(rc == 0 and "budget local" not in out, f"{tag}: default device, no budget lines: {out!r} {err!r}")
+
+
 def main():
     binaries = [(v, os.path.join(BUILD, v, "bin", "gmc")) for v in ("rel", "asan")]
     binaries = [(v, b) for v, b in binaries if os.path.exists(b)]
@@ -400,6 +467,7 @@ def main():
         with tempfile.TemporaryDirectory(prefix=f"gmc-cli-{tag}-") as tmp:
             run_checks(b, tmp, tag)
             run_hostile(b, tmp, tag)
+            run_budgets(b, tmp, tag)
     print(f"test_cli: {passed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
 

@@ -38,7 +38,7 @@ def case(name, ok, detail=""):
 
 def scratch():
     d = tempfile.mkdtemp(prefix="gmc_gen_host_")
-    for sub in ("spec", "tools", "include", "cli"):
+    for sub in ("spec", "tools", "include", "cli", os.path.join("tests", "host")):
         shutil.copytree(os.path.join(ROOT, sub), os.path.join(d, sub))
     for rel in OUTPUTS:
         src = os.path.join(ROOT, rel)
@@ -206,6 +206,12 @@ def test_bad_specs(d):
          '  { field = "AGP", name = "Agp" },\n', "", "missing ['AGP']"),
         ("WDDM name for a segment field gmc.toml lacks", os.path.join(d, "spec", "flags.toml"),
          'field = "AGP"', 'field = "AGP2"', "unknown ['AGP2']"),
+        ("behaviour row with a status status.toml lacks", rules,
+         'status = "GMC_E_OVER_BUDGET"', 'status = "GMC_E_OVER_BUDGETS"', "not in spec/status.toml"),
+        ("behaviour row naming a test that does not exist", rules,
+         'test_budget.c:test_non_target_not_counted"', 'test_budget.c:test_no_such_test"', "existing test"),
+        ("behaviour row without a test", rules,
+         'test = "tests/host/test_budget.c:test_non_target_not_counted"\n', "", "and test"),
         ("rule naming a flag flags.toml lacks", rules,
          'when = ["flags.PERMANENT_SYS_MEM"]', 'when = ["flags.RESERVED17"]', "no macro"),
     ]
