@@ -415,7 +415,11 @@ int gmc_unlock(gmc_client *client, gmc_handle h);
  * of the client's lock (GMC_E_NOT_LOCKED without one; a ReadOnly lock
  * refuses writes and a WriteOnly lock reads with GMC_E_PERMISSION).
  * off + len past the size is GMC_E_OUT_OF_BOUNDS; a bus error GMC_E_BUS (a
- * read then zeroes buf). After an argument error buf is untouched.
+ * read then zeroes buf). After an argument error buf is untouched. On a
+ * system mapping of a Cached allocation the access goes through the
+ * modelled CPU cache (docs/residency.md, "CPU cache"): written bytes reach
+ * the memory behind ptr when the library flushes them (before the GPU
+ * reaches it, at the latest).
  */
 int gmc_lock_read(gmc_client *client, gmc_handle h, uint64_t off, void *buf, size_t len);
 int gmc_lock_write(gmc_client *client, gmc_handle h, uint64_t off, const void *buf, size_t len);
@@ -493,6 +497,9 @@ struct gmc_device_stats {
     uint64_t evictions_via_aperture;           /* evictions copied through an aperture mapping */
     uint64_t sync_waits;                       /* SynchronousPaging waits before a submission */
     uint64_t locks, lock_waits, renames;
+    uint64_t cache_flushes;      /* Cached allocations: CPU cache flushed before the GPU reached the
+                                    system copy through a path that is not cache-coherent */
+    uint64_t cache_invalidates;  /* ... and invalidated before the CPU read it after such a GPU write */
     uint64_t cycles;                           /* device cycles so far (sim) */
     struct gmc_hw_counters hw;                 /* the last gmc_device_hw_counters() read */
 };

@@ -28,6 +28,7 @@
 #include "gmc_kmd.h"
 #include "gmc_paging.h"
 #include "gmc_status.h"
+#include "gmc_cache.h"
 #include "gmc_cand.h"
 #include "gmc_lock.h"
 #include "gmc_fence.h"
@@ -73,6 +74,7 @@ static int rename_alloc(gmc_device *dev, struct gmc_valloc *a, int sys_map)
             return gmc_fence_await(dev, a->busy_fence > a->paging_fence ? a->busy_fence
                                                                       : a->paging_fence);
         }
+        gmc_cache_release(dev, &a->sys);
         gmc_fence_defer_sysbuf(dev, &a->sys);
         a->sys = fresh;
         a->sys_valid = 1;
@@ -197,6 +199,8 @@ int gmc_lock(gmc_client *c, gmc_handle h, uint32_t flags, struct gmc_lock_map *o
             rc = gmc_resid_ensure_sys(dev, a);
         if (rc == GMC_OK)
             rc = prepare_sys(dev, a);
+        if (rc == GMC_OK)
+            gmc_cache_cpu_access(dev, a); /* after the GPU's writes, before the CPU's reads */
     } else {
         rc = prepare_bar(dev, a, flags);
     }
@@ -288,6 +292,14 @@ static int mapped_access(gmc_client *c, gmc_handle h, uint64_t off, void *rbuf, 
     if (len == 0u)
         return GMC_OK;
     gmc_device *dev = c->dev;
+    if (m->kind == GMC_LOCK_MAP_SYSTEM && (a->desc.flags & GMC_ALLOC_CACHED)) {
+        /* Mapped cacheable: through the CPU's cache (gmc_cache.h). */
+        if (rbuf != NULL)
+            gmc_cache_read(dev, (const uint8_t *)m->ptr + off, rbuf, len);
+        else
+            gmc_cache_write(dev, (uint8_t *)m->ptr + off, wbuf, len);
+        return GMC_OK;
+    }
     if (m->kind == GMC_LOCK_MAP_SYSTEM) {
         if (rbuf != NULL)
             memcpy(rbuf, (const uint8_t *)m->ptr + off, len);

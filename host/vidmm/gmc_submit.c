@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "gmc.h"
+#include "gmc_cache.h"
 #include "gmc_cand.h"
 #include "gmc_fence.h"
 #include "gmc_paging.h"
@@ -175,6 +176,14 @@ int gmc_submit(gmc_client *c, const struct gmc_submit *s, uint64_t *fence)
     if (rc == GMC_OK && dev->sync_wait_fence > gmc_paging_completed(dev->pg)) {
         dev->stats.sync_waits++;
         rc = gmc_fence_await(dev, dev->sync_wait_fence);
+    }
+    /* The GPU reaches an aperture placement's system copy itself. */
+    for (unsigned i = 0; i < s->nrefs && rc == GMC_OK; i++) {
+        struct gmc_valloc *a = al[i];
+        const struct gmc_vseg *g = &dev->seg[a->seg];
+        if (gmc_vseg_is_aperture(g))
+            gmc_cache_gpu_access(dev, a, (g->desc.flags & GMC_SEGFLAGS_CACHE_COHERENT_MASK) != 0u,
+                                 (s->refs[i].flags & GMC_REF_WRITE) != 0u);
     }
     uint64_t f = 0;
     for (unsigned i = 0; i < s->nops && rc == GMC_OK; i++) {

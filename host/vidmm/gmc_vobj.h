@@ -30,6 +30,7 @@
 #include "gmc_victim.h"
 
 struct gmc_valloc;
+struct gmc_cpu_cache;
 
 struct gmc_vshare {
     struct gmc_valloc *alloc;
@@ -83,6 +84,7 @@ struct gmc_valloc {
     uint32_t lock_flags;
     struct gmc_lock_map lock_map;
     int lock_wrote;             /* the lock may have written the mapped copy */
+    int cache_stale;            /* Cached: the GPU wrote the system copy past the CPU cache (gmc_cache.c) */
 };
 
 struct gmc_vref {
@@ -146,6 +148,8 @@ struct gmc_device {
     uint64_t freed_fence[GMC_MAX_SEGMENTS];
     unsigned prot_ranges_used;      /* hardware protected ranges programmed */
     struct gmc_hw_counters hw_base; /* counted before the last controller reset */
+    struct gmc_cpu_cache *cpu_cache; /* the modelled CPU cache (gmc_cache.c), NULL until used */
+    int cache_maintenance_off;      /* tests only: skip the CPU cache flushes to show what they prevent */
 };
 
 /* A system buffer (or a segment range, node != NULL) released while the
