@@ -314,6 +314,24 @@ typedef void (*gmc_residency_fn)(void *user, gmc_handle handle, int resident);
 /* NULL fn removes the callback. */
 int gmc_client_set_residency_callback(gmc_client *client, gmc_residency_fn fn, void *user);
 
+/*
+ * DirectFlip (DXGK_SEGMENTFLAGS.DirectFlip, seed 003): pin the allocation
+ * for scan-out in a DirectFlip segment of its supported set. It is placed
+ * there (moved there first, evicting unreferenced allocations as
+ * gmc_make_resident() would), paged in, and pinned: never an eviction
+ * victim, never moved (a lock or submission that would move it answers
+ * GMC_E_PINNED; a Discard lock waits instead of renaming) until
+ * gmc_alloc_unpin_direct_flip(). Pinning a pinned allocation again does
+ * nothing. GMC_E_NOT_DIRECT_FLIP: no segment of its supported set is
+ * DirectFlip. GMC_E_PINNED / GMC_E_LOCKED: it is pinned (primary, overlay,
+ * capture) or locked outside every DirectFlip segment. GMC_E_NO_SPACE:
+ * eviction cannot make room there.
+ */
+int gmc_alloc_pin_direct_flip(gmc_client *client, gmc_handle h);
+/* Undo the pin (a primary, overlay or capture stays pinned by its kind).
+ * GMC_E_BAD_STATE when it is not pinned for DirectFlip. */
+int gmc_alloc_unpin_direct_flip(gmc_client *client, gmc_handle h);
+
 /* ---------------------------------------------------------- submission */
 
 /*

@@ -67,6 +67,7 @@ enum gmc_status {
     GMC_E_OVERLAP = -60,
     GMC_E_SYSMEM_ALIASES = -200,
     GMC_E_PROTECT_RANGES = -201,
+    GMC_E_NOT_DIRECT_FLIP = -220,
     GMC_E_PCI_INIT = -150,
     GMC_E_PCI_NO_DEVICE = -151,
     GMC_E_PCI_WRONG_ID = -152,
@@ -187,7 +188,7 @@ enum gmc_status {
     GMC_E_RULE_SYSMEM_UNUSED = -1409,
 };
 
-#define GMC_STATUS_COUNT 173u
+#define GMC_STATUS_COUNT 174u
 
 struct gmc_status_info {
     int code;

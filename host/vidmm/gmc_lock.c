@@ -91,8 +91,8 @@ static int rename_alloc(gmc_device *dev, struct gmc_valloc *a, int sys_map)
          * one is taken while the old is still held. No room without
          * evicting: wait instead. */
         uint32_t mask = cpu_mask(dev, a);
-        rc = mask != 0u && a->node.mgr != NULL ? gmc_resid_rename_placement(dev, a, mask)
-                                               : GMC_E_NO_SPACE;
+        rc = mask != 0u && a->node.mgr != NULL && !a->flip_pinned ? gmc_resid_rename_placement(dev, a, mask)
+                                                                  : GMC_E_NO_SPACE;
         if (rc == GMC_E_NO_SPACE) {
             dev->stats.lock_waits++;
             return gmc_fence_await(dev, a->busy_fence > a->paging_fence ? a->busy_fence
@@ -137,6 +137,8 @@ static int prepare_bar(gmc_device *dev, struct gmc_valloc *a, uint32_t flags)
         return GMC_E_NOT_CPU_VISIBLE;
     int rc = GMC_OK;
     if (a->node.mgr != NULL && !(mask & GMC_SEGMENT_BIT(a->seg + 1u))) {
+        if (a->flip_pinned)
+            return GMC_E_PINNED; /* scanned out where it is */
         if (flags & GMC_LOCK_DONOT_EVICT)
             return GMC_E_NEEDS_EVICT;
         rc = gmc_resid_evict_one(dev, a);

@@ -64,6 +64,8 @@ static int check_op(const struct gmc_submit *s, const struct gmc_gpu_op *op,
  * goes through its system copy). */
 static int move_to(gmc_device *dev, struct gmc_valloc *a, uint32_t mask)
 {
+    if (a->flip_pinned)
+        return GMC_E_PINNED; /* scanned out where it is */
     int rc = gmc_resid_evict_one(dev, a);
     if (rc != GMC_OK)
         return rc;
@@ -91,6 +93,8 @@ static int reach_locked(gmc_device *dev, struct gmc_valloc *a)
     mask &= a->desc.supported_segments | a->desc.eviction_segments;
     if (mask == 0u || a->sys.host == NULL || !a->sys_valid)
         return GMC_E_SUBMIT_LOCKED;
+    if (a->flip_pinned)
+        return GMC_E_PINNED; /* scanned out where it is: it cannot go to the aperture */
     if (a->node.mgr != NULL) {
         /* Drop the VRAM copy once the GPU work that used it completed (the
          * lock waited for it, unless it renamed). */

@@ -84,6 +84,7 @@ struct gmc_valloc {
     uint32_t lock_flags;
     struct gmc_lock_map lock_map;
     int lock_wrote;             /* the lock may have written the mapped copy */
+    int flip_pinned;            /* pinned for scan-out in a DirectFlip segment (gmc_flip.c) */
     int cache_stale;            /* Cached: the GPU wrote the system copy past the CPU cache (gmc_cache.c) */
 };
 
