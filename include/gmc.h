@@ -418,7 +418,9 @@ int gmc_alloc_can_write(const gmc_client *client, gmc_handle h);
  * locked answers GMC_E_ALREADY_LOCKED. If the GPU still uses it: DonotWait
  * answers GMC_E_STILL_DRAWING, Discard renames it (fresh memory, content
  * undefined), otherwise the lock waits. The mapping is the system copy for
- * PermanentSysMem and ExistingSysMem allocations, and the BAR1 window for
+ * PermanentSysMem and ExistingSysMem allocations and for Swizzled ones (the
+ * linear view; a UseAlternateVA primary uses its swizzling range onto the
+ * BAR instead, docs/residency.md "Swizzled"), and the BAR1 window for
  * an allocation in CPU-visible VRAM; an allocation elsewhere is moved into
  * CPU-visible VRAM first (DonotEvict: GMC_E_NEEDS_EVICT instead). A locked
  * allocation does not move until gmc_unlock(). A lock that may write marks

@@ -49,12 +49,24 @@ static uint32_t cpu_mask(const gmc_device *dev, const struct gmc_valloc *a)
     return m & a->desc.supported_segments;
 }
 
+/* A Swizzled allocation the CPU reaches in VRAM through a swizzling range:
+ * a primary created with UseAlternateVA gets one at creation (seed 000). */
+static int swizzling_range(const struct gmc_valloc *a)
+{
+    return (a->desc.flags & GMC_ALLOC_SWIZZLED) && (a->desc.flags & GMC_ALLOC_USE_ALTERNATE_VA) &&
+           (a->desc.info2_flags & GMC_INFO2_PRIMARY);
+}
+
 /* Whether a lock maps the system copy: a kept one, an aperture placement,
- * or an allocation no CPU-visible memory segment can take but an aperture
- * can (its content is reached through the system copy). */
+ * a Swizzled allocation without a swizzling range (VRAM holds the swizzled
+ * layout; the system copy is the linear view), or an allocation no
+ * CPU-visible memory segment can take but an aperture can (its content is
+ * reached through the system copy). */
 static int sys_mapped(const gmc_device *dev, const struct gmc_valloc *a)
 {
     if (a->keep_sys || is_aperture(dev, a))
+        return 1;
+    if ((a->desc.flags & GMC_ALLOC_SWIZZLED) && !swizzling_range(a))
         return 1;
     return cpu_mask(dev, a) == 0u && (a->desc.supported_segments & gmc_resid_aperture_mask(dev));
 }
@@ -310,6 +322,22 @@ static int mapped_access(gmc_client *c, gmc_handle h, uint64_t off, void *rbuf, 
         return GMC_OK;
     }
     const struct gmc_segment_desc *g = &dev->seg[a->seg].desc;
+    if (swizzling_range(a)) {
+        /* The swizzling range: linear bytes, each block where the layout keeps it. */
+        int rc2 = GMC_OK;
+        for (uint64_t done = 0; done < len && rc2 == GMC_OK;) {
+            uint64_t o = off + done, n = GMC_SWIZZLE_BLOCK_BYTES - o % GMC_SWIZZLE_BLOCK_BYTES;
+            if (n > len - done)
+                n = len - done;
+            uint64_t at = a->node.start - g->base + gmc_swizzle_offset(o);
+            rc2 = rbuf != NULL ? dev->kmd.ddi->cpu_read(&dev->kmd, g, at, (uint8_t *)rbuf + done, n)
+                               : dev->kmd.ddi->cpu_write(&dev->kmd, g, at, (const uint8_t *)wbuf + done, n);
+            done += n;
+        }
+        if (rc2 != GMC_OK && rbuf != NULL)
+            memset(rbuf, 0, len);
+        return rc2;
+    }
     uint64_t at = a->node.start - g->base + off;
     if (rbuf != NULL)
         return dev->kmd.ddi->cpu_read(&dev->kmd, g, at, rbuf, len);

@@ -89,6 +89,13 @@ static uint64_t xfer_size(const struct gmc_valloc *a)
     return c;
 }
 
+/* Swizzled: a memory segment holds the swizzled layout, system memory the
+ * linear one (GMC_SWIZZLE_*): copies between them take the flag. */
+static uint32_t swizzle(const struct gmc_valloc *a, uint32_t flag)
+{
+    return (a->desc.flags & GMC_ALLOC_SWIZZLED) ? flag : 0u;
+}
+
 static uint32_t fill_pattern(const struct gmc_valloc *a)
 {
     return (a->desc.kmt_flags & GMC_KMT_ZEROED) ? 0u : GMC_FILL_UNINITIALISED;
@@ -436,6 +443,7 @@ int gmc_resid_page_in(gmc_device *dev, struct gmc_valloc *a)
         t.u.transfer.src.mdl = &a->sys;
         t.u.transfer.dst.segment_id = s->desc.id;
         t.u.transfer.dst.segment_address = a->node.start;
+        t.u.transfer.flags |= swizzle(a, GMC_PAGING_TRANSFER_SWIZZLE);
         gmc_cache_gpu_access(dev, a, 0, 0); /* a memory segment is not cache-coherent */
         rc = gmc_fence_queue(dev, &t, &f);
         if (rc != GMC_OK)
@@ -508,6 +516,7 @@ static int copy_out(gmc_device *dev, struct gmc_valloc *a, uint64_t *fence)
         t.u.transfer.src.segment_address = a->node.start;
         t.u.transfer.dst.segment_id = ap->desc.id;
         t.u.transfer.dst.segment_address = node->start;
+        t.u.transfer.flags |= swizzle(a, GMC_PAGING_TRANSFER_UNSWIZZLE);
         struct gmc_paging_args u = { .op = GMC_PAGING_UNMAP_APERTURE_SEGMENT };
         u.u.map.gpu_address = node->start;
         u.u.map.pages = pages;
@@ -533,6 +542,7 @@ static int copy_out(gmc_device *dev, struct gmc_valloc *a, uint64_t *fence)
     t.u.transfer.src.segment_id = src->desc.id;
     t.u.transfer.src.segment_address = a->node.start;
     t.u.transfer.dst.mdl = &a->sys;
+    t.u.transfer.flags |= swizzle(a, GMC_PAGING_TRANSFER_UNSWIZZLE);
     gmc_cache_gpu_access(dev, a, 0, 1);
     rc = gmc_fence_queue(dev, &t, fence);
     if (rc == GMC_OK)
