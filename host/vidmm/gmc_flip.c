@@ -40,14 +40,24 @@ static uint32_t direct_flip_mask(const gmc_device *dev)
     return m;
 }
 
-int gmc_alloc_pin_direct_flip(gmc_client *c, gmc_handle h)
+/* The client's allocation behind h. */
+static int lookup(gmc_client *c, gmc_handle h, struct gmc_valloc **out)
 {
     if (c == NULL)
         return GMC_E_NULL_POINTER;
     struct gmc_vref *r = gmc_vidmm_ref(c, h);
     if (r == NULL)
         return GMC_E_BAD_HANDLE;
-    struct gmc_valloc *a = r->alloc;
+    *out = r->alloc;
+    return GMC_OK;
+}
+
+int gmc_alloc_pin_direct_flip(gmc_client *c, gmc_handle h)
+{
+    struct gmc_valloc *a = NULL;
+    int rc = lookup(c, h, &a);
+    if (rc != GMC_OK)
+        return rc;
     gmc_device *dev = c->dev;
     uint32_t mask = direct_flip_mask(dev) & a->desc.supported_segments;
     if (mask == 0u)
@@ -56,7 +66,7 @@ int gmc_alloc_pin_direct_flip(gmc_client *c, gmc_handle h)
         return GMC_OK;
     if (dev->pg == NULL)
         return dev->no_paging_status;
-    int rc = gmc_check_powered((enum gmc_power_state)dev->power);
+    rc = gmc_check_powered((enum gmc_power_state)dev->power);
     if (rc != GMC_OK)
         return rc;
     if (a->node.mgr != NULL && !(mask & GMC_SEGMENT_BIT(a->seg + 1u))) {
@@ -90,12 +100,10 @@ int gmc_alloc_pin_direct_flip(gmc_client *c, gmc_handle h)
 
 int gmc_alloc_unpin_direct_flip(gmc_client *c, gmc_handle h)
 {
-    if (c == NULL)
-        return GMC_E_NULL_POINTER;
-    struct gmc_vref *r = gmc_vidmm_ref(c, h);
-    if (r == NULL)
-        return GMC_E_BAD_HANDLE;
-    struct gmc_valloc *a = r->alloc;
+    struct gmc_valloc *a = NULL;
+    int rc = lookup(c, h, &a);
+    if (rc != GMC_OK)
+        return rc;
     if (!a->flip_pinned)
         return GMC_E_BAD_STATE;
     a->flip_pinned = 0;

@@ -35,19 +35,30 @@ static gmc_handle cached_sys(gmc_client *c, uint32_t segs)
     return t_new(c, SZ, GMC_ALLOC_CPU_VISIBLE | GMC_ALLOC_CACHED | GMC_ALLOC_PERMANENT_SYS_MEM, segs);
 }
 
+/* A device with the maintenance on or off, a Cached allocation `a` in
+ * `segs` and a plain CPU-visible `out`, both resident, the paging done. */
+static gmc_device *setup(const char *devstr, int maintenance, uint32_t segs, gmc_client **c, gmc_handle *a,
+                         gmc_handle *out)
+{
+    gmc_device *dev = t_open(devstr);
+    dev->cache_maintenance_off = !maintenance;
+    *c = t_client(dev);
+    *a = cached_sys(*c, segs);
+    *out = t_new(*c, SZ, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+    gmc_handle hs[2] = { *a, *out };
+    ok(gmc_make_resident(*c, hs, 2, NULL));
+    t_idle(dev);
+    return dev;
+}
+
 /* CPU writes through the lock, unlock (the upload to VRAM), GPU copy to
  * `out`: with the flush the copy carries the written bytes, without it
  * the upload read memory the cache had not been written back to. */
 static void write_then_gpu_reads(int maintenance)
 {
-    gmc_device *dev = t_open(NONCOHERENT);
-    dev->cache_maintenance_off = !maintenance;
-    gmc_client *c = t_client(dev);
-    gmc_handle a = cached_sys(c, BIT(SEG_VRAM));
-    gmc_handle out = t_new(c, SZ, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
-    gmc_handle hs[2] = { a, out };
-    ok(gmc_make_resident(c, hs, 2, NULL));
-    t_idle(dev);
+    gmc_client *c;
+    gmc_handle a, out;
+    gmc_device *dev = setup(NONCOHERENT, maintenance, BIT(SEG_VRAM), &c, &a, &out);
     struct gmc_device_stats s0 = t_stats(dev);
 
     struct gmc_lock_map m;
@@ -129,15 +140,10 @@ static void test_invalidate_before_cpu_read(void **state)
  * whether the GPU saw them. */
 static int aperture_copy(const char *devstr, int maintenance, uint64_t *flushes)
 {
-    gmc_device *dev = t_open(devstr);
-    dev->cache_maintenance_off = !maintenance;
-    gmc_client *c = t_client(dev);
-    gmc_handle a = cached_sys(c, BIT(SEG_AP));
-    gmc_handle out = t_new(c, SZ, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
-    gmc_handle hs[2] = { a, out };
-    ok(gmc_make_resident(c, hs, 2, NULL));
+    gmc_client *c;
+    gmc_handle a, out;
+    gmc_device *dev = setup(devstr, maintenance, BIT(SEG_AP), &c, &a, &out);
     assert_int_equal(t_info(c, a).segment, SEG_AP);
-    t_idle(dev);
     struct gmc_device_stats s0 = t_stats(dev);
     struct gmc_lock_map m;
     ok(gmc_lock(c, a, 0, &m));
