@@ -386,6 +386,8 @@ static void summary(const struct timeline *tl, const struct trace *t)
     printf("  fences            %" PRIu64 " issued, %" PRIu64 " completed\n", s->fences_issued, s->fences_completed);
     printf("  locks             %" PRIu64 " (%" PRIu64 " waited, %" PRIu64 " renamed)\n", s->locks, s->lock_waits,
            s->renames);
+    printf("  CPU cache         %" PRIu64 " flushes, %" PRIu64 " invalidates (Cached allocations)\n", s->cache_flushes,
+           s->cache_invalidates);
     printf("  reads verified    %" PRIu64 " (%s compared)\n", tl->reads_verified, ver);
     /* Budgets (docs/budgets.md): only on a device with ApplicationTarget
      * segments in the group. */

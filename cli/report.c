@@ -62,7 +62,7 @@ static void json_flags(FILE *f, const struct tr_flag_name *t, uint32_t v)
     X(make_resident_calls) X(evict_calls) X(submits) X(page_ins) X(evictions) X(discards)         \
     X(bytes_paged_in) X(bytes_paged_out) X(bytes_filled) X(paging_ops) X(paging_buffers)          \
     X(multipass) X(fences_issued) X(fences_completed) X(faults) X(resets) X(evictions_via_aperture) \
-    X(sync_waits) X(locks) X(lock_waits) X(renames) X(cycles)
+    X(sync_waits) X(locks) X(lock_waits) X(renames) X(cache_flushes) X(cache_invalidates) X(cycles)
 
 #define HW_COUNTERS(X)                                                                             \
     X(valid) X(dma_rd_vram) X(dma_wr_vram) X(dma_rd_sys) X(dma_wr_sys) X(dma_rd_aperture)            \

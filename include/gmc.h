@@ -390,6 +390,23 @@ struct gmc_budget_stats {
     uint64_t reservation;  /* the clients' reservations, summed */
     uint64_t refusals;     /* calls answered GMC_E_OVER_BUDGET for this group */
 };
+/*
+ * DirectFlip (DXGK_SEGMENTFLAGS.DirectFlip, seed 003): pin the allocation
+ * for scan-out in a DirectFlip segment of its supported set. It is placed
+ * there (moved there first, evicting unreferenced allocations as
+ * gmc_make_resident() would), paged in, and pinned: never an eviction
+ * victim, never moved (a lock or submission that would move it answers
+ * GMC_E_PINNED; a Discard lock waits instead of renaming) until
+ * gmc_alloc_unpin_direct_flip(). Pinning a pinned allocation again does
+ * nothing. GMC_E_NOT_DIRECT_FLIP: no segment of its supported set is
+ * DirectFlip. GMC_E_PINNED / GMC_E_LOCKED: it is pinned (primary, overlay,
+ * capture) or locked outside every DirectFlip segment. GMC_E_NO_SPACE:
+ * eviction cannot make room there.
+ */
+int gmc_alloc_pin_direct_flip(gmc_client *client, gmc_handle h);
+/* Undo the pin (a primary, overlay or capture stays pinned by its kind).
+ * GMC_E_BAD_STATE when it is not pinned for DirectFlip. */
+int gmc_alloc_unpin_direct_flip(gmc_client *client, gmc_handle h);
 
 /* ---------------------------------------------------------- submission */
 
@@ -481,7 +498,9 @@ int gmc_alloc_can_write(const gmc_client *client, gmc_handle h);
  * would take it over them (gmc_client_last_trim). If the GPU still uses it: DonotWait
  * answers GMC_E_STILL_DRAWING, Discard renames it (fresh memory, content
  * undefined), otherwise the lock waits. The mapping is the system copy for
- * PermanentSysMem and ExistingSysMem allocations, and the BAR1 window for
+ * PermanentSysMem and ExistingSysMem allocations and for Swizzled ones (the
+ * linear view; a UseAlternateVA primary uses its swizzling range onto the
+ * BAR instead, docs/residency.md "Swizzled"), and the BAR1 window for
  * an allocation in CPU-visible VRAM; an allocation elsewhere is moved into
  * CPU-visible VRAM first (DonotEvict: GMC_E_NEEDS_EVICT instead). A locked
  * allocation does not move until gmc_unlock(). A lock that may write marks
@@ -496,7 +515,11 @@ int gmc_unlock(gmc_client *client, gmc_handle h);
  * of the client's lock (GMC_E_NOT_LOCKED without one; a ReadOnly lock
  * refuses writes and a WriteOnly lock reads with GMC_E_PERMISSION).
  * off + len past the size is GMC_E_OUT_OF_BOUNDS; a bus error GMC_E_BUS (a
- * read then zeroes buf). After an argument error buf is untouched.
+ * read then zeroes buf). After an argument error buf is untouched. On a
+ * system mapping of a Cached allocation the access goes through the
+ * modelled CPU cache (docs/residency.md, "CPU cache"): written bytes reach
+ * the memory behind ptr when the library flushes them (before the GPU
+ * reaches it, at the latest).
  */
 int gmc_lock_read(gmc_client *client, gmc_handle h, uint64_t off, void *buf, size_t len);
 int gmc_lock_write(gmc_client *client, gmc_handle h, uint64_t off, const void *buf, size_t len);
@@ -574,6 +597,9 @@ struct gmc_device_stats {
     uint64_t evictions_via_aperture;           /* evictions copied through an aperture mapping */
     uint64_t sync_waits;                       /* SynchronousPaging waits before a submission */
     uint64_t locks, lock_waits, renames;
+    uint64_t cache_flushes;      /* Cached allocations: CPU cache flushed before the GPU reached the
+                                    system copy through a path that is not cache-coherent */
+    uint64_t cache_invalidates;  /* ... and invalidated before the CPU read it after such a GPU write */
     uint64_t cycles;                           /* device cycles so far (sim) */
     struct gmc_hw_counters hw;                 /* the last gmc_device_hw_counters() read */
     struct gmc_budget_stats budget[GMC_SEGMENT_GROUPS]; /* per enum gmc_segment_group */

@@ -246,6 +246,11 @@
 #define GMC_DMA_FAULT_TIMEOUT 10u /* The bus did not answer within DMA_WATCHDOG cycles. */
 #define GMC_DMA_FAULT_NESTED 11u /* INDIRECT inside an indirect buffer. */
 
+/* enum SWIZZLE: The layout a Swizzled allocation has in a memory segment (the driver's tiling; the engine copies bytes unchanged, so TRANSFERs with the Swizzle or Unswizzle flag move one block per packet): linear block b (2^BLOCK_SHIFT bytes) of each page is stored at block (STRIDE * b + OFFSET) mod (blocks per page) of the same page. System memory and apertures hold the linear layout (docs/paging.md). */
+#define GMC_SWIZZLE_BLOCK_SHIFT 8u /* Bytes per block: 1 << BLOCK_SHIFT (256, 16 blocks a page). */
+#define GMC_SWIZZLE_STRIDE 5u /* Multiplier of the block index (odd: a permutation of a page's 16 blocks). */
+#define GMC_SWIZZLE_OFFSET 3u /* Added to the block index. */
+
 /* registers: byte offsets in the 64 KiB register space */
 #define GMC_REG_ID 0x0000u /* ro: Identification word, "GMC\0". */
 #define GMC_REG_ID_RESET 0x474D4300u

@@ -209,6 +209,11 @@ localparam [3:0] GMC_DMA_FAULT_PROTECTED = 4'd9;
 localparam [3:0] GMC_DMA_FAULT_TIMEOUT = 4'd10;
 localparam [3:0] GMC_DMA_FAULT_NESTED = 4'd11;
 
+// enum SWIZZLE: The layout a Swizzled allocation has in a memory segment (the driver's tiling; the engine copies bytes unchanged, so TRANSFERs with the Swizzle or Unswizzle flag move one block per packet): linear block b (2^BLOCK_SHIFT bytes) of each page is stored at block (STRIDE * b + OFFSET) mod (blocks per page) of the same page. System memory and apertures hold the linear layout (docs/paging.md).
+localparam [3:0] GMC_SWIZZLE_BLOCK_SHIFT = 4'd8;
+localparam [3:0] GMC_SWIZZLE_STRIDE = 4'd5;
+localparam [3:0] GMC_SWIZZLE_OFFSET = 4'd3;
+
 // registers: byte offsets in the 64 KiB register space
 localparam [15:0] GMC_REG_ID = 16'h0000;
 localparam [31:0] GMC_REG_ID_RESET = 32'h474D4300;

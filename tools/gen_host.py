@@ -388,20 +388,26 @@ def load_rules(path=RULES, root=ROOT, general=(), macros=frozenset()):
     general_names = {s["name"] for s in general}
     for b in spec.get("behaviour", []):
         owner = "behaviour statement"
-        if b.get("seed") not in seed_files or set(b) != {"seed", "statement", "where", "status", "test"}:
-            raise SpecError(f"{owner}: seed (a [[seed]]), statement, where, status and test")
-        row = {k: one_line(owner, k, b[k]) for k in ("seed", "statement", "where", "status", "test")}
-        if general and row["status"] not in general_names:
-            raise SpecError(f"{owner}: status {row['status']!r} is not in spec/status.toml")
-        # test = "tests/...c:function": the test that shows the behaviour both ways.
-        path, _, func = row["test"].partition(":")
-        try:
-            with open(os.path.join(root, path), encoding="utf-8") as f:
-                found = re.search(r"\bstatic void " + re.escape(func) + r"\(", f.read()) if func else None
-        except OSError:
-            found = None
-        if not found:
-            raise SpecError(f"{owner}: test {row['test']!r} is not FILE:FUNCTION of an existing test")
+        if b.get("seed") not in seed_files or not {"seed", "statement", "where", "tests"} <= set(b) or \
+                set(b) - {"seed", "statement", "where", "tests", "status"}:
+            raise SpecError(f"{owner}: seed (a [[seed]]), statement, where, tests and optional status")
+        row = {k: one_line(owner, k, b[k]) for k in ("seed", "statement", "where")}
+        owner = f"behaviour statement {row['statement'][:40]!r}"
+        status = b.get("status", [])
+        if not isinstance(status, list) or any(s not in general_names for s in status):
+            raise SpecError(f"{owner}: status lists names of spec/status.toml")
+        tests = b["tests"]
+        if not isinstance(tests, list) or not tests:
+            raise SpecError(f"{owner}: tests lists \"tests/FILE.c:function\" entries")
+        for t in tests:
+            fpath, _, fn = str(t).partition(":")
+            full = os.path.join(root, fpath)
+            text = open(full).read() if fpath.startswith("tests/") and os.path.isfile(full) else ""
+            if not CHECK.match(fn) or f"static void {fn}(void **state)" not in text or \
+                    f"cmocka_unit_test({fn})" not in text:
+                raise SpecError(f"{owner}: no test {t} (a cmocka test run by its file's main)")
+        row["status"] = status
+        row["tests"] = tests
         behaviour.append(row)
     return {"seeds": seeds, "rules": rules, "unenforced": unenforced, "behaviour": behaviour}
 
@@ -902,17 +908,19 @@ def rules_markdown(general, rules):
             p(f"| {n} | `{r['id']}` | {r['scope']} | {stmt} | {md_cell(describe(r))} | "
               f"`{r['status']}` ({r['code']}) |")
     p("")
-    p("## Seed behaviour the library enforces")
+    p("## Seed statements enforced as behaviour")
     p("")
-    p("Statements about what the manager does rather than about one descriptor")
-    p("(`[[behaviour]]` rows): each has the status a call answers when the")
-    p("behaviour refuses it, and the test that shows it both ways.")
+    p("These describe what the manager does rather than a property of one")
+    p("descriptor. Each names the code and document that implement it, the")
+    p("statuses it answers, and the tests that try it both ways (the")
+    p("generator checks that each test exists and runs).")
     p("")
-    p("| seed | statement | status | test | where |")
+    p("| seed | statement | where | status | tests |")
     p("|---|---|---|---|---|")
     for b in rules["behaviour"]:
-        p(f"| `{b['seed'][:3]}` | {md_cell(b['statement'])} | `{b['status']}` | `{b['test']}` | "
-          f"{md_cell(b['where'])} |")
+        st = ", ".join(f"`{s}`" for s in b["status"]) or "—"
+        ts = ", ".join(f"`{t}`" for t in b["tests"])
+        p(f"| `{b['seed'][:3]}` | {md_cell(b['statement'])} | {md_cell(b['where'])} | {st} | {ts} |")
     p("")
     p("## Seed statements that are not descriptor checks")
     p("")

@@ -83,6 +83,8 @@ def validate(spec):
         vals = [v["value"] for v in en["values"]]
         if len(set(vals)) != len(vals):
             raise SpecError(f"enum {en['name']}: duplicate value")
+        if any(not 0 <= v < 16 for v in vals):
+            raise SpecError(f"enum {en['name']}: a value outside 0..15 (enums are 4-bit localparams)")
     taken = {}
     for r in spec["register"]:
         n = r["name"]

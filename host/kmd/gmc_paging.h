@@ -91,9 +91,21 @@ enum gmc_paging_op {
  * waits for every earlier write, and it has no cache to flush or
  * invalidate around a move (MAP/UNMAP_APERTURE drop their own TLB entries),
  * so neither flag adds a packet: both are accepted and change nothing in
- * the encoding. Other bits are GMC_E_INVALID_ARG. */
-#define GMC_PAGING_TRANSFER_START (1u << 0) /* first sub-transfer of a move */
-#define GMC_PAGING_TRANSFER_END   (1u << 1) /* last sub-transfer of a move */
+ * the encoding. Swizzle and Unswizzle (DXGK_TRANSFERFLAGS) move a Swizzled
+ * allocation between the linear layout (system memory, apertures) and the
+ * swizzled one of memory segments (GMC_SWIZZLE_*): one packet per block,
+ * each to its place in the other layout; they need a page-aligned
+ * TransferOffset and a page-multiple size and exclude each other. Other
+ * bits are GMC_E_INVALID_ARG. */
+#define GMC_PAGING_TRANSFER_START     (1u << 0) /* first sub-transfer of a move */
+#define GMC_PAGING_TRANSFER_END       (1u << 1) /* last sub-transfer of a move */
+#define GMC_PAGING_TRANSFER_SWIZZLE   (1u << 2) /* source linear, destination swizzled */
+#define GMC_PAGING_TRANSFER_UNSWIZZLE (1u << 3) /* source swizzled, destination linear */
+#define GMC_SWIZZLE_BLOCK_BYTES (1u << GMC_SWIZZLE_BLOCK_SHIFT)
+
+/* Where byte `off` (from the allocation's page-aligned start) of a Swizzled
+ * allocation's linear content lies in its swizzled layout. */
+uint64_t gmc_swizzle_offset(uint64_t off);
 
 /* One side of a TRANSFER: a segment address (segment_id != 0) or an MDL. */
 struct gmc_paging_side {

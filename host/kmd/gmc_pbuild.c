@@ -99,13 +99,18 @@ static int plan_op(const struct gmc_paging_target *t, const struct gmc_paging_ar
         const uint64_t size = a->u.transfer.size, off = a->u.transfer.transfer_offset;
         if (size == 0 || off > UINT64_MAX - size)
             return GMC_E_INVALID_ARG;
-        if (a->u.transfer.flags & ~(GMC_PAGING_TRANSFER_START | GMC_PAGING_TRANSFER_END))
+        const uint32_t fl = a->u.transfer.flags, swz = GMC_PAGING_TRANSFER_SWIZZLE | GMC_PAGING_TRANSFER_UNSWIZZLE;
+        if (fl & ~(GMC_PAGING_TRANSFER_START | GMC_PAGING_TRANSFER_END | swz) || (fl & swz) == swz)
+            return GMC_E_INVALID_ARG;
+        if ((fl & swz) && (off % GMC_PAGE_SIZE != 0 || size % GMC_PAGE_SIZE != 0))
             return GMC_E_INVALID_ARG;
         if (!side_ok(t, &a->u.transfer.src, a->u.transfer.mdl_offset, off, size) ||
             !side_ok(t, &a->u.transfer.dst, a->u.transfer.mdl_offset, off, size))
             return GMC_E_INVALID_ARG;
         p->total = size;
-        p->step = t->max_chunk;
+        p->step = (fl & swz) ? GMC_SWIZZLE_BLOCK_BYTES : t->max_chunk;
+        if (p->step > t->max_chunk)
+            return GMC_E_INVALID_ARG;
         break;
     }
     case GMC_PAGING_FILL:
@@ -167,6 +172,15 @@ int gmc_paging_args_check(const struct gmc_paging_target *t, const struct gmc_pa
     return plan_op(t, args, &p);
 }
 
+uint64_t gmc_swizzle_offset(uint64_t off)
+{
+    const uint64_t blocks = GMC_PAGE_SIZE >> GMC_SWIZZLE_BLOCK_SHIFT;
+    const uint64_t page = off & ~(uint64_t)(GMC_PAGE_SIZE - 1u);
+    const uint64_t b = (off % GMC_PAGE_SIZE) >> GMC_SWIZZLE_BLOCK_SHIFT;
+    const uint64_t in = off & (GMC_SWIZZLE_BLOCK_BYTES - 1u);
+    return page + (((GMC_SWIZZLE_STRIDE * b + GMC_SWIZZLE_OFFSET) % blocks) << GMC_SWIZZLE_BLOCK_SHIFT) + in;
+}
+
 static struct gmc_side side_at(const struct gmc_paging_side *s, uint64_t mdl_offset, uint64_t pos)
 {
     struct gmc_side r = {0, 0, 0, 0};
@@ -188,8 +202,11 @@ static struct gmc_pkt encode(const struct gmc_paging_target *t, const struct gmc
     switch (a->op) {
     case GMC_PAGING_TRANSFER: {
         const uint64_t pos = a->u.transfer.transfer_offset + done;
-        return gmc_pkt_transfer(side_at(&a->u.transfer.src, a->u.transfer.mdl_offset, pos),
-                                side_at(&a->u.transfer.dst, a->u.transfer.mdl_offset, pos), (uint32_t)n);
+        const uint32_t fl = a->u.transfer.flags;
+        const uint64_t sp = (fl & GMC_PAGING_TRANSFER_UNSWIZZLE) ? gmc_swizzle_offset(pos) : pos;
+        const uint64_t dp = (fl & GMC_PAGING_TRANSFER_SWIZZLE) ? gmc_swizzle_offset(pos) : pos;
+        return gmc_pkt_transfer(side_at(&a->u.transfer.src, a->u.transfer.mdl_offset, sp),
+                                side_at(&a->u.transfer.dst, a->u.transfer.mdl_offset, dp), (uint32_t)n);
     }
     case GMC_PAGING_FILL:
         return gmc_pkt_fill((uint32_t)(a->u.fill.gpu_address + done), (uint32_t)n, a->u.fill.pattern);

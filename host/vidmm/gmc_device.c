@@ -30,6 +30,7 @@
 #include "gmc_status.h"
 #include "gmc_vidmm.h"
 #include "gmc_device.h"
+#include "gmc_cache.h"
 #include "gmc_fence.h"
 #include "gmc_resid.h"
 
@@ -81,6 +82,7 @@ static void teardown(gmc_device *dev)
 {
     gmc_vidmm_close_clients(dev);
     gmc_fence_fini(dev);
+    gmc_cache_free(dev);
     for (unsigned i = 0; i < dev->nsegs; i++)
         gmc_range_fini(&dev->seg[i].mgr);
     gmc_htab_fini(&dev->handles);

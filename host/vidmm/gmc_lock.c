@@ -29,6 +29,7 @@
 #include "gmc_kmd.h"
 #include "gmc_paging.h"
 #include "gmc_status.h"
+#include "gmc_cache.h"
 #include "gmc_cand.h"
 #include "gmc_lock.h"
 #include "gmc_fence.h"
@@ -49,12 +50,24 @@ static uint32_t cpu_mask(const gmc_device *dev, const struct gmc_valloc *a)
     return m & a->desc.supported_segments;
 }
 
+/* A Swizzled allocation the CPU reaches in VRAM through a swizzling range:
+ * a primary created with UseAlternateVA gets one at creation (seed 000). */
+static int swizzling_range(const struct gmc_valloc *a)
+{
+    return (a->desc.flags & GMC_ALLOC_SWIZZLED) && (a->desc.flags & GMC_ALLOC_USE_ALTERNATE_VA) &&
+           (a->desc.info2_flags & GMC_INFO2_PRIMARY);
+}
+
 /* Whether a lock maps the system copy: a kept one, an aperture placement,
- * or an allocation no CPU-visible memory segment can take but an aperture
- * can (its content is reached through the system copy). */
+ * a Swizzled allocation without a swizzling range (VRAM holds the swizzled
+ * layout; the system copy is the linear view), or an allocation no
+ * CPU-visible memory segment can take but an aperture can (its content is
+ * reached through the system copy). */
 static int sys_mapped(const gmc_device *dev, const struct gmc_valloc *a)
 {
     if (a->keep_sys || is_aperture(dev, a))
+        return 1;
+    if ((a->desc.flags & GMC_ALLOC_SWIZZLED) && !swizzling_range(a))
         return 1;
     return cpu_mask(dev, a) == 0u && (a->desc.supported_segments & gmc_resid_aperture_mask(dev));
 }
@@ -74,6 +87,7 @@ static int rename_alloc(gmc_device *dev, struct gmc_valloc *a, int sys_map)
             return gmc_fence_await(dev, a->busy_fence > a->paging_fence ? a->busy_fence
                                                                       : a->paging_fence);
         }
+        gmc_cache_release(dev, &a->sys);
         gmc_fence_defer_sysbuf(dev, &a->sys);
         a->sys = fresh;
         a->sys_valid = 1;
@@ -90,8 +104,8 @@ static int rename_alloc(gmc_device *dev, struct gmc_valloc *a, int sys_map)
          * one is taken while the old is still held. No room without
          * evicting: wait instead. */
         uint32_t mask = cpu_mask(dev, a);
-        rc = mask != 0u && a->node.mgr != NULL ? gmc_resid_rename_placement(dev, a, mask)
-                                               : GMC_E_NO_SPACE;
+        rc = mask != 0u && a->node.mgr != NULL && !a->flip_pinned ? gmc_resid_rename_placement(dev, a, mask)
+                                                                  : GMC_E_NO_SPACE;
         if (rc == GMC_E_NO_SPACE) {
             dev->stats.lock_waits++;
             return gmc_fence_await(dev, a->busy_fence > a->paging_fence ? a->busy_fence
@@ -136,6 +150,8 @@ static int prepare_bar(gmc_device *dev, struct gmc_valloc *a, uint32_t flags)
         return GMC_E_NOT_CPU_VISIBLE;
     int rc = GMC_OK;
     if (a->node.mgr != NULL && !(mask & GMC_SEGMENT_BIT(a->seg + 1u))) {
+        if (a->flip_pinned)
+            return GMC_E_PINNED; /* scanned out where it is */
         if (flags & GMC_LOCK_DONOT_EVICT)
             return GMC_E_NEEDS_EVICT;
         rc = gmc_resid_budget_precheck(dev, a, mask);
@@ -217,6 +233,8 @@ int gmc_lock(gmc_client *c, gmc_handle h, uint32_t flags, struct gmc_lock_map *o
             rc = gmc_resid_ensure_sys(dev, a);
         if (rc == GMC_OK)
             rc = prepare_sys(dev, a);
+        if (rc == GMC_OK)
+            gmc_cache_cpu_access(dev, a); /* after the GPU's writes, before the CPU's reads */
     } else {
         if (budget)
             dev->bud_client = c; /* placed only where c has room */
@@ -322,6 +340,14 @@ static int mapped_access(gmc_client *c, gmc_handle h, uint64_t off, void *rbuf, 
     if (len == 0u)
         return GMC_OK;
     gmc_device *dev = c->dev;
+    if (m->kind == GMC_LOCK_MAP_SYSTEM && (a->desc.flags & GMC_ALLOC_CACHED)) {
+        /* Mapped cacheable: through the CPU's cache (gmc_cache.h). */
+        if (rbuf != NULL)
+            gmc_cache_read(dev, (const uint8_t *)m->ptr + off, rbuf, len);
+        else
+            gmc_cache_write(dev, (uint8_t *)m->ptr + off, wbuf, len);
+        return GMC_OK;
+    }
     if (m->kind == GMC_LOCK_MAP_SYSTEM) {
         if (rbuf != NULL)
             memcpy(rbuf, (const uint8_t *)m->ptr + off, len);
@@ -330,6 +356,22 @@ static int mapped_access(gmc_client *c, gmc_handle h, uint64_t off, void *rbuf, 
         return GMC_OK;
     }
     const struct gmc_segment_desc *g = &dev->seg[a->seg].desc;
+    if (swizzling_range(a)) {
+        /* The swizzling range: linear bytes, each block where the layout keeps it. */
+        int rc2 = GMC_OK;
+        for (uint64_t done = 0; done < len && rc2 == GMC_OK;) {
+            uint64_t o = off + done, n = GMC_SWIZZLE_BLOCK_BYTES - o % GMC_SWIZZLE_BLOCK_BYTES;
+            if (n > len - done)
+                n = len - done;
+            uint64_t at = a->node.start - g->base + gmc_swizzle_offset(o);
+            rc2 = rbuf != NULL ? dev->kmd.ddi->cpu_read(&dev->kmd, g, at, (uint8_t *)rbuf + done, n)
+                               : dev->kmd.ddi->cpu_write(&dev->kmd, g, at, (const uint8_t *)wbuf + done, n);
+            done += n;
+        }
+        if (rc2 != GMC_OK && rbuf != NULL)
+            memset(rbuf, 0, len);
+        return rc2;
+    }
     uint64_t at = a->node.start - g->base + off;
     if (rbuf != NULL)
         return dev->kmd.ddi->cpu_read(&dev->kmd, g, at, rbuf, len);

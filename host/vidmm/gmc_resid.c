@@ -58,6 +58,7 @@
 
 #include "gmc.h"
 #include "gmc_budget.h"
+#include "gmc_cache.h"
 #include "gmc_cand.h"
 #include "gmc_fence.h"
 #include "gmc_paging.h"
@@ -89,6 +90,13 @@ static uint64_t xfer_size(const struct gmc_valloc *a)
 {
     uint64_t c = a->sys.host != NULL && a->sys.size < a->sz.size ? a->sys.size : a->sz.size;
     return c;
+}
+
+/* Swizzled: a memory segment holds the swizzled layout, system memory the
+ * linear one (GMC_SWIZZLE_*): copies between them take the flag. */
+static uint32_t swizzle(const struct gmc_valloc *a, uint32_t flag)
+{
+    return (a->desc.flags & GMC_ALLOC_SWIZZLED) ? flag : 0u;
 }
 
 static uint32_t fill_pattern(const struct gmc_valloc *a)
@@ -326,6 +334,7 @@ static void fill_host(void *p, uint64_t n, uint32_t pattern)
 
 void gmc_resid_fill_sys(gmc_device *dev, struct gmc_valloc *a)
 {
+    gmc_cache_release(dev, &a->sys);
     fill_host(a->sys.host, a->sys.size, fill_pattern(a));
     dev->stats.bytes_filled += a->sys.size;
     a->sys_valid = 1;
@@ -415,14 +424,21 @@ int gmc_resid_rename_placement(gmc_device *dev, struct gmc_valloc *a, uint32_t m
     return GMC_OK;
 }
 
+static int coherent(const struct gmc_vseg *s)
+{
+    return (s->desc.flags & GMC_SEGFLAGS_CACHE_COHERENT_MASK) != 0u;
+}
+
 static int map_aperture(gmc_device *dev, struct gmc_valloc *a, uint64_t gpu, uint64_t *fence)
 {
+    /* From here the GPU reads and writes the system copy. */
+    gmc_cache_gpu_access(dev, a, coherent(&dev->seg[a->seg]), 1);
     struct gmc_paging_args m = { .op = GMC_PAGING_MAP_APERTURE_SEGMENT };
     m.u.map.gpu_address = gpu;
     m.u.map.pages = a->sys.npages < a->sz.placed / GMC_PAGE_SIZE ? a->sys.npages : a->sz.placed / GMC_PAGE_SIZE;
     m.u.map.mdl = &a->sys;
     m.u.map.mdl_offset = 0;
-    m.u.map.snooped = (dev->seg[a->seg].desc.flags & GMC_SEGFLAGS_CACHE_COHERENT_MASK) != 0u;
+    m.u.map.snooped = coherent(&dev->seg[a->seg]);
     m.u.map.readable = 1;
     m.u.map.writeable = 1;
     return gmc_fence_queue(dev, &m, fence);
@@ -466,6 +482,8 @@ int gmc_resid_page_in(gmc_device *dev, struct gmc_valloc *a)
         t.u.transfer.src.mdl = &a->sys;
         t.u.transfer.dst.segment_id = s->desc.id;
         t.u.transfer.dst.segment_address = a->node.start;
+        t.u.transfer.flags |= swizzle(a, GMC_PAGING_TRANSFER_SWIZZLE);
+        gmc_cache_gpu_access(dev, a, 0, 0); /* a memory segment is not cache-coherent */
         rc = gmc_fence_queue(dev, &t, &f);
         if (rc != GMC_OK)
             return rc;
@@ -487,6 +505,7 @@ int gmc_resid_page_in(gmc_device *dev, struct gmc_valloc *a)
         a->state |= GMC_ALLOC_STATE_HAS_CONTENT;
         a->state &= ~(uint32_t)(GMC_ALLOC_STATE_ZERO_PENDING | GMC_ALLOC_STATE_LOST);
         if (a->keep_sys && a->sys.host != NULL) {
+            gmc_cache_release(dev, &a->sys);
             fill_host(a->sys.host, a->sys.size, fill_pattern(a));
             a->sys_valid = 1;
         }
@@ -537,9 +556,11 @@ static int copy_out(gmc_device *dev, struct gmc_valloc *a, uint64_t *fence)
         t.u.transfer.src.segment_address = a->node.start;
         t.u.transfer.dst.segment_id = ap->desc.id;
         t.u.transfer.dst.segment_address = node->start;
+        t.u.transfer.flags |= swizzle(a, GMC_PAGING_TRANSFER_UNSWIZZLE);
         struct gmc_paging_args u = { .op = GMC_PAGING_UNMAP_APERTURE_SEGMENT };
         u.u.map.gpu_address = node->start;
         u.u.map.pages = pages;
+        gmc_cache_gpu_access(dev, a, m.u.map.snooped, 1);
         rc = gmc_fence_queue(dev, &m, NULL);
         if (rc == GMC_OK)
             rc = gmc_fence_queue(dev, &t, NULL);
@@ -561,6 +582,8 @@ static int copy_out(gmc_device *dev, struct gmc_valloc *a, uint64_t *fence)
     t.u.transfer.src.segment_id = src->desc.id;
     t.u.transfer.src.segment_address = a->node.start;
     t.u.transfer.dst.mdl = &a->sys;
+    t.u.transfer.flags |= swizzle(a, GMC_PAGING_TRANSFER_UNSWIZZLE);
+    gmc_cache_gpu_access(dev, a, 0, 1);
     rc = gmc_fence_queue(dev, &t, fence);
     if (rc == GMC_OK)
         dev->stats.bytes_paged_out += n;
@@ -678,6 +701,7 @@ void gmc_resid_destroy(gmc_device *dev, struct gmc_valloc *a)
     gmc_cand_unlink(dev, a);
     gmc_cand_unplace(dev, a);
     if (a->sys.host != NULL) {
+        gmc_cache_release(dev, &a->sys);
         if (a->desc.system_mem != NULL) {
             /* The caller's memory: the engine must be done with it now. */
             if (a->paging_fence > 0u || a->busy_fence > 0u)

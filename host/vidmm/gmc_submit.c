@@ -12,6 +12,7 @@
 
 #include "gmc.h"
 #include "gmc_budget.h"
+#include "gmc_cache.h"
 #include "gmc_cand.h"
 #include "gmc_fence.h"
 #include "gmc_paging.h"
@@ -64,6 +65,8 @@ static int check_op(const struct gmc_submit *s, const struct gmc_gpu_op *op,
  * goes through its system copy). */
 static int move_to(gmc_device *dev, struct gmc_valloc *a, uint32_t mask)
 {
+    if (a->flip_pinned)
+        return GMC_E_PINNED; /* scanned out where it is */
     int rc = gmc_resid_budget_precheck(dev, a, mask);
     if (rc == GMC_OK)
         rc = gmc_resid_evict_one(dev, a);
@@ -93,6 +96,8 @@ static int reach_locked(gmc_device *dev, struct gmc_valloc *a)
     mask &= a->desc.supported_segments | a->desc.eviction_segments;
     if (mask == 0u || a->sys.host == NULL || !a->sys_valid)
         return GMC_E_SUBMIT_LOCKED;
+    if (a->flip_pinned)
+        return GMC_E_PINNED; /* scanned out where it is: it cannot go to the aperture */
     int brc = gmc_resid_budget_precheck(dev, a, mask);
     if (brc != GMC_OK)
         return brc;
@@ -195,6 +200,14 @@ int gmc_submit(gmc_client *c, const struct gmc_submit *s, uint64_t *fence)
     if (rc == GMC_OK && dev->sync_wait_fence > gmc_paging_completed(dev->pg)) {
         dev->stats.sync_waits++;
         rc = gmc_fence_await(dev, dev->sync_wait_fence);
+    }
+    /* The GPU reaches an aperture placement's system copy itself. */
+    for (unsigned i = 0; i < s->nrefs && rc == GMC_OK; i++) {
+        struct gmc_valloc *a = al[i];
+        const struct gmc_vseg *g = &dev->seg[a->seg];
+        if (gmc_vseg_is_aperture(g))
+            gmc_cache_gpu_access(dev, a, (g->desc.flags & GMC_SEGFLAGS_CACHE_COHERENT_MASK) != 0u,
+                                 (s->refs[i].flags & GMC_REF_WRITE) != 0u);
     }
     uint64_t f = 0;
     for (unsigned i = 0; i < s->nops && rc == GMC_OK; i++) {

@@ -30,6 +30,7 @@
 #include "gmc_victim.h"
 
 struct gmc_valloc;
+struct gmc_cpu_cache;
 
 struct gmc_vshare {
     struct gmc_valloc *alloc;
@@ -86,6 +87,8 @@ struct gmc_valloc {
     /* budgets (gmc_budget.c) */
     uint64_t bud_bytes;         /* placed bytes counted in dev->bud_usage[bud_group] */
     uint32_t bud_group;
+    int flip_pinned;            /* pinned for scan-out in a DirectFlip segment (gmc_flip.c) */
+    int cache_stale;            /* Cached: the GPU wrote the system copy past the CPU cache (gmc_cache.c) */
 };
 
 struct gmc_vref {
@@ -160,6 +163,8 @@ struct gmc_device {
     uint64_t bud_reserved[GMC_SEGMENT_GROUPS]; /* the clients' reservations, summed */
     int bud_active;                 /* a budget below the default or a reservation is set */
     struct gmc_client *bud_client;  /* while a call places for a client under budgets: it (gmc_resid_place) */
+    struct gmc_cpu_cache *cpu_cache; /* the modelled CPU cache (gmc_cache.c), NULL until used */
+    int cache_maintenance_off;      /* tests only: skip the CPU cache flushes to show what they prevent */
 };
 
 /* A system buffer (or a segment range, node != NULL) released while the

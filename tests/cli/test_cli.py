@@ -235,14 +235,16 @@ def run_checks(binary, tmp, tag):
     check(rc == 0 and "digest            " + (d[0].group(1) if d[0] else "?") in out,
           f"{tag}: run digest equals replay digest: {out!r} {err!r}")
     check(re.search(r"^gmc: step \d+/\d+ \(\d+%\)", err, re.M) is not None, f"{tag}: plain progress lines: {err!r}")
-    for key in ("allocations", "evictions", "paged in", "paged out", "faults", "fences", "simulated cycles", "wall time"):
+    for key in ("allocations", "evictions", "paged in", "paged out", "faults", "fences", "CPU cache", "simulated cycles",
+                "wall time"):
         check(re.search(r"^  " + key, out, re.M) is not None, f"{tag}: summary has {key}")
     check(f"pictures: {rep}/segment-N.svg" in out, f"{tag}: summary says where the pictures are")
     stats = json.load(open(os.path.join(rep, "stats.json")))
     ds = stats["device_stats"]
     for k in ("make_resident_calls", "evict_calls", "submits", "page_ins", "evictions", "discards", "bytes_paged_in",
               "bytes_paged_out", "bytes_filled", "paging_ops", "paging_buffers", "multipass", "fences_issued",
-              "fences_completed", "faults", "resets", "locks", "lock_waits", "renames", "cycles"):
+              "fences_completed", "faults", "resets", "locks", "lock_waits", "renames", "cache_flushes",
+              "cache_invalidates", "cycles"):
         check(isinstance(ds.get(k), int), f"{tag}: stats.json device_stats.{k}")
     check(ds["evictions"] > 0 and ds["bytes_paged_out"] > 0 and ds["cycles"] > 0, f"{tag}: the workload evicts: {ds}")
     hw = stats["hw_counters"]

@@ -38,7 +38,7 @@ def case(name, ok, detail=""):
 
 def scratch():
     d = tempfile.mkdtemp(prefix="gmc_gen_host_")
-    for sub in ("spec", "tools", "include", "cli", os.path.join("tests", "host")):
+    for sub in ("spec", "tools", "include", "cli", "tests/host"):
         shutil.copytree(os.path.join(ROOT, sub), os.path.join(d, sub))
     for rel in OUTPUTS:
         src = os.path.join(ROOT, rel)
@@ -206,12 +206,15 @@ def test_bad_specs(d):
          '  { field = "AGP", name = "Agp" },\n', "", "missing ['AGP']"),
         ("WDDM name for a segment field gmc.toml lacks", os.path.join(d, "spec", "flags.toml"),
          'field = "AGP"', 'field = "AGP2"', "unknown ['AGP2']"),
-        ("behaviour row with a status status.toml lacks", rules,
-         'status = "GMC_E_OVER_BUDGET"', 'status = "GMC_E_OVER_BUDGETS"', "not in spec/status.toml"),
-        ("behaviour row naming a test that does not exist", rules,
-         'test_budget.c:test_non_target_not_counted"', 'test_budget.c:test_no_such_test"', "existing test"),
-        ("behaviour row without a test", rules,
-         'test = "tests/host/test_budget.c:test_non_target_not_counted"\n', "", "and test"),
+        ("behaviour naming a test its file lacks", rules,
+         '"tests/host/test_flip.c:test_pin_refused"', '"tests/host/test_flip.c:test_pin_refusd"', "no test"),
+        ("behaviour naming a test outside tests/", rules,
+         '"tests/host/test_flip.c:test_pin_refused"', '"host/vidmm/gmc_flip.c:test_pin_refused"', "no test"),
+        ("behaviour naming an unknown status", rules,
+         '"GMC_E_NOT_DIRECT_FLIP", "GMC_E_PINNED"', '"GMC_E_NOT_DIRECT_FLIP", "GMC_E_PINNED_X"', "status lists"),
+        ("behaviour without tests", rules,
+         'tests = ["tests/host/test_flip.c:test_pin_moves_and_stays", "tests/host/test_flip.c:test_pinned_never_moves", '
+         '"tests/host/test_flip.c:test_pin_refused"]', 'tests = []', "tests"),
         ("rule naming a flag flags.toml lacks", rules,
          'when = ["flags.PERMANENT_SYS_MEM"]', 'when = ["flags.RESERVED17"]', "no macro"),
     ]
