@@ -392,6 +392,9 @@ CLI_SRC     := $(sort $(wildcard cli/*.c))
 CLI_LIB_SRC := $(filter-out cli/main.c,$(CLI_SRC))
 CLI_TESTS   := $(sort $(wildcard tests/cli/test_*.c))
 CLI_SCRIPT_TESTS := $(sort $(wildcard tests/cli/test_*.py))
+# The trace parser (cli/trace*.c, entry point cli/trace.h), also linked
+# into the fuzz harnesses.
+TRACE_SRC   := $(sort $(wildcard cli/trace*.c))
 
 define CLI_RULES
 $(BUILD)/$(1)/obj/cli/%.o: cli/%.c
@@ -428,7 +431,7 @@ FUZZ_NAMES   := $(patsubst tests/fuzz/%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.
 # The library, the parser and the DMA reference model, built with clang and
 # coverage instrumentation; the Verilated model is the rel one (gcc, not
 # instrumented: it is C++ behind a C API and linked as it is).
-FUZZ_SRC     := $(HOST_SRC) cli/trace.c cli/trace_flags.c tests/common/gmc_dma_ref.c hw/gmc_dma_pkt.c tests/common/gmc_dma_gen.c
+FUZZ_SRC     := $(HOST_SRC) $(TRACE_SRC) tests/common/gmc_dma_ref.c hw/gmc_dma_pkt.c tests/common/gmc_dma_gen.c
 FUZZ_OBJ     := $(FUZZ_SRC:%.c=$(BUILD)/fuzz/obj/%.o)
 
 $(BUILD)/fuzz/obj/%.o: %.c
@@ -457,7 +460,7 @@ fuzz: fuzz-build
 define FUZZ_REPLAY_RULES
 $(BUILD)/$(1)/tests/fuzz/%: tests/fuzz/%.c tests/fuzz/replay.c tests/fuzz/fuzz.h \
                             $(BUILD)/$(1)/obj/common/gmc_dma_ref.o $(BUILD)/$(1)/obj/hw/gmc_dma_pkt.o $(BUILD)/$(1)/obj/common/gmc_dma_gen.o \
-                            $(BUILD)/$(1)/obj/cli/trace.o $(BUILD)/$(1)/obj/cli/trace_flags.o $(BUILD)/$(1)/lib/libgmc.a $(BUILD)/$(1)/lib/libgmc_sim.a
+                            $(patsubst cli/%.c,$(BUILD)/$(1)/obj/cli/%.o,$(TRACE_SRC)) $(BUILD)/$(1)/lib/libgmc.a $(BUILD)/$(1)/lib/libgmc_sim.a
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS_C) $$(INC_tests) -Itests/fuzz $(OPT_$(1)) -DFUZZ_NAME='"$$*"' $$< tests/fuzz/replay.c \
 	  $$(filter %.o,$$^) -o $$@ $(BUILD)/$(1)/lib/libgmc.a $(BUILD)/$(1)/lib/libgmc_sim.a $$(SIM_LIBS)
