@@ -28,6 +28,7 @@
 #include <time.h>
 
 #include "exec.h"
+#include "gmc_check.h"
 #include "shadow.h"
 
 struct ent_rt {
@@ -416,7 +417,7 @@ static int run_op(struct run *r, const struct tr_op *op, char *why, size_t wn)
         gmc_client *creator = r->cl[en->client];
         gmc_share_handle sh = GMC_HANDLE_NONE;
         int st;
-        if (en->desc.kmt_flags & GMC_KMT_NT_SECURITY_SHARING) {
+        if (gmc_check_share_kind(&en->desc) == GMC_SHARE_NT) {
             st = gmc_alloc_share_nt(creator, x->h[en->client], cl, &sh);
         } else {
             struct gmc_alloc_info ai;
@@ -612,8 +613,7 @@ static int run_entities(struct run *r, char *err, size_t errlen)
         struct tl_entity *te = &tl->entities[e];
         snprintf(te->name, sizeof(te->name), "%s", en->name);
         te->client = en->client;
-        te->priority = (en->desc.info2_flags & GMC_INFO2_OVERRIDE_PRIORITY) ? en->desc.umd_priority
-                                                                             : en->desc.priority;
+        te->priority = gmc_check_priority(&en->desc);
         te->size = en->cpu_size;
         te->line = en->line;
         r->er[e].cur = -1;

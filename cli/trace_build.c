@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gmc_check.h"
 #include "trace_args.h"
 #include "trace_build.h"
 #include "trace_check.h"
@@ -102,8 +103,7 @@ static int do_alloc(struct tr_parser *p, const struct tr_line *ln, const struct 
             return -1;
         en.desc.vidpn_source_id = (uint32_t)v;
     }
-    if ((en.desc.flags & (GMC_ALLOC_EXISTING_SYS_MEM | GMC_ALLOC_EXISTING_KERNEL_SYS_MEM)) ||
-        (en.desc.kmt_flags & GMC_KMT_EXISTING_SYS_MEM))
+    if (gmc_check_existing_sys_mem(&en.desc))
         en.desc.system_mem_size = en.cpu_size; /* the executor provides the memory */
     struct tr_op *o = tr_new_op(p, TR_ALLOC, L);
     if (o == NULL)

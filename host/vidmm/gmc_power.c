@@ -89,7 +89,7 @@ int gmc_device_power(gmc_device *dev, enum gmc_power_state to, struct gmc_power_
         return GMC_E_NULL_POINTER;
     if (to != GMC_POWER_STANDBY && to != GMC_POWER_HIBERNATE)
         return GMC_E_INVALID_ARG;
-    int rc = gmc_check_power_change((enum gmc_power_state)dev->power, to, 0u);
+    int rc = gmc_check_power_change(dev->power, to, 0u);
     if (rc != GMC_OK)
         return rc;
     if (dev->pg == NULL || dev->kmd.ddi->set_power == NULL)
@@ -97,7 +97,7 @@ int gmc_device_power(gmc_device *dev, enum gmc_power_state to, struct gmc_power_
     unsigned locked = 0;
     for (struct gmc_valloc *a = dev->allocs; a != NULL; a = a->dnext)
         locked += a->locker != NULL;
-    rc = gmc_check_power_change((enum gmc_power_state)dev->power, to, locked);
+    rc = gmc_check_power_change(dev->power, to, locked);
     if (rc != GMC_OK)
         return rc; /* GMC_E_LOCKED: a CPU mapping cannot survive power-down */
     rc = gmc_fence_wait_all(dev);
@@ -184,7 +184,7 @@ int gmc_device_power(gmc_device *dev, enum gmc_power_state to, struct gmc_power_
             a->power_purged = 1;
         }
     }
-    dev->power = (uint32_t)to;
+    dev->power = to;
     dev->gart_purged = ap_purged;
     if (rep != NULL)
         *rep = r;
@@ -197,7 +197,7 @@ int gmc_device_resume(gmc_device *dev, struct gmc_power_report *rep)
         memset(rep, 0, sizeof(*rep));
     if (dev == NULL)
         return GMC_E_NULL_POINTER;
-    int rc = gmc_check_power_change((enum gmc_power_state)dev->power, GMC_POWER_D0, 0u);
+    int rc = gmc_check_power_change(dev->power, GMC_POWER_D0, 0u);
     if (rc != GMC_OK)
         return rc;
     rc = dev->kmd.ddi->set_power(&dev->kmd, GMC_POWER_D0, NULL, 0);

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "gmc_alloc.h"
+#include "gmc_check.h"
 #include "gmc_rules.h"
 #include "gmc_status.h"
 
@@ -120,8 +121,7 @@ int gmc_rule_pred_sysmem_needs_flag(const struct gmc_rule_ctx *ctx)
     const struct gmc_alloc_desc *d = ctx->desc;
     if (d->system_mem == NULL && d->system_mem_size == 0u)
         return 1;
-    return (d->flags & (GMC_ALLOC_EXISTING_SYS_MEM | GMC_ALLOC_EXISTING_KERNEL_SYS_MEM)) != 0u ||
-           (d->kmt_flags & GMC_KMT_EXISTING_SYS_MEM) != 0u;
+    return gmc_check_existing_sys_mem(d);
 }
 
 int gmc_rule_pred_section_nonzero(const struct gmc_rule_ctx *ctx)
