@@ -4,7 +4,7 @@
 #   make test    every test: generated-file freshness, lint, RTL and host tests (also under ASan/UBSan)
 #   make bench   benchmarks into build/bench/results.json
 #   make lint    Verilator -Wall and Icarus on the RTL
-#   make gen     regenerate the views of spec/gmc.toml
+#   make gen     regenerate the views of spec/*.toml (tools/gen.py)
 #   make clean   remove build/
 #
 # Everything built lands in $(BUILD). Two variants are built from the same
@@ -125,14 +125,15 @@ deps-bench:
 
 # ------------------------------------------------------------ generation
 
-GENERATORS := $(sort $(wildcard tools/gen_*.py))
+# One tool (tools/gen.py), one loader of spec/*.toml (tools/gmc_spec.py),
+# three renderers (tools/gen_spec.py, gen_host.py, gen_bridge.py).
 GEN_TESTS  := $(sort $(wildcard tests/gen/test_*.py))
 
 gen:
-	@for g in $(GENERATORS); do echo "$(PYTHON) $$g write"; $(PYTHON) $$g write || exit 1; done
+	$(PYTHON) tools/gen.py write
 
 check-gen:
-	@for g in $(GENERATORS); do $(PYTHON) $$g check || exit 1; done; echo "generated views: up to date"
+	@$(PYTHON) tools/gen.py check && echo "generated views: up to date"
 
 # ------------------------------------------------------------------ lint
 
@@ -484,9 +485,9 @@ tour: deps-test $(BUILD)/rel/bin/gmc-sim-tour
 
 # The cross-check compiles every generated constant with the C compiler and
 # with Icarus and compares what each prints.
-$(BUILD)/xcheck/ok: spec/gmc.toml tools/gen_spec.py include/gmc_regs.h rtl/gmc_regs.vh rtl/gmc_defaults.vh
+$(BUILD)/xcheck/ok: spec/gmc.toml tools/gen.py tools/gmc_spec.py tools/gen_spec.py include/gmc_regs.h rtl/gmc_regs.vh rtl/gmc_defaults.vh
 	@mkdir -p $(@D)
-	$(PYTHON) tools/gen_spec.py crosscheck $(@D)
+	$(PYTHON) tools/gen.py crosscheck $(@D)
 	$(CC) -std=c11 $(WARN) -Iinclude $(@D)/xcheck.c -o $(@D)/xcheck_c
 	$(IVERILOG) -g2005 -Irtl -o $(@D)/xcheck_v $(@D)/xcheck.v
 	$(@D)/xcheck_c > $(@D)/c.txt

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Tests of tools/gen_host.py: the committed files are fresh, and `check`
-really fails when one of them, or the spec, changes.
+"""Tests of tools/gen.py (one tool, one loader: tools/gmc_spec.py) on the
+status, rule, flag and bridge specs: the committed files are fresh, and
+`check` really fails when any generated file, or the spec, changes.
 
 Each case runs the generator as a program, in the repository or in a
-scratch copy of spec/, tools/, include/ and the generated files.
+scratch copy of spec/, tools/, include/ and every generated file.
 Prints "gen_host: N passed, M failed"; exits 1 when anything failed.
 """
 import os
@@ -15,14 +16,14 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.dont_write_bytecode = True  # leave no __pycache__ in tools/
 sys.path.insert(0, os.path.join(ROOT, "tools"))
-import gen_host  # noqa: E402  (for the list of generated files only)
+import gen  # noqa: E402  (for the list of generated files only)
 
-OUTPUTS = sorted(gen_host.OUTPUTS)
+OUTPUTS = sorted(gen.OUTPUTS)
 results = []
 
 
 def run(root, *args):
-    p = subprocess.run([sys.executable, os.path.join(root, "tools", "gen_host.py"), *args],
+    p = subprocess.run([sys.executable, os.path.join(root, "tools", "gen.py"), *args],
                        capture_output=True, text=True, cwd=root)
     return p.returncode, p.stderr
 
@@ -155,6 +156,17 @@ def test_spec_edits(d):
     with open(flags, "w") as f:
         f.write(flags_good)
 
+    bridge = os.path.join(d, "spec", "bridge.toml")
+    with open(bridge) as f:
+        bridge_good = f.read()
+    edit(bridge, "\nversion = 3\n", "\nversion = 4\n")
+    rc, err = run(d, "check")
+    case("a changed bridge version makes exactly the two bridge files stale",
+         rc == 1 and stale_paths(err) == ["firmware/common/gmc_bridge.vh", "include/gmc_bridge.h"],
+         f"{stale_paths(err)}")
+    with open(bridge, "w") as f:
+        f.write(bridge_good)
+
     rc, err = run(d, "check")
     case("restored spec is fresh again", rc == 0, err.strip())
 
@@ -208,6 +220,10 @@ def test_bad_specs(d):
          'field = "AGP"', 'field = "AGP2"', "unknown ['AGP2']"),
         ("rule naming a flag flags.toml lacks", rules,
          'when = ["flags.PERMANENT_SYS_MEM"]', 'when = ["flags.RESERVED17"]', "no macro"),
+        ("bridge error code beyond its 4 bits", os.path.join(d, "spec", "bridge.toml"),
+         'name = "CRC"\ncode = 1\n', 'name = "CRC"\ncode = 16\n', "spec/bridge.toml: err CRC: code must be 1..15"),
+        ("bridge opcode used twice", os.path.join(d, "spec", "bridge.toml"),
+         "code = 0x02", "code = 0x01", "spec/bridge.toml: op"),
     ]
     for name, path, old, new, needle in bad:
         with open(path) as f:
@@ -219,7 +235,7 @@ def test_bad_specs(d):
         with open(path, "w") as f:
             f.write(good)
     rc, err = run(d, "frobnicate")
-    case("unknown mode prints usage and exits 2", rc == 2 and "gen_host.py write" in err)
+    case("unknown mode prints usage and exits 2", rc == 2 and "gen.py write" in err)
 
 
 def main():
