@@ -30,6 +30,85 @@ static int acting_client(struct tr_parser *p, unsigned line, const char *op, con
     return 0;
 }
 
+/* alloc's size=, align= and pitch=. */
+static int alloc_size(struct tr_parser *p, unsigned L, const struct tr_args *a, struct tr_entity *en)
+{
+    const char *op = "alloc";
+    const char *s = tr_kv(a, "size");
+    if (s == NULL)
+        return tr_perr(p, L, "alloc: missing size=");
+    if (tr_num_arg(p, L, op, "size", s, 1ull << 40, &en->desc.size) != 0)
+        return -1;
+    if (en->desc.size == 0)
+        return tr_perr(p, L, "alloc: size must be at least 1");
+    en->cpu_size = (en->desc.size + GMC_PAGE_SIZE - 1) & ~(uint64_t)(GMC_PAGE_SIZE - 1);
+    uint64_t v;
+    if ((s = tr_kv(a, "align"))) {
+        if (tr_num_arg(p, L, op, "align", s, UINT32_MAX, &v) != 0)
+            return -1;
+        en->desc.alignment = (uint32_t)v;
+    }
+    if ((s = tr_kv(a, "pitch")) && tr_num_arg(p, L, op, "pitch", s, 1ull << 40, &en->desc.pitch_aligned_size) != 0)
+        return -1;
+    return 0;
+}
+
+/* alloc's segments=, prefer=, evict-to= and banks=. */
+static int alloc_segments(struct tr_parser *p, unsigned L, const struct tr_args *a, struct tr_entity *en)
+{
+    const char *op = "alloc";
+    const char *s;
+    uint32_t m;
+    if ((s = tr_kv(a, "segments"))) {
+        if (tr_seg_list(p, L, op, "segments", s, 0, NULL, 32, &m) != 0)
+            return -1;
+        en->desc.supported_segments = m;
+    } else {
+        en->default_segments = 1;
+    }
+    if ((s = tr_kv(a, "prefer")) &&
+        tr_seg_list(p, L, op, "prefer", s, 1, en->desc.preferred, GMC_MAX_PREFERRED_SEGMENTS, &m) != 0)
+        return -1;
+    if ((s = tr_kv(a, "evict-to"))) {
+        if (tr_seg_list(p, L, op, "evict-to", s, 0, NULL, 32, &m) != 0)
+            return -1;
+        en->desc.eviction_segments = m;
+    }
+    if ((s = tr_kv(a, "banks"))) {
+        struct gmc_segment_pref b[GMC_MAX_HINTED_BANKS];
+        if (tr_seg_list(p, L, op, "banks", s, 0, b, GMC_MAX_HINTED_BANKS, &m) != 0)
+            return -1;
+        for (unsigned i = 0, n = (unsigned)__builtin_popcount(m); i < n; i++)
+            en->desc.hinted_banks[i] = b[i].id;
+    }
+    return 0;
+}
+
+/* alloc's priority=, umd-priority=, flags=, kmt=, info2= and vidpn=. */
+static int alloc_attributes(struct tr_parser *p, unsigned L, const struct tr_args *a, struct tr_entity *en)
+{
+    const char *op = "alloc";
+    struct gmc_alloc_desc *d = &en->desc;
+    const char *s;
+    if ((s = tr_kv(a, "priority")) && tr_priority_arg(p, L, op, "priority", s, &d->priority) != 0)
+        return -1;
+    if ((s = tr_kv(a, "umd-priority")) && tr_priority_arg(p, L, op, "umd-priority", s, &d->umd_priority) != 0)
+        return -1;
+    if ((s = tr_kv(a, "flags")) && tr_flag_list(p, L, op, "flags", tr_alloc_flags, s, &d->flags) != 0)
+        return -1;
+    if ((s = tr_kv(a, "kmt")) && tr_flag_list(p, L, op, "kmt", tr_kmt_flags, s, &d->kmt_flags) != 0)
+        return -1;
+    if ((s = tr_kv(a, "info2")) && tr_flag_list(p, L, op, "info2", tr_info2_flags, s, &d->info2_flags) != 0)
+        return -1;
+    if ((s = tr_kv(a, "vidpn"))) {
+        uint64_t v;
+        if (tr_num_arg(p, L, op, "vidpn", s, UINT32_MAX - 1, &v) != 0)
+            return -1;
+        d->vidpn_source_id = (uint32_t)v;
+    }
+    return 0;
+}
+
 static int do_alloc(struct tr_parser *p, const struct tr_line *ln, const struct tr_args *a)
 {
     const unsigned L = ln->no;
@@ -49,60 +128,8 @@ static int do_alloc(struct tr_parser *p, const struct tr_line *ln, const struct 
     const char *s = tr_kv(a, "client");
     if (s ? tr_find_client(p, L, op, s, &en.client) : tr_default_client(p, L, op, &en.client))
         return -1;
-    s = tr_kv(a, "size");
-    if (s == NULL)
-        return tr_perr(p, L, "alloc: missing size=");
-    if (tr_num_arg(p, L, op, "size", s, 1ull << 40, &en.desc.size) != 0)
+    if (alloc_size(p, L, a, &en) != 0 || alloc_segments(p, L, a, &en) != 0 || alloc_attributes(p, L, a, &en) != 0)
         return -1;
-    if (en.desc.size == 0)
-        return tr_perr(p, L, "alloc: size must be at least 1");
-    en.cpu_size = (en.desc.size + GMC_PAGE_SIZE - 1) & ~(uint64_t)(GMC_PAGE_SIZE - 1);
-    uint64_t v;
-    if ((s = tr_kv(a, "align"))) {
-        if (tr_num_arg(p, L, op, "align", s, UINT32_MAX, &v) != 0)
-            return -1;
-        en.desc.alignment = (uint32_t)v;
-    }
-    if ((s = tr_kv(a, "pitch")) && tr_num_arg(p, L, op, "pitch", s, 1ull << 40, &en.desc.pitch_aligned_size) != 0)
-        return -1;
-    uint32_t m;
-    if ((s = tr_kv(a, "segments"))) {
-        if (tr_seg_list(p, L, op, "segments", s, 0, NULL, 32, &m) != 0)
-            return -1;
-        en.desc.supported_segments = m;
-    } else {
-        en.default_segments = 1;
-    }
-    if ((s = tr_kv(a, "prefer")) &&
-        tr_seg_list(p, L, op, "prefer", s, 1, en.desc.preferred, GMC_MAX_PREFERRED_SEGMENTS, &m) != 0)
-        return -1;
-    if ((s = tr_kv(a, "evict-to"))) {
-        if (tr_seg_list(p, L, op, "evict-to", s, 0, NULL, 32, &m) != 0)
-            return -1;
-        en.desc.eviction_segments = m;
-    }
-    if ((s = tr_kv(a, "banks"))) {
-        struct gmc_segment_pref b[GMC_MAX_HINTED_BANKS];
-        if (tr_seg_list(p, L, op, "banks", s, 0, b, GMC_MAX_HINTED_BANKS, &m) != 0)
-            return -1;
-        for (unsigned i = 0, n = (unsigned)__builtin_popcount(m); i < n; i++)
-            en.desc.hinted_banks[i] = b[i].id;
-    }
-    if ((s = tr_kv(a, "priority")) && tr_priority_arg(p, L, op, "priority", s, &en.desc.priority) != 0)
-        return -1;
-    if ((s = tr_kv(a, "umd-priority")) && tr_priority_arg(p, L, op, "umd-priority", s, &en.desc.umd_priority) != 0)
-        return -1;
-    if ((s = tr_kv(a, "flags")) && tr_flag_list(p, L, op, "flags", tr_alloc_flags, s, &en.desc.flags) != 0)
-        return -1;
-    if ((s = tr_kv(a, "kmt")) && tr_flag_list(p, L, op, "kmt", tr_kmt_flags, s, &en.desc.kmt_flags) != 0)
-        return -1;
-    if ((s = tr_kv(a, "info2")) && tr_flag_list(p, L, op, "info2", tr_info2_flags, s, &en.desc.info2_flags) != 0)
-        return -1;
-    if ((s = tr_kv(a, "vidpn"))) {
-        if (tr_num_arg(p, L, op, "vidpn", s, UINT32_MAX - 1, &v) != 0)
-            return -1;
-        en.desc.vidpn_source_id = (uint32_t)v;
-    }
     if (gmc_check_existing_sys_mem(&en.desc))
         en.desc.system_mem_size = en.cpu_size; /* the executor provides the memory */
     struct tr_op *o = tr_new_op(p, TR_ALLOC, L);
@@ -113,22 +140,9 @@ static int do_alloc(struct tr_parser *p, const struct tr_line *ln, const struct 
     o->client = en.client;
     if (tr_power_check(p, L, op, o) != 0)
         return -1;
-    if (t->nentities == p->cap_ents) {
-        size_t nc = p->cap_ents ? p->cap_ents * 2 : 64;
-        struct tr_entity *ne = realloc(t->entities, nc * sizeof(*ne));
-        struct tr_ent_state *ns = ne ? realloc(p->es, nc * sizeof(*ns)) : NULL;
-        if (ne)
-            t->entities = ne;
-        if (ns == NULL)
-            return tr_perr(p, L, "out of memory");
-        p->es = ns;
-        p->cap_ents = nc;
-    }
-    unsigned idx = t->nentities++;
-    t->entities[idx] = en;
-    memset(&p->es[idx], 0, sizeof(p->es[idx]));
-    if (tr_name_put(p, idx) != 0)
-        return tr_perr(p, L, "out of memory");
+    unsigned idx;
+    if (tr_add_entity(p, L, &en, &idx) != 0)
+        return -1;
     o->entity = idx;
     if (tr_checked(o)) {
         p->es[idx].alive = 1;

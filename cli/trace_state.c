@@ -174,6 +174,28 @@ int tr_find_entity(struct tr_parser *p, unsigned line, const char *op, const cha
     return 0;
 }
 
+int tr_add_entity(struct tr_parser *p, unsigned line, const struct tr_entity *en, unsigned *idx)
+{
+    struct trace *t = p->t;
+    if (t->nentities == p->cap_ents) {
+        size_t nc = p->cap_ents ? p->cap_ents * 2 : 64;
+        struct tr_entity *ne = realloc(t->entities, nc * sizeof(*ne));
+        struct tr_ent_state *ns = ne ? realloc(p->es, nc * sizeof(*ns)) : NULL;
+        if (ne)
+            t->entities = ne;
+        if (ns == NULL)
+            return tr_perr(p, line, "out of memory");
+        p->es = ns;
+        p->cap_ents = nc;
+    }
+    *idx = t->nentities++;
+    t->entities[*idx] = *en;
+    memset(&p->es[*idx], 0, sizeof(p->es[*idx]));
+    if (tr_name_put(p, *idx) != 0)
+        return tr_perr(p, line, "out of memory");
+    return 0;
+}
+
 void tr_close_handle(struct tr_parser *p, unsigned e, unsigned c)
 {
     struct tr_ent_state *s = &p->es[e];

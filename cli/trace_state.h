@@ -93,6 +93,8 @@ long tr_name_find(const struct tr_parser *p, const char *name);
 int tr_name_put(struct tr_parser *p, unsigned idx);
 /* The live entity named name (its index in *out). */
 int tr_find_entity(struct tr_parser *p, unsigned line, const char *op, const char *name, unsigned *out);
+/* Entity en appended (its state zero, its name's latest) at *idx. */
+int tr_add_entity(struct tr_parser *p, unsigned line, const struct tr_entity *en, unsigned *idx);
 /* Client c closes its handle to entity e (its references and lock go). */
 void tr_close_handle(struct tr_parser *p, unsigned e, unsigned c);
 
