@@ -99,11 +99,9 @@ static int close_out(FILE *f, const char *path, char *err, size_t errlen)
     return 0;
 }
 
-int report_write_json(const struct timeline *tl, const char *path, char *err, size_t errlen)
+/* The run, the device and the trace. */
+static void json_run(FILE *f, const struct timeline *tl)
 {
-    FILE *f;
-    if (open_out(path, &f, err, errlen) != 0)
-        return -1;
     fprintf(f, "{\n  \"format\": \"gmc-stats-1\",\n  \"trace\": ");
     json_str(f, tl->trace);
     fprintf(f, ",\n  \"device\": ");
@@ -127,6 +125,11 @@ int report_write_json(const struct timeline *tl, const char *path, char *err, si
             in->id, in->version, in->caps, in->vram_size, in->cpu_window_size, in->aperture_base, in->aperture_pages,
             in->segment_count, in->clients, in->allocations, in->handles, in->page_size, in->tlb_entries,
             in->power_state);
+}
+
+/* The device's counters, and the link's when it has one. */
+static void json_stats(FILE *f, const struct timeline *tl)
+{
     fprintf(f, "  \"device_stats\": {");
     const char *sep = "";
 #define X(n)                                                                  \
@@ -154,6 +157,11 @@ int report_write_json(const struct timeline *tl, const char *path, char *err, si
 #undef L
         fprintf(f, "},\n");
     }
+}
+
+/* Each segment: its description, its state at the end and what was drawn. */
+static void json_segments(FILE *f, const struct timeline *tl)
+{
     fprintf(f, "  \"segments\": [");
     for (unsigned i = 0; i < tl->nsegs; i++) {
         const struct tl_seg *s = &tl->segs[i];
@@ -168,6 +176,11 @@ int report_write_json(const struct timeline *tl, const char *path, char *err, si
                 s->end.allocations, s->end.pinned_start, s->end.committed, s->end.resident_bytes,
                 count_end(tl, i + 1, -1), count_end(tl, i + 1, TL_END_EVICTED), count_end(tl, i + 1, TL_END_MOVED));
     }
+}
+
+/* Clients, allocations and steps. */
+static void json_lists(FILE *f, const struct timeline *tl)
+{
     fprintf(f, "\n  ],\n  \"clients\": [");
     for (unsigned c = 0; c < tl->nclients; c++) {
         const struct tl_client *cl = &tl->clients[c];
@@ -199,6 +212,17 @@ int report_write_json(const struct timeline *tl, const char *path, char *err, si
                 s ? "," : "", st->line, tr_kind_name(st->kind), gmc_status_name(st->status), st->frame, st->paged_in,
                 st->paged_out, st->filled, st->evictions, st->page_ins, st->cycles);
     }
+}
+
+int report_write_json(const struct timeline *tl, const char *path, char *err, size_t errlen)
+{
+    FILE *f;
+    if (open_out(path, &f, err, errlen) != 0)
+        return -1;
+    json_run(f, tl);
+    json_stats(f, tl);
+    json_segments(f, tl);
+    json_lists(f, tl);
     fprintf(f, "\n  ]\n}\n");
     return close_out(f, path, err, errlen);
 }
