@@ -253,7 +253,7 @@ static uint32_t memory_segments(const struct timeline *tl)
 {
     uint32_t m = 0;
     for (unsigned i = 0; i < tl->nsegs; i++)
-        if (!(tl->segs[i].desc.flags & (GMC_SEGFLAGS_APERTURE_MASK | GMC_SEGFLAGS_AGP_MASK)))
+        if (!gmc_segment_is_aperture(&tl->segs[i].desc))
             m |= GMC_SEGMENT_BIT(i + 1);
     return m;
 }
