@@ -434,6 +434,18 @@ static int wr_finish(struct uart *u)
 
 /* ------------------------------------------------------------ frames */
 
+/* The burst a DMA_RD_REQ or DMA_WR_REQ frame asks for: its address (6
+ * bytes), beat count, beat size, burst type and TAG. */
+static void req_fields(const uint8_t *p, uint64_t *addr, unsigned *len, unsigned *size, unsigned *burst,
+                       uint8_t *tag)
+{
+    *addr = le(p + 1, 6);
+    *len = p[7];
+    *size = p[8];
+    *burst = p[9] & 3u;
+    *tag = p[10];
+}
+
 /* DMA_RD_REQ: the bridge starts a read burst (or sends one again). */
 static int on_dma_rd_req(struct uart *u, const uint8_t *p)
 {
@@ -445,11 +457,7 @@ static int on_dma_rd_req(struct uart *u, const uint8_t *p)
     count_recovered(u, ASK_RD);
     ask_done(u, ASK_RD);
     u->rd.active = 1;
-    u->rd.addr = le(p + 1, 6);
-    u->rd.len = p[7];
-    u->rd.size = p[8];
-    u->rd.burst = p[9] & 3u;
-    u->rd.tag = p[10];
+    req_fields(p, &u->rd.addr, &u->rd.len, &u->rd.size, &u->rd.burst, &u->rd.tag);
     u->rd.next = 0;
     u->rd.done = 0;
     u->rd.rewound = -1;
@@ -487,11 +495,7 @@ static int on_dma_wr_req(struct uart *u, const uint8_t *p)
     }
     u->wr.valid = 1;
     u->wr.active = 1;
-    u->wr.addr = le(p + 1, 6);
-    u->wr.len = p[7];
-    u->wr.size = p[8];
-    u->wr.burst = p[9] & 3u;
-    u->wr.tag = p[10];
+    req_fields(p, &u->wr.addr, &u->wr.len, &u->wr.size, &u->wr.burst, &u->wr.tag);
     u->wr.unconfirmed = 0;
     u->wr.next = 0;
     u->wr.acked = 0;
