@@ -4,7 +4,7 @@
 #   make test    every test: generated-file freshness, lint, RTL and host tests (also under ASan/UBSan)
 #   make bench   benchmarks into build/bench/results.json
 #   make lint    Verilator -Wall and Icarus on the RTL
-#   make gen     regenerate the views of spec/gmc.toml
+#   make gen     regenerate the views of spec/*.toml (tools/gen.py)
 #   make clean   remove build/
 #
 # Everything built lands in $(BUILD). Two variants are built from the same
@@ -125,14 +125,15 @@ deps-bench:
 
 # ------------------------------------------------------------ generation
 
-GENERATORS := $(sort $(wildcard tools/gen_*.py))
+# One tool (tools/gen.py), one loader of spec/*.toml (tools/gmc_spec.py),
+# three renderers (tools/gen_spec.py, gen_host.py, gen_bridge.py).
 GEN_TESTS  := $(sort $(wildcard tests/gen/test_*.py))
 
 gen:
-	@for g in $(GENERATORS); do echo "$(PYTHON) $$g write"; $(PYTHON) $$g write || exit 1; done
+	$(PYTHON) tools/gen.py write
 
 check-gen:
-	@for g in $(GENERATORS); do $(PYTHON) $$g check || exit 1; done; echo "generated views: up to date"
+	@$(PYTHON) tools/gen.py check && echo "generated views: up to date"
 
 # ------------------------------------------------------------------ lint
 
@@ -392,6 +393,9 @@ CLI_SRC     := $(sort $(wildcard cli/*.c))
 CLI_LIB_SRC := $(filter-out cli/main.c,$(CLI_SRC))
 CLI_TESTS   := $(sort $(wildcard tests/cli/test_*.c))
 CLI_SCRIPT_TESTS := $(sort $(wildcard tests/cli/test_*.py))
+# The trace parser (cli/trace*.c, entry point cli/trace.h), also linked
+# into the fuzz harnesses.
+TRACE_SRC   := $(sort $(wildcard cli/trace*.c))
 
 define CLI_RULES
 $(BUILD)/$(1)/obj/cli/%.o: cli/%.c
@@ -428,7 +432,7 @@ FUZZ_NAMES   := $(patsubst tests/fuzz/%.c,%,$(sort $(wildcard tests/fuzz/fuzz_*.
 # The library, the parser and the DMA reference model, built with clang and
 # coverage instrumentation; the Verilated model is the rel one (gcc, not
 # instrumented: it is C++ behind a C API and linked as it is).
-FUZZ_SRC     := $(HOST_SRC) cli/trace.c cli/trace_flags.c tests/common/gmc_dma_ref.c hw/gmc_dma_pkt.c tests/common/gmc_dma_gen.c
+FUZZ_SRC     := $(HOST_SRC) $(TRACE_SRC) tests/common/gmc_dma_ref.c hw/gmc_dma_pkt.c tests/common/gmc_dma_gen.c
 FUZZ_OBJ     := $(FUZZ_SRC:%.c=$(BUILD)/fuzz/obj/%.o)
 
 $(BUILD)/fuzz/obj/%.o: %.c
@@ -457,7 +461,7 @@ fuzz: fuzz-build
 define FUZZ_REPLAY_RULES
 $(BUILD)/$(1)/tests/fuzz/%: tests/fuzz/%.c tests/fuzz/replay.c tests/fuzz/fuzz.h \
                             $(BUILD)/$(1)/obj/common/gmc_dma_ref.o $(BUILD)/$(1)/obj/hw/gmc_dma_pkt.o $(BUILD)/$(1)/obj/common/gmc_dma_gen.o \
-                            $(BUILD)/$(1)/obj/cli/trace.o $(BUILD)/$(1)/obj/cli/trace_flags.o $(BUILD)/$(1)/lib/libgmc.a $(BUILD)/$(1)/lib/libgmc_sim.a
+                            $(patsubst cli/%.c,$(BUILD)/$(1)/obj/cli/%.o,$(TRACE_SRC)) $(BUILD)/$(1)/lib/libgmc.a $(BUILD)/$(1)/lib/libgmc_sim.a
 	@mkdir -p $$(@D)
 	$$(CC) $$(CFLAGS_C) $$(INC_tests) -Itests/fuzz $(OPT_$(1)) -DFUZZ_NAME='"$$*"' $$< tests/fuzz/replay.c \
 	  $$(filter %.o,$$^) -o $$@ $(BUILD)/$(1)/lib/libgmc.a $(BUILD)/$(1)/lib/libgmc_sim.a $$(SIM_LIBS)
@@ -481,9 +485,9 @@ tour: deps-test $(BUILD)/rel/bin/gmc-sim-tour
 
 # The cross-check compiles every generated constant with the C compiler and
 # with Icarus and compares what each prints.
-$(BUILD)/xcheck/ok: spec/gmc.toml tools/gen_spec.py include/gmc_regs.h rtl/gmc_regs.vh rtl/gmc_defaults.vh
+$(BUILD)/xcheck/ok: spec/gmc.toml tools/gen.py tools/gmc_spec.py tools/gen_spec.py include/gmc_regs.h rtl/gmc_regs.vh rtl/gmc_defaults.vh
 	@mkdir -p $(@D)
-	$(PYTHON) tools/gen_spec.py crosscheck $(@D)
+	$(PYTHON) tools/gen.py crosscheck $(@D)
 	$(CC) -std=c11 $(WARN) -Iinclude $(@D)/xcheck.c -o $(@D)/xcheck_c
 	$(IVERILOG) -g2005 -Irtl -o $(@D)/xcheck_v $(@D)/xcheck.v
 	$(@D)/xcheck_c > $(@D)/c.txt

@@ -28,6 +28,7 @@
 #include <time.h>
 
 #include "exec.h"
+#include "gmc_check.h"
 #include "shadow.h"
 
 struct ent_rt {
@@ -252,7 +253,7 @@ static uint32_t memory_segments(const struct timeline *tl)
 {
     uint32_t m = 0;
     for (unsigned i = 0; i < tl->nsegs; i++)
-        if (!(tl->segs[i].desc.flags & (GMC_SEGFLAGS_APERTURE_MASK | GMC_SEGFLAGS_AGP_MASK)))
+        if (!gmc_segment_is_aperture(&tl->segs[i].desc))
             m |= GMC_SEGMENT_BIT(i + 1);
     return m;
 }
@@ -373,6 +374,107 @@ static int op_submit(struct run *r, const struct tr_op *op, uint64_t *fence)
     return GMC_OK;
 }
 
+/* A client exits: its handles close (the allocations with no handle left
+ * are gone). */
+static int op_exit(struct run *r, const struct tr_op *op)
+{
+    const struct trace *t = r->t;
+    gmc_client_destroy(r->cl[op->client]);
+    r->cl[op->client] = NULL;
+    for (unsigned e = 0; e < t->nentities; e++) {
+        struct ent_rt *y = &r->er[e];
+        if (!y->alive || !y->h[op->client])
+            continue;
+        y->h[op->client] = GMC_HANDLE_NONE;
+        if (y->locked == op->client + 1)
+            y->locked = 0;
+        if (!any_handle(y))
+            kill_entity(r, e);
+    }
+    return GMC_OK;
+}
+
+static int op_destroy(struct run *r, const struct tr_op *op, struct ent_rt *x)
+{
+    int st = gmc_alloc_destroy(r->cl[op->client], x->h[op->client]);
+    if (st == GMC_OK) {
+        x->h[op->client] = GMC_HANDLE_NONE;
+        if (x->locked == op->client + 1)
+            x->locked = 0;
+        if (!any_handle(x))
+            kill_entity(r, op->entity);
+    }
+    return st;
+}
+
+/* Another client opens a shared allocation: through an NT handle the
+ * creator shares with it, or the global share handle. */
+static int op_open(struct run *r, const struct tr_op *op, struct ent_rt *x)
+{
+    const struct tr_entity *en = &r->t->entities[op->entity];
+    gmc_client *cl = r->cl[op->client];
+    gmc_client *creator = r->cl[en->client];
+    gmc_share_handle sh = GMC_HANDLE_NONE;
+    int st;
+    if (gmc_check_share_kind(&en->desc) == GMC_SHARE_NT) {
+        st = gmc_alloc_share_nt(creator, x->h[en->client], cl, &sh);
+    } else {
+        struct gmc_alloc_info ai;
+        st = gmc_alloc_query(creator, x->h[en->client], &ai);
+        sh = ai.share_handle;
+    }
+    if (st != GMC_OK)
+        return st;
+    gmc_handle h = GMC_HANDLE_NONE;
+    st = gmc_alloc_open(cl, sh, &h);
+    if (st == GMC_OK)
+        x->h[op->client] = h;
+    return st;
+}
+
+static int op_lock(struct run *r, const struct tr_op *op, struct ent_rt *x)
+{
+    struct gmc_lock_map map;
+    int st = gmc_lock(r->cl[op->client], x->h[op->client], op->lock_flags, &map);
+    if (st == GMC_OK) {
+        x->locked = op->client + 1;
+        if (op->lock_flags & GMC_LOCK_DISCARD)
+            sh_forget(&x->sh);
+        dlog(r, "  map %s %s", r->t->entities[op->entity].name, map.kind == GMC_LOCK_MAP_BAR ? "bar" : "system");
+    }
+    return st;
+}
+
+/* resident and evict; a refused make-resident says how many bytes were
+ * missing in why. */
+static int op_residency(struct run *r, const struct tr_op *op, char *why, size_t wn)
+{
+    const struct trace *t = r->t;
+    gmc_client *cl = r->cl[op->client];
+    gmc_handle hs[TR_MAX_REFS];
+    for (unsigned i = 0; i < op->nrefs; i++)
+        hs[i] = r->er[op->refs[i].entity].h[op->client];
+    if (op->kind == TR_EVICT)
+        return gmc_evict(cl, hs, op->nrefs);
+    struct gmc_residency_result res;
+    memset(&res, 0, sizeof(res));
+    int st = gmc_make_resident(cl, hs, op->nrefs, &res);
+    if (st == GMC_E_OVER_BUDGET) {
+        dlog(r, "  over budget group %u trim %" PRIu64, (unsigned)res.budget_group, res.bytes_to_trim);
+        snprintf(why, wn, "%" PRIu64 " bytes to trim in the %s group", res.bytes_to_trim,
+                 res.budget_group == GMC_SEGMENT_GROUP_LOCAL ? "local" : "non-local");
+        if (op->has_trim && res.bytes_to_trim != op->trim) {
+            snprintf(why, wn, "%" PRIu64 " bytes to trim, expected %" PRIu64, res.bytes_to_trim, op->trim);
+            return GMC_E_CORRUPT;
+        }
+    }
+    if (st == GMC_E_NO_SPACE && res.bytes_needed > 0)
+        snprintf(why, wn, "'%s' needs %" PRIu64 " more bytes",
+                 res.failed_index < op->nrefs ? t->entities[op->refs[res.failed_index].entity].name : "?",
+                 res.bytes_needed);
+    return st;
+}
+
 /* budget, app-budget, reserve: set per group; memory-info: log the
  * client's figures and compare the ones the trace gives (a difference is
  * GMC_E_CORRUPT, why says which). */
@@ -408,11 +510,28 @@ static int op_budget(struct run *r, const struct tr_op *op, char *why, size_t wn
     return GMC_OK;
 }
 
+/* standby, hibernate, resume; the power report goes to the decision log. */
+static int op_power(struct run *r, const struct tr_op *op)
+{
+    struct gmc_power_report rep;
+    memset(&rep, 0, sizeof(rep));
+    int st = op->kind == TR_RESUME ? gmc_device_resume(r->dev, &rep)
+                                   : gmc_device_power(r->dev,
+                                                      op->kind == TR_STANDBY ? GMC_POWER_STANDBY
+                                                                             : GMC_POWER_HIBERNATE,
+                                                      &rep);
+    if (st == GMC_OK)
+        dlog(r, "  power preserved %" PRIu64 " saved %" PRIu64 " lost %" PRIu64 " bytes-saved %" PRIu64
+                " bytes-restored %" PRIu64,
+             rep.allocations_preserved, rep.allocations_saved, rep.allocations_lost, rep.bytes_saved,
+             rep.bytes_restored);
+    return st;
+}
+
 static int run_op(struct run *r, const struct tr_op *op, char *why, size_t wn)
 {
     const struct trace *t = r->t;
     struct ent_rt *x = op->entity < t->nentities ? &r->er[op->entity] : NULL;
-    gmc_client *cl = r->cl[op->client];
     why[0] = '\0';
     switch (op->kind) {
     case TR_CLIENT: {
@@ -420,65 +539,17 @@ static int run_op(struct run *r, const struct tr_op *op, char *why, size_t wn)
         return gmc_client_create(r->dev, &cd, &r->cl[op->client]);
     }
     case TR_EXIT:
-        gmc_client_destroy(cl);
-        r->cl[op->client] = NULL;
-        for (unsigned e = 0; e < t->nentities; e++) {
-            struct ent_rt *y = &r->er[e];
-            if (!y->alive || !y->h[op->client])
-                continue;
-            y->h[op->client] = GMC_HANDLE_NONE;
-            if (y->locked == op->client + 1)
-                y->locked = 0;
-            if (!any_handle(y))
-                kill_entity(r, e);
-        }
-        return GMC_OK;
+        return op_exit(r, op);
     case TR_ALLOC:
         return op_alloc(r, op);
-    case TR_DESTROY: {
-        int st = gmc_alloc_destroy(cl, x->h[op->client]);
-        if (st == GMC_OK) {
-            x->h[op->client] = GMC_HANDLE_NONE;
-            if (x->locked == op->client + 1)
-                x->locked = 0;
-            if (!any_handle(x))
-                kill_entity(r, op->entity);
-        }
-        return st;
-    }
-    case TR_OPEN: {
-        const struct tr_entity *en = &t->entities[op->entity];
-        gmc_client *creator = r->cl[en->client];
-        gmc_share_handle sh = GMC_HANDLE_NONE;
-        int st;
-        if (en->desc.kmt_flags & GMC_KMT_NT_SECURITY_SHARING) {
-            st = gmc_alloc_share_nt(creator, x->h[en->client], cl, &sh);
-        } else {
-            struct gmc_alloc_info ai;
-            st = gmc_alloc_query(creator, x->h[en->client], &ai);
-            sh = ai.share_handle;
-        }
-        if (st != GMC_OK)
-            return st;
-        gmc_handle h = GMC_HANDLE_NONE;
-        st = gmc_alloc_open(cl, sh, &h);
-        if (st == GMC_OK)
-            x->h[op->client] = h;
-        return st;
-    }
-    case TR_LOCK: {
-        struct gmc_lock_map map;
-        int st = gmc_lock(cl, x->h[op->client], op->lock_flags, &map);
-        if (st == GMC_OK) {
-            x->locked = op->client + 1;
-            if (op->lock_flags & GMC_LOCK_DISCARD)
-                sh_forget(&x->sh);
-            dlog(r, "  map %s %s", t->entities[op->entity].name, map.kind == GMC_LOCK_MAP_BAR ? "bar" : "system");
-        }
-        return st;
-    }
+    case TR_DESTROY:
+        return op_destroy(r, op, x);
+    case TR_OPEN:
+        return op_open(r, op, x);
+    case TR_LOCK:
+        return op_lock(r, op, x);
     case TR_UNLOCK: {
-        int st = gmc_unlock(cl, x->h[op->client]);
+        int st = gmc_unlock(r->cl[op->client], x->h[op->client]);
         if (st == GMC_OK)
             x->locked = 0;
         return st;
@@ -487,30 +558,8 @@ static int run_op(struct run *r, const struct tr_op *op, char *why, size_t wn)
     case TR_READ:
         return op_rw(r, op, why, wn);
     case TR_RESIDENT:
-    case TR_EVICT: {
-        gmc_handle hs[TR_MAX_REFS];
-        for (unsigned i = 0; i < op->nrefs; i++)
-            hs[i] = r->er[op->refs[i].entity].h[op->client];
-        if (op->kind == TR_EVICT)
-            return gmc_evict(cl, hs, op->nrefs);
-        struct gmc_residency_result res;
-        memset(&res, 0, sizeof(res));
-        int st = gmc_make_resident(cl, hs, op->nrefs, &res);
-        if (st == GMC_E_OVER_BUDGET) {
-            dlog(r, "  over budget group %u trim %" PRIu64, (unsigned)res.budget_group, res.bytes_to_trim);
-            snprintf(why, wn, "%" PRIu64 " bytes to trim in the %s group", res.bytes_to_trim,
-                     res.budget_group == GMC_SEGMENT_GROUP_LOCAL ? "local" : "non-local");
-            if (op->has_trim && res.bytes_to_trim != op->trim) {
-                snprintf(why, wn, "%" PRIu64 " bytes to trim, expected %" PRIu64, res.bytes_to_trim, op->trim);
-                return GMC_E_CORRUPT;
-            }
-        }
-        if (st == GMC_E_NO_SPACE && res.bytes_needed > 0)
-            snprintf(why, wn, "'%s' needs %" PRIu64 " more bytes",
-                     res.failed_index < op->nrefs ? t->entities[op->refs[res.failed_index].entity].name : "?",
-                     res.bytes_needed);
-        return st;
-    }
+    case TR_EVICT:
+        return op_residency(r, op, why, wn);
     case TR_SUBMIT: {
         uint64_t fence = 0;
         int st = op_submit(r, op, &fence);
@@ -524,21 +573,8 @@ static int run_op(struct run *r, const struct tr_op *op, char *why, size_t wn)
         return gmc_fence_wait(r->dev, r->last_fence, op->timeout_us);
     case TR_STANDBY:
     case TR_HIBERNATE:
-    case TR_RESUME: {
-        struct gmc_power_report rep;
-        memset(&rep, 0, sizeof(rep));
-        int st = op->kind == TR_RESUME ? gmc_device_resume(r->dev, &rep)
-                                       : gmc_device_power(r->dev,
-                                                          op->kind == TR_STANDBY ? GMC_POWER_STANDBY
-                                                                                 : GMC_POWER_HIBERNATE,
-                                                          &rep);
-        if (st == GMC_OK)
-            dlog(r, "  power preserved %" PRIu64 " saved %" PRIu64 " lost %" PRIu64 " bytes-saved %" PRIu64
-                    " bytes-restored %" PRIu64,
-                 rep.allocations_preserved, rep.allocations_saved, rep.allocations_lost, rep.bytes_saved,
-                 rep.bytes_restored);
-        return st;
-    }
+    case TR_RESUME:
+        return op_power(r, op);
     case TR_BUDGET:
     case TR_APP_BUDGET:
     case TR_RESERVE:
@@ -661,8 +697,7 @@ static int run_entities(struct run *r, char *err, size_t errlen)
         struct tl_entity *te = &tl->entities[e];
         snprintf(te->name, sizeof(te->name), "%s", en->name);
         te->client = en->client;
-        te->priority = (en->desc.info2_flags & GMC_INFO2_OVERRIDE_PRIORITY) ? en->desc.umd_priority
-                                                                             : en->desc.priority;
+        te->priority = gmc_check_priority(&en->desc);
         te->size = en->cpu_size;
         te->line = en->line;
         r->er[e].cur = -1;

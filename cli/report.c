@@ -99,11 +99,9 @@ static int close_out(FILE *f, const char *path, char *err, size_t errlen)
     return 0;
 }
 
-int report_write_json(const struct timeline *tl, const char *path, char *err, size_t errlen)
+/* The run, the device and the trace. */
+static void json_run(FILE *f, const struct timeline *tl)
 {
-    FILE *f;
-    if (open_out(path, &f, err, errlen) != 0)
-        return -1;
     fprintf(f, "{\n  \"format\": \"gmc-stats-1\",\n  \"trace\": ");
     json_str(f, tl->trace);
     fprintf(f, ",\n  \"device\": ");
@@ -127,6 +125,11 @@ int report_write_json(const struct timeline *tl, const char *path, char *err, si
             in->id, in->version, in->caps, in->vram_size, in->cpu_window_size, in->aperture_base, in->aperture_pages,
             in->segment_count, in->clients, in->allocations, in->handles, in->page_size, in->tlb_entries,
             in->power_state);
+}
+
+/* The device's counters, and the link's when it has one. */
+static void json_stats(FILE *f, const struct timeline *tl)
+{
     fprintf(f, "  \"device_stats\": {");
     const char *sep = "";
 #define X(n)                                                                  \
@@ -162,6 +165,11 @@ int report_write_json(const struct timeline *tl, const char *path, char *err, si
 #undef L
         fprintf(f, "},\n");
     }
+}
+
+/* Each segment: its description, its state at the end and what was drawn. */
+static void json_segments(FILE *f, const struct timeline *tl)
+{
     fprintf(f, "  \"segments\": [");
     for (unsigned i = 0; i < tl->nsegs; i++) {
         const struct tl_seg *s = &tl->segs[i];
@@ -176,6 +184,11 @@ int report_write_json(const struct timeline *tl, const char *path, char *err, si
                 s->end.allocations, s->end.pinned_start, s->end.committed, s->end.resident_bytes,
                 count_end(tl, i + 1, -1), count_end(tl, i + 1, TL_END_EVICTED), count_end(tl, i + 1, TL_END_MOVED));
     }
+}
+
+/* Clients, allocations and steps. */
+static void json_lists(FILE *f, const struct timeline *tl)
+{
     fprintf(f, "\n  ],\n  \"clients\": [");
     for (unsigned c = 0; c < tl->nclients; c++) {
         const struct tl_client *cl = &tl->clients[c];
@@ -216,6 +229,17 @@ int report_write_json(const struct timeline *tl, const char *path, char *err, si
                 s ? "," : "", st->line, tr_kind_name(st->kind), gmc_status_name(st->status), st->frame, st->paged_in,
                 st->paged_out, st->filled, st->evictions, st->page_ins, st->cycles);
     }
+}
+
+int report_write_json(const struct timeline *tl, const char *path, char *err, size_t errlen)
+{
+    FILE *f;
+    if (open_out(path, &f, err, errlen) != 0)
+        return -1;
+    json_run(f, tl);
+    json_stats(f, tl);
+    json_segments(f, tl);
+    json_lists(f, tl);
     fprintf(f, "\n  ]\n}\n");
     return close_out(f, path, err, errlen);
 }
@@ -365,25 +389,33 @@ static int close_svg(FILE *f, const char *path, char *err, size_t errlen)
     return close_out(f, path, err, errlen);
 }
 
-int report_write_segment_svg(const struct timeline *tl, unsigned seg, const char *path, char *err, size_t errlen)
-{
-    if (seg < 1 || seg > tl->nsegs) {
-        snprintf(err, errlen, "no segment %u", seg);
-        return -1;
-    }
-    const struct gmc_segment_desc *sd = &tl->segs[seg - 1].desc;
+/* What one segment's picture draws from: the segment, the plot's scale
+ * (nsteps across, size down) and how allocations are coloured. */
+struct seg_plot {
     FILE *f;
-    if (open_out(path, &f, err, errlen) != 0)
-        return -1;
-    unsigned nsteps = tl->nsteps ? tl->nsteps : 1;
-    uint64_t size = sd->size ? sd->size : 1;
-    char fl[400], sz[32], title[512], sub[1200];
+    const struct timeline *tl;
+    unsigned seg;
+    const struct gmc_segment_desc *sd;
+    unsigned nsteps;
+    uint64_t size;
+    uint64_t pin; /* the pinned region's bytes, 0 for none (or an aperture) */
+    int by_client;
+};
+
+/* The title and the subtitle: what the segment is, the run, placements,
+ * evictions and peak use. */
+static void seg_titles(const struct seg_plot *sp, char *title, size_t tlen, char *sub, size_t slen)
+{
+    const struct timeline *tl = sp->tl;
+    const struct gmc_segment_desc *sd = sp->sd;
+    const unsigned seg = sp->seg;
+    char fl[400], sz[32];
     tr_flags_str(tr_seg_flags, sd->flags, fl, sizeof(fl));
     tl_bytes_exact(sd->size, sz, sizeof(sz));
     const char *what = (sd->flags & GMC_SEGFLAGS_APERTURE_MASK)     ? "aperture"
                        : (sd->flags & GMC_SEGFLAGS_CPU_VISIBLE_MASK) ? "CPU-visible VRAM"
                                                                      : "VRAM";
-    snprintf(title, sizeof(title), "Segment %u: %s, %s: occupancy over %u steps", seg, what, sz, tl->nsteps);
+    snprintf(title, tlen, "Segment %u: %s, %s: occupancy over %u steps", seg, what, sz, tl->nsteps);
     unsigned nplace = count_end(tl, seg, -1), nev = count_end(tl, seg, TL_END_EVICTED);
     /* peak use over steps */
     uint64_t peak = 0;
@@ -400,22 +432,29 @@ int report_write_segment_svg(const struct timeline *tl, unsigned seg, const char
     char pk[32];
     tl_bytes(peak, pk, sizeof(pk));
     const char *base = strrchr(tl->trace, '/');
-    snprintf(sub, sizeof(sub), "%s, seed %" PRIu64 ", device %s: %u placements, %u evictions, peak %s used. [%s]",
+    snprintf(sub, slen, "%s, seed %" PRIu64 ", device %s: %u placements, %u evictions, peak %s used. [%s]",
              base ? base + 1 : tl->trace, tl->seed, tl->device, nplace, nev, pk, fl);
-    svg_head(f, title, sub);
+}
 
+/* Under the allocations: free space, the pinned region, frame starts and
+ * bank boundaries. */
+static void seg_background(const struct seg_plot *sp)
+{
+    FILE *f = sp->f;
+    const struct gmc_segment_desc *sd = sp->sd;
+    const uint64_t size = sp->size;
     /* plot background: free space */
     fprintf(f, "<rect class=\"free\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"#f3f3f3\" "
                "stroke=\"#999999\"/>\n",
             ML, MT, PW, PH);
     /* the pinned region (overlay/capture: last 20 %) */
-    uint64_t pin = gmc_pinned_region_size(sd->size);
-    if (pin > 0 && !(sd->flags & GMC_SEGFLAGS_APERTURE_MASK)) {
+    const uint64_t pin = sp->pin;
+    if (pin > 0) {
         double y0 = MT + (double)(sd->size - pin) * PH / (double)size;
         fprintf(f, "<rect class=\"pinned\" x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%.1f\" fill=\"#e6e0f0\"/>\n",
                 ML, y0, PW, (double)pin * PH / (double)size);
     }
-    frame_lines(f, tl, nsteps);
+    frame_lines(f, sp->tl, sp->nsteps);
     /* bank boundaries */
     if (sd->banks > 1) {
         fprintf(f, "<g class=\"banks\" stroke=\"#888888\" stroke-dasharray=\"4 3\">\n");
@@ -428,12 +467,20 @@ int report_write_segment_svg(const struct timeline *tl, unsigned seg, const char
             fprintf(f, "<text x=\"%d\" y=\"%.1f\" fill=\"#666666\" font-size=\"10\">bank %u</text>\n", ML + PW + 4,
                     MT + ((double)b + 0.5) * PH / sd->banks, b + 1);
     }
-    int by_client = tl->nclients > 1;
-    /* allocations */
+}
+
+/* One rectangle per placement: steps across, offset and size down, with a
+ * tooltip. */
+static void seg_allocations(const struct seg_plot *sp)
+{
+    FILE *f = sp->f;
+    const struct timeline *tl = sp->tl;
+    const unsigned nsteps = sp->nsteps;
+    const uint64_t size = sp->size;
     fprintf(f, "<g class=\"allocations\" stroke=\"#ffffff\" stroke-width=\"0.5\">\n");
     for (unsigned i = 0; i < tl->nintervals; i++) {
         const struct tl_interval *iv = &tl->intervals[i];
-        if (iv->seg != seg)
+        if (iv->seg != sp->seg)
             continue;
         const struct tl_entity *en = &tl->entities[iv->entity];
         double x0 = xpos(iv->start, nsteps), x1 = xpos(iv->end, nsteps);
@@ -443,7 +490,7 @@ int report_write_segment_svg(const struct timeline *tl, unsigned seg, const char
         double h = (double)iv->size * PH / (double)size;
         if (h < 0.8)
             h = 0.8;
-        const char *col = by_client ? palette[en->client % NPAL] : prio_levels[prio_index(en->priority)].colour;
+        const char *col = sp->by_client ? palette[en->client % NPAL] : prio_levels[prio_index(en->priority)].colour;
         static const char *const endn[] = { "still placed at the end", "evicted", "destroyed", "moved" };
         char isz[32];
         tl_bytes(iv->size, isz, sizeof(isz));
@@ -454,11 +501,19 @@ int report_write_segment_svg(const struct timeline *tl, unsigned seg, const char
                 endn[iv->end_kind]);
     }
     fprintf(f, "</g>\n");
-    /* names inside the rectangles wide and tall enough to hold them */
+}
+
+/* Names inside the rectangles wide and tall enough to hold them. */
+static void seg_labels(const struct seg_plot *sp)
+{
+    FILE *f = sp->f;
+    const struct timeline *tl = sp->tl;
+    const unsigned nsteps = sp->nsteps;
+    const uint64_t size = sp->size;
     fprintf(f, "<g class=\"labels\" font-size=\"10\" fill=\"#1a1a1a\">\n");
     for (unsigned i = 0; i < tl->nintervals; i++) {
         const struct tl_interval *iv = &tl->intervals[i];
-        if (iv->seg != seg)
+        if (iv->seg != sp->seg)
             continue;
         const struct tl_entity *en = &tl->entities[iv->entity];
         double x0 = xpos(iv->start, nsteps), x1 = xpos(iv->end, nsteps);
@@ -470,13 +525,20 @@ int report_write_segment_svg(const struct timeline *tl, unsigned seg, const char
         fprintf(f, "<text x=\"%.1f\" y=\"%.1f\">%s</text>\n", x0 + 3, y0 + (h < 20 ? h / 2 + 4 : 13), en->name);
     }
     fprintf(f, "</g>\n");
-    /* evictions and moves: a mark at the end of the rectangle */
+}
+
+/* Evictions and moves: a mark at the end of the rectangle. */
+static void seg_marks(const struct seg_plot *sp)
+{
+    FILE *f = sp->f;
+    const struct timeline *tl = sp->tl;
+    const uint64_t size = sp->size;
     fprintf(f, "<g class=\"marks\">\n");
     for (unsigned i = 0; i < tl->nintervals; i++) {
         const struct tl_interval *iv = &tl->intervals[i];
-        if (iv->seg != seg || (iv->end_kind != TL_END_EVICTED && iv->end_kind != TL_END_MOVED))
+        if (iv->seg != sp->seg || (iv->end_kind != TL_END_EVICTED && iv->end_kind != TL_END_MOVED))
             continue;
-        double x = xpos(iv->end, nsteps);
+        double x = xpos(iv->end, sp->nsteps);
         double y0 = MT + (double)iv->offset * PH / (double)size;
         double h = (double)iv->size * PH / (double)size;
         if (h < 2)
@@ -491,13 +553,18 @@ int report_write_segment_svg(const struct timeline *tl, unsigned seg, const char
                     x, y0, h);
     }
     fprintf(f, "</g>\n");
+}
 
-    /* y axis: offsets */
+/* The y axis: offsets in the segment. */
+static void seg_y_axis(const struct seg_plot *sp)
+{
+    FILE *f = sp->f;
+    const struct gmc_segment_desc *sd = sp->sd;
     uint64_t ys = byte_step(sd->size, 8);
     fprintf(f, "<g class=\"y-axis\" stroke=\"#333333\">\n<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n", ML, MT, ML,
             MT + PH);
     for (uint64_t v = 0; v <= sd->size; v += ys) {
-        double y = MT + (double)v * PH / (double)size;
+        double y = MT + (double)v * PH / (double)sp->size;
         char lb[32];
         bytes_label(v, lb, sizeof(lb));
         fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/>\n", ML - 5, y, ML, y);
@@ -507,14 +574,18 @@ int report_write_segment_svg(const struct timeline *tl, unsigned seg, const char
     fprintf(f, "</g>\n<text x=\"18\" y=\"%d\" transform=\"rotate(-90 18 %d)\" text-anchor=\"middle\" "
                "fill=\"#333333\">offset in segment (0 at the top)</text>\n",
             MT + PH / 2, MT + PH / 2);
-    x_axis(f, tl, nsteps, MT + PH);
+}
 
-    /* legend */
+/* The legend: colours (clients or priorities), free, pinned, marks. */
+static void seg_legend(const struct seg_plot *sp)
+{
+    FILE *f = sp->f;
+    const struct timeline *tl = sp->tl;
     int lx = ML + PW + 48, ly = MT + 4;
     fprintf(f, "<g class=\"legend\">\n<text x=\"%d\" y=\"%d\" font-weight=\"bold\">%s</text>\n", lx, ly,
-            by_client ? "colour: client" : "colour: priority");
+            sp->by_client ? "colour: client" : "colour: priority");
     ly += 18;
-    if (by_client) {
+    if (sp->by_client) {
         for (unsigned c = 0; c < tl->nclients && c < 12; c++, ly += 18) {
             fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"12\" fill=\"%s\"/><text x=\"%d\" y=\"%d\">",
                     lx, ly - 10, palette[c % NPAL], lx + 20, ly);
@@ -532,7 +603,7 @@ int report_write_segment_svg(const struct timeline *tl, unsigned seg, const char
                "<text x=\"%d\" y=\"%d\">free</text>\n",
             lx, ly - 10, lx + 20, ly);
     ly += 18;
-    if (pin > 0 && !(sd->flags & GMC_SEGFLAGS_APERTURE_MASK)) {
+    if (sp->pin > 0) {
         fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"14\" height=\"12\" fill=\"#e6e0f0\"/>"
                    "<text x=\"%d\" y=\"%d\">pinned region</text>\n",
                 lx, ly - 10, lx + 20, ly);
@@ -549,6 +620,39 @@ int report_write_segment_svg(const struct timeline *tl, unsigned seg, const char
     fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"#555555\" font-size=\"11\">one bar = one allocation</text>\n", lx, ly);
     fprintf(f, "<text x=\"%d\" y=\"%d\" fill=\"#555555\" font-size=\"11\">in one place</text>\n", lx, ly + 14);
     fprintf(f, "</g>\n");
+}
+
+int report_write_segment_svg(const struct timeline *tl, unsigned seg, const char *path, char *err, size_t errlen)
+{
+    if (seg < 1 || seg > tl->nsegs) {
+        snprintf(err, errlen, "no segment %u", seg);
+        return -1;
+    }
+    const struct gmc_segment_desc *sd = &tl->segs[seg - 1].desc;
+    FILE *f;
+    if (open_out(path, &f, err, errlen) != 0)
+        return -1;
+    const uint64_t pin = gmc_pinned_region_size(sd->size);
+    const struct seg_plot sp = {
+        .f = f,
+        .tl = tl,
+        .seg = seg,
+        .sd = sd,
+        .nsteps = tl->nsteps ? tl->nsteps : 1,
+        .size = sd->size ? sd->size : 1,
+        .pin = (sd->flags & GMC_SEGFLAGS_APERTURE_MASK) ? 0 : pin,
+        .by_client = tl->nclients > 1,
+    };
+    char title[512], sub[1200];
+    seg_titles(&sp, title, sizeof(title), sub, sizeof(sub));
+    svg_head(f, title, sub);
+    seg_background(&sp);
+    seg_allocations(&sp);
+    seg_labels(&sp);
+    seg_marks(&sp);
+    seg_y_axis(&sp);
+    x_axis(f, tl, sp.nsteps, MT + PH);
+    seg_legend(&sp);
     return close_svg(f, path, err, errlen);
 }
 

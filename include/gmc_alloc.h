@@ -113,6 +113,23 @@ struct gmc_segment_desc {
     uint64_t sysmem_end;
 };
 
+/* The segment flags that make a segment an aperture (system memory the GPU
+ * reaches through a page table) rather than a memory segment. */
+#define GMC_SEG_APERTURE_FLAGS (GMC_SEGFLAGS_APERTURE_MASK | GMC_SEGFLAGS_AGP_MASK)
+
+/* Whether a segment is an aperture or AGP segment, not a memory segment. */
+static inline int gmc_segment_is_aperture(const struct gmc_segment_desc *seg)
+{
+    return (seg->flags & GMC_SEG_APERTURE_FLAGS) != 0u;
+}
+
+/* Whether the CPU reaches a segment's bytes through the BAR window:
+ * CpuVisible, and a memory segment. */
+static inline int gmc_segment_cpu_window(const struct gmc_segment_desc *seg)
+{
+    return (seg->flags & GMC_SEGFLAGS_CPU_VISIBLE_MASK) && !gmc_segment_is_aperture(seg);
+}
+
 /* Bytes at the end of a segment that pinned (overlay, capture)
  * allocations may use: the last 20 %, rounded down to whole pages. */
 static inline uint64_t gmc_pinned_region_size(uint64_t seg_size)

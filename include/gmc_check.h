@@ -1,11 +1,13 @@
 /*
  * gmc_check.h - the rules gmc's calls apply to CPU access, sharing and power
- * state, as pure predicates.
+ * state, as pure predicates, and how the library reads an allocation's
+ * priority and system memory.
  *
  * DOC: Overview
  *
- * Each function answers the status the corresponding call of gmc.h answers
- * for the same inputs (GMC_OK when the rule holds). The library's own calls
+ * Each gmc_check_ function that answers a status answers what the
+ * corresponding call of gmc.h answers for the same inputs (GMC_OK when the
+ * rule holds); the others read a description the way the library does. The library's own calls
  * use them, so a tool that checks a workload before running it (the gmc
  * command's trace checker, docs/trace-format.md) asks the same code the
  * library runs instead of a copy of its rules. They read their arguments
@@ -55,5 +57,15 @@ int gmc_check_power_change(enum gmc_power_state from, enum gmc_power_state to, u
 /* Any other call that needs the device awake (allocation, residency,
  * submission, locks, counters) in state `s`: GMC_E_POWER_STATE unless D0. */
 int gmc_check_powered(enum gmc_power_state s);
+
+/* The priority an allocation created with `desc` is evicted by and
+ * gmc_alloc_query() reports: umd_priority with GMC_INFO2_OVERRIDE_PRIORITY,
+ * else priority. */
+uint32_t gmc_check_priority(const struct gmc_alloc_desc *desc);
+
+/* Whether an allocation created with `desc` lives in system memory its
+ * creator provides (desc.system_mem): GMC_ALLOC_EXISTING_SYS_MEM,
+ * GMC_ALLOC_EXISTING_KERNEL_SYS_MEM or GMC_KMT_EXISTING_SYS_MEM. */
+int gmc_check_existing_sys_mem(const struct gmc_alloc_desc *desc);
 
 #endif /* GMC_CHECK_H */

@@ -281,12 +281,20 @@ static void vfio_irq(struct pci_ctx *c)
         int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
         if (fd < 0)
             return;
-        struct {
+        /* The header and one eventfd in its data[] (a struct that ends in a
+         * flexible array cannot be a member of another struct in C11). */
+        union {
             struct vfio_irq_set set;
-            int32_t fd;
-        } req = { .set = { .argsz = sizeof(req), .flags = VFIO_IRQ_SET_DATA_EVENTFD | VFIO_IRQ_SET_ACTION_TRIGGER,
-                           .index = order[i], .start = 0, .count = 1 },
-                  .fd = fd };
+            unsigned char bytes[sizeof(struct vfio_irq_set) + sizeof(int32_t)];
+        } req;
+        memset(&req, 0, sizeof(req));
+        req.set.argsz = sizeof(req);
+        req.set.flags = VFIO_IRQ_SET_DATA_EVENTFD | VFIO_IRQ_SET_ACTION_TRIGGER;
+        req.set.index = order[i];
+        req.set.start = 0;
+        req.set.count = 1;
+        const int32_t efd = fd;
+        memcpy(req.set.data, &efd, sizeof(efd));
         if (ioctl(c->device, VFIO_DEVICE_SET_IRQS, &req) != 0) {
             close(fd);
             continue;

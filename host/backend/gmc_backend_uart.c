@@ -434,6 +434,205 @@ static int wr_finish(struct uart *u)
 
 /* ------------------------------------------------------------ frames */
 
+/* The burst a DMA_RD_REQ or DMA_WR_REQ frame asks for: its address (6
+ * bytes), beat count, beat size, burst type and TAG. */
+static void req_fields(const uint8_t *p, uint64_t *addr, unsigned *len, unsigned *size, unsigned *burst,
+                       uint8_t *tag)
+{
+    *addr = le(p + 1, 6);
+    *len = p[7];
+    *size = p[8];
+    *burst = p[9] & 3u;
+    *tag = p[10];
+}
+
+/* DMA_RD_REQ: the bridge starts a read burst (or sends one again). */
+static int on_dma_rd_req(struct uart *u, const uint8_t *p)
+{
+    if (u->rd.active && p[10] == u->rd.tag) {
+        /* Sent again (DMA_REQ_AGAIN): a burst we know. */
+        ask_done(u, ASK_RD);
+        return GMC_OK;
+    }
+    count_recovered(u, ASK_RD);
+    ask_done(u, ASK_RD);
+    u->rd.active = 1;
+    req_fields(p, &u->rd.addr, &u->rd.len, &u->rd.size, &u->rd.burst, &u->rd.tag);
+    u->rd.next = 0;
+    u->rd.done = 0;
+    u->rd.rewound = -1;
+    u->rd.last_ms = now_ms();
+    u->st.dma_rd_bursts++;
+    return rd_stream(u);
+}
+
+/* DMA_WR_REQ: the bridge starts a write burst (or sends one again). */
+static int on_dma_wr_req(struct uart *u, const uint8_t *p)
+{
+    if (u->wr.valid && p[10] == u->wr.tag) {
+        ask_done(u, ASK_WR); /* sent again: a burst we know */
+        return GMC_OK;
+    }
+    if (u->wr.active && !(u->asked & ASK_WR)) {
+        /* The bridge starts no write burst before we answered the last
+         * one: this is a damaged frame that passed the CRC (a byte
+         * dropped: the next frame's SYNC taken for the CRC, 1 in 256).
+         * Ask the bridge which burst it is on. */
+        u->st.stale++;
+        want_req(u, ASK_WR);
+        return GMC_OK;
+    }
+    count_recovered(u, ASK_WR);
+    ask_done(u, ASK_WR);
+    if (u->wr.active) {
+        /* The bridge is on another burst than ours (it was reset or
+         * aborted ours, or ours was a damaged frame that passed the
+         * CRC): ours is dropped untouched. */
+        if (u->wr.next > 0)
+            u->st.dma_broken++;
+        else
+            u->st.stale++;
+    }
+    u->wr.valid = 1;
+    u->wr.active = 1;
+    req_fields(p, &u->wr.addr, &u->wr.len, &u->wr.size, &u->wr.burst, &u->wr.tag);
+    u->wr.unconfirmed = 0;
+    u->wr.next = 0;
+    u->wr.acked = 0;
+    u->wr.rewound = -1;
+    u->wr.last_ms = now_ms();
+    u->wr.resp = burst_mapped(u, u->wr.addr, u->wr.len, u->wr.size, u->wr.burst) ? RESP_OKAY : RESP_DECERR;
+    if (u->wr.resp != RESP_OKAY)
+        u->st.dma_refused++;
+    u->st.dma_wr_bursts++;
+    return GMC_OK;
+}
+
+/* DMA_WR_DATA: one beat of the write burst. */
+static int on_dma_wr_data(struct uart *u, const uint8_t *p)
+{
+    if (!u->wr.valid || p[10] != u->wr.tag) {
+        /* A beat of a burst whose DMA_WR_REQ we never got. */
+        want_req(u, ASK_WR);
+        return GMC_OK;
+    }
+    if (!u->wr.active || p[0] < u->wr.next || p[0] > u->wr.len)
+        return GMC_OK; /* a copy of a beat we have */
+    if (p[0] > u->wr.next) {
+        /* Beats lost on the way up: the bridge sends again from the
+         * first missing one (its window keeps every beat not yet
+         * acknowledged). Once per rewind: the beats already on the
+         * wire behind the lost one say the same; a resend lost again
+         * is found by the quiet probe (pump()). */
+        if ((int)u->wr.next > u->wr.rewound) {
+            u->wr.rewound = (int)u->wr.next;
+            u->wr.last_ms = now_ms();
+            u->st.retries++;
+            u->st.wr_resends++;
+            return wr_ack(u, u->wr.next, 1);
+        }
+        return GMC_OK;
+    }
+    memcpy(u->wr.data[p[0]], p + 2, 8);
+    u->wr.strb[p[0]] = p[1];
+    u->wr.next = p[0] + 1u;
+    u->wr.last_ms = now_ms();
+    u->st.dma_wr_beats++;
+    if (u->wr.next > u->wr.len)
+        return wr_finish(u);
+    if (u->wr.next - u->wr.acked >= u->ack_every)
+        return wr_ack(u, u->wr.next, 0);
+    return GMC_OK;
+}
+
+/* ERR: the bridge refused a frame, or reports its state. */
+static int on_err(struct uart *u, const uint8_t *p)
+{
+    u->irq = p[3] & GMC_BRIDGE_STATUS_IRQ;
+    u->st.err_frames++;
+    /* The bridge on a burst we do not know (its TAGs, bytes 4 and 5):
+     * its request frame may have been lost; ask for it. */
+    if ((p[3] & GMC_BRIDGE_STATUS_DMA_RD) && (!u->rd.active || p[4] != u->rd.tag))
+        hint_req(u, ASK_RD);
+    if ((p[3] & GMC_BRIDGE_STATUS_DMA_WR) && (!u->wr.valid || p[5] != u->wr.tag))
+        hint_req(u, ASK_WR);
+    if (p[1] == GMC_BRIDGE_OP_DMA_REQ_AGAIN) {
+        if (p[0] == GMC_BRIDGE_ERR_STATE && p[6] <= GMC_BRIDGE_DIR_WRITE)
+            ask_done(u, 1u << p[6]); /* no burst in that direction */
+        else
+            u->ask_ms = 0;           /* damaged: ask again */
+        return GMC_OK;
+    }
+    if (p[1] == GMC_BRIDGE_OP_DMA_WR_ACK) {
+        /* STATE or SEQ: an acknowledgement of a burst that is over, or
+         * a stale one. Damaged: the quiet probe sends it again now. */
+        if (p[0] <= GMC_BRIDGE_ERR_FRAMING && u->wr.active)
+            u->wr.last_ms = 0;
+        return GMC_OK;
+    }
+    /* p[2] (the next beat the bridge expects), p[4] and p[5] (its read
+     * and write TAGs) are current when the ERR is sent; p[6] is the
+     * last byte of the frame refused (its SEQ or TAG). */
+    if (p[1] == GMC_BRIDGE_OP_DMA_WR_RESP && p[0] == GMC_BRIDGE_ERR_STATE) {
+        /* Our response was refused: the bridge has it already (it is in
+         * W_RESP from the last data beat on, until it takes one). */
+        if (p[6] == u->wr.tag)
+            u->wr.unconfirmed = 0;
+        return GMC_OK;
+    }
+    if (p[1] == GMC_BRIDGE_OP_DMA_RD_DATA && p[0] == GMC_BRIDGE_ERR_STATE) {
+        /* A beat of ours refused with no read burst in progress, or the
+         * bridge on another burst: ours is over. */
+        if (p[6] == u->rd.tag && (p[4] != u->rd.tag || !(p[3] & GMC_BRIDGE_STATUS_DMA_RD)))
+            u->rd.done = 1;
+        return GMC_OK;
+    }
+    if (u->want_op != 0 && p[1] == (u->want_op & 0x7Fu) && p[6] == u->want_seq &&
+        p[0] != GMC_BRIDGE_ERR_STATE) {
+        u->got = p[0] == GMC_BRIDGE_ERR_BUSY ? 3 : 2;
+        return GMC_OK;
+    }
+    if (u->want_op != 0 && p[0] <= GMC_BRIDGE_ERR_FRAMING && p[1] != GMC_BRIDGE_OP_DMA_RD_DATA &&
+        p[1] != GMC_BRIDGE_OP_DMA_WR_RESP && p[1] != GMC_BRIDGE_OP_DMA_WR_ACK &&
+        p[1] != GMC_BRIDGE_OP_DMA_REQ_AGAIN)
+        u->got = 2; /* a damaged frame: perhaps our command, not executed */
+    /* A read beat lost or out of order: go on from p[2], the beat the
+     * bridge waits for. Only when that is past the last rewind: ERRs
+     * for the beats that were on the wire when we rewound say the same
+     * beat again and are stale (each would resend the whole tail and
+     * the link would fill with copies). A resent beat that is lost too
+     * is found by the probe (pump()), which allows the next rewind. */
+    if (u->rd.active && !u->rd.done && p[4] == u->rd.tag && p[2] <= u->rd.len &&
+        (p[1] == GMC_BRIDGE_OP_DMA_RD_DATA || p[0] <= GMC_BRIDGE_ERR_FRAMING) &&
+        (int)p[2] > u->rd.rewound) {
+        u->st.retries++;
+        u->rd.rewound = p[2];
+        u->rd.next = p[2];
+        return rd_stream(u);
+    }
+    /* A damaged frame may have been our DMA_WR_RESP: send it again
+     * (refused with STATE if it had arrived). */
+    if (u->wr.unconfirmed && p[0] <= GMC_BRIDGE_ERR_FRAMING && (p[3] & GMC_BRIDGE_STATUS_DMA_WR))
+        u->wr.resp_ms = 0;
+    return GMC_OK;
+}
+
+/* A reply: the last byte is the command's SEQ (PING: byte 0, the
+ * nonce). Any other is a late copy of an earlier answer. */
+static int on_reply(struct uart *u, uint8_t op, const uint8_t *p)
+{
+    const int n = up_len(op);
+    const uint8_t tag = op == GMC_BRIDGE_OP_PING_REPLY ? p[0] : p[n - 1];
+    if (u->want_op != 0 && op == u->want_op && tag == u->want_seq) {
+        memcpy(u->reply, p, (size_t)n);
+        u->got = 1;
+    } else {
+        u->st.stale++;
+    }
+    return GMC_OK;
+}
+
+/* One whole frame from the bridge. */
 static int handle(struct uart *u, uint8_t op, const uint8_t *p, unsigned len)
 {
     /* A PING reply of another protocol version (its length differs):
@@ -451,181 +650,15 @@ static int handle(struct uart *u, uint8_t op, const uint8_t *p, unsigned len)
         u->st.irq_frames++;
         return GMC_OK;
     case GMC_BRIDGE_OP_DMA_RD_REQ:
-        if (u->rd.active && p[10] == u->rd.tag) {
-            /* Sent again (DMA_REQ_AGAIN): a burst we know. */
-            ask_done(u, ASK_RD);
-            return GMC_OK;
-        }
-        count_recovered(u, ASK_RD);
-        ask_done(u, ASK_RD);
-        u->rd.active = 1;
-        u->rd.addr = le(p + 1, 6);
-        u->rd.len = p[7];
-        u->rd.size = p[8];
-        u->rd.burst = p[9] & 3u;
-        u->rd.tag = p[10];
-        u->rd.next = 0;
-        u->rd.done = 0;
-        u->rd.rewound = -1;
-        u->rd.last_ms = now_ms();
-        u->st.dma_rd_bursts++;
-        return rd_stream(u);
+        return on_dma_rd_req(u, p);
     case GMC_BRIDGE_OP_DMA_WR_REQ:
-        if (u->wr.valid && p[10] == u->wr.tag) {
-            ask_done(u, ASK_WR); /* sent again: a burst we know */
-            return GMC_OK;
-        }
-        if (u->wr.active && !(u->asked & ASK_WR)) {
-            /* The bridge starts no write burst before we answered the last
-             * one: this is a damaged frame that passed the CRC (a byte
-             * dropped: the next frame's SYNC taken for the CRC, 1 in 256).
-             * Ask the bridge which burst it is on. */
-            u->st.stale++;
-            want_req(u, ASK_WR);
-            return GMC_OK;
-        }
-        count_recovered(u, ASK_WR);
-        ask_done(u, ASK_WR);
-        if (u->wr.active) {
-            /* The bridge is on another burst than ours (it was reset or
-             * aborted ours, or ours was a damaged frame that passed the
-             * CRC): ours is dropped untouched. */
-            if (u->wr.next > 0)
-                u->st.dma_broken++;
-            else
-                u->st.stale++;
-        }
-        u->wr.valid = 1;
-        u->wr.active = 1;
-        u->wr.addr = le(p + 1, 6);
-        u->wr.len = p[7];
-        u->wr.size = p[8];
-        u->wr.burst = p[9] & 3u;
-        u->wr.tag = p[10];
-        u->wr.unconfirmed = 0;
-        u->wr.next = 0;
-        u->wr.acked = 0;
-        u->wr.rewound = -1;
-        u->wr.last_ms = now_ms();
-        u->wr.resp = burst_mapped(u, u->wr.addr, u->wr.len, u->wr.size, u->wr.burst) ? RESP_OKAY : RESP_DECERR;
-        if (u->wr.resp != RESP_OKAY)
-            u->st.dma_refused++;
-        u->st.dma_wr_bursts++;
-        return GMC_OK;
+        return on_dma_wr_req(u, p);
     case GMC_BRIDGE_OP_DMA_WR_DATA:
-        if (!u->wr.valid || p[10] != u->wr.tag) {
-            /* A beat of a burst whose DMA_WR_REQ we never got. */
-            want_req(u, ASK_WR);
-            return GMC_OK;
-        }
-        if (!u->wr.active || p[0] < u->wr.next || p[0] > u->wr.len)
-            return GMC_OK; /* a copy of a beat we have */
-        if (p[0] > u->wr.next) {
-            /* Beats lost on the way up: the bridge sends again from the
-             * first missing one (its window keeps every beat not yet
-             * acknowledged). Once per rewind: the beats already on the
-             * wire behind the lost one say the same; a resend lost again
-             * is found by the quiet probe (pump()). */
-            if ((int)u->wr.next > u->wr.rewound) {
-                u->wr.rewound = (int)u->wr.next;
-                u->wr.last_ms = now_ms();
-                u->st.retries++;
-                u->st.wr_resends++;
-                return wr_ack(u, u->wr.next, 1);
-            }
-            return GMC_OK;
-        }
-        memcpy(u->wr.data[p[0]], p + 2, 8);
-        u->wr.strb[p[0]] = p[1];
-        u->wr.next = p[0] + 1u;
-        u->wr.last_ms = now_ms();
-        u->st.dma_wr_beats++;
-        if (u->wr.next > u->wr.len)
-            return wr_finish(u);
-        if (u->wr.next - u->wr.acked >= u->ack_every)
-            return wr_ack(u, u->wr.next, 0);
-        return GMC_OK;
+        return on_dma_wr_data(u, p);
     case GMC_BRIDGE_OP_ERR:
-        u->irq = p[3] & GMC_BRIDGE_STATUS_IRQ;
-        u->st.err_frames++;
-        /* The bridge on a burst we do not know (its TAGs, bytes 4 and 5):
-         * its request frame may have been lost; ask for it. */
-        if ((p[3] & GMC_BRIDGE_STATUS_DMA_RD) && (!u->rd.active || p[4] != u->rd.tag))
-            hint_req(u, ASK_RD);
-        if ((p[3] & GMC_BRIDGE_STATUS_DMA_WR) && (!u->wr.valid || p[5] != u->wr.tag))
-            hint_req(u, ASK_WR);
-        if (p[1] == GMC_BRIDGE_OP_DMA_REQ_AGAIN) {
-            if (p[0] == GMC_BRIDGE_ERR_STATE && p[6] <= GMC_BRIDGE_DIR_WRITE)
-                ask_done(u, 1u << p[6]); /* no burst in that direction */
-            else
-                u->ask_ms = 0;           /* damaged: ask again */
-            return GMC_OK;
-        }
-        if (p[1] == GMC_BRIDGE_OP_DMA_WR_ACK) {
-            /* STATE or SEQ: an acknowledgement of a burst that is over, or
-             * a stale one. Damaged: the quiet probe sends it again now. */
-            if (p[0] <= GMC_BRIDGE_ERR_FRAMING && u->wr.active)
-                u->wr.last_ms = 0;
-            return GMC_OK;
-        }
-        /* p[2] (the next beat the bridge expects), p[4] and p[5] (its read
-         * and write TAGs) are current when the ERR is sent; p[6] is the
-         * last byte of the frame refused (its SEQ or TAG). */
-        if (p[1] == GMC_BRIDGE_OP_DMA_WR_RESP && p[0] == GMC_BRIDGE_ERR_STATE) {
-            /* Our response was refused: the bridge has it already (it is in
-             * W_RESP from the last data beat on, until it takes one). */
-            if (p[6] == u->wr.tag)
-                u->wr.unconfirmed = 0;
-            return GMC_OK;
-        }
-        if (p[1] == GMC_BRIDGE_OP_DMA_RD_DATA && p[0] == GMC_BRIDGE_ERR_STATE) {
-            /* A beat of ours refused with no read burst in progress, or the
-             * bridge on another burst: ours is over. */
-            if (p[6] == u->rd.tag && (p[4] != u->rd.tag || !(p[3] & GMC_BRIDGE_STATUS_DMA_RD)))
-                u->rd.done = 1;
-            return GMC_OK;
-        }
-        if (u->want_op != 0 && p[1] == (u->want_op & 0x7Fu) && p[6] == u->want_seq &&
-            p[0] != GMC_BRIDGE_ERR_STATE) {
-            u->got = p[0] == GMC_BRIDGE_ERR_BUSY ? 3 : 2;
-            return GMC_OK;
-        }
-        if (u->want_op != 0 && p[0] <= GMC_BRIDGE_ERR_FRAMING && p[1] != GMC_BRIDGE_OP_DMA_RD_DATA &&
-            p[1] != GMC_BRIDGE_OP_DMA_WR_RESP && p[1] != GMC_BRIDGE_OP_DMA_WR_ACK &&
-            p[1] != GMC_BRIDGE_OP_DMA_REQ_AGAIN)
-            u->got = 2; /* a damaged frame: perhaps our command, not executed */
-        /* A read beat lost or out of order: go on from p[2], the beat the
-         * bridge waits for. Only when that is past the last rewind: ERRs
-         * for the beats that were on the wire when we rewound say the same
-         * beat again and are stale (each would resend the whole tail and
-         * the link would fill with copies). A resent beat that is lost too
-         * is found by the probe (pump()), which allows the next rewind. */
-        if (u->rd.active && !u->rd.done && p[4] == u->rd.tag && p[2] <= u->rd.len &&
-            (p[1] == GMC_BRIDGE_OP_DMA_RD_DATA || p[0] <= GMC_BRIDGE_ERR_FRAMING) &&
-            (int)p[2] > u->rd.rewound) {
-            u->st.retries++;
-            u->rd.rewound = p[2];
-            u->rd.next = p[2];
-            return rd_stream(u);
-        }
-        /* A damaged frame may have been our DMA_WR_RESP: send it again
-         * (refused with STATE if it had arrived). */
-        if (u->wr.unconfirmed && p[0] <= GMC_BRIDGE_ERR_FRAMING && (p[3] & GMC_BRIDGE_STATUS_DMA_WR))
-            u->wr.resp_ms = 0;
-        return GMC_OK;
-    default: {
-        /* A reply: the last byte is the command's SEQ (PING: byte 0, the
-         * nonce). Any other is a late copy of an earlier answer. */
-        const int n = up_len(op);
-        const uint8_t tag = op == GMC_BRIDGE_OP_PING_REPLY ? p[0] : p[n - 1];
-        if (u->want_op != 0 && op == u->want_op && tag == u->want_seq) {
-            memcpy(u->reply, p, (size_t)n);
-            u->got = 1;
-        } else {
-            u->st.stale++;
-        }
-        return GMC_OK;
-    }
+        return on_err(u, p);
+    default:
+        return on_reply(u, op, p);
     }
 }
 

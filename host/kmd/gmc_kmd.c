@@ -122,8 +122,7 @@ static int query_adapter_info(struct gmc_kmd *k, struct gmc_adapter_info *a)
 
 int gmc_kmd_cpu_reachable(const struct gmc_segment_desc *seg)
 {
-    const uint32_t aperture = GMC_SEGFLAGS_APERTURE_MASK | GMC_SEGFLAGS_AGP_MASK;
-    return (seg->flags & GMC_SEGFLAGS_CPU_VISIBLE_MASK) && !(seg->flags & aperture);
+    return gmc_segment_cpu_window(seg);
 }
 
 /* BAR1 offset of segment bytes [offset, offset + len), checked. */

@@ -32,6 +32,7 @@
 #include "gmc_backend.h"
 #include "gmc_budget.h"
 #include "gmc_cand.h"
+#include "gmc_check.h"
 #include "gmc_kmd.h"
 #include "gmc_paging.h"
 #include "gmc_range.h"
@@ -183,7 +184,7 @@ int gmc_cand_protect(gmc_device *dev, const struct gmc_valloc *add, const struct
     unsigned n = (caps & GMC_CAPS_PROTECTION_MASK) ? (caps & GMC_CAPS_PROT_RANGES_MASK) >> GMC_CAPS_PROT_RANGES_LSB : 0u;
     if (n > GMC_MAX_PROT_RANGES)
         n = GMC_MAX_PROT_RANGES;
-    if (n == 0u || dev->power != GMC_POWER_D0)
+    if (n == 0u || gmc_check_powered(dev->power) != GMC_OK)
         return GMC_OK;
     uint64_t base[GMC_MAX_PROT_RANGES] = { 0 }, limit[GMC_MAX_PROT_RANGES] = { 0 };
     unsigned k = 0;

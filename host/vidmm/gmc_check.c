@@ -63,3 +63,14 @@ int gmc_check_powered(enum gmc_power_state s)
 {
     return s == GMC_POWER_D0 ? GMC_OK : GMC_E_POWER_STATE;
 }
+
+uint32_t gmc_check_priority(const struct gmc_alloc_desc *d)
+{
+    return (d->info2_flags & GMC_INFO2_OVERRIDE_PRIORITY) ? d->umd_priority : d->priority;
+}
+
+int gmc_check_existing_sys_mem(const struct gmc_alloc_desc *d)
+{
+    return (d->flags & (GMC_ALLOC_EXISTING_SYS_MEM | GMC_ALLOC_EXISTING_KERNEL_SYS_MEM)) != 0u ||
+           (d->kmt_flags & GMC_KMT_EXISTING_SYS_MEM) != 0u;
+}

@@ -27,6 +27,7 @@
 #include "gmc.h"
 #include "gmc_backend.h"
 #include "gmc_cand.h"
+#include "gmc_check.h"
 #include "gmc_fence.h"
 #include "gmc_kmd.h"
 #include "gmc_paging.h"
@@ -274,9 +275,7 @@ int gmc_fence_need_paging(const gmc_device *dev)
 {
     if (dev->pg == NULL)
         return dev->no_paging_status;
-    if (dev->power != GMC_POWER_D0)
-        return GMC_E_POWER_STATE;
-    return GMC_OK;
+    return gmc_check_powered(dev->power);
 }
 
 int gmc_fence_wait(gmc_device *dev, uint64_t fence, uint64_t timeout_us)
@@ -325,8 +324,9 @@ int gmc_device_hw_counters(gmc_device *dev, struct gmc_hw_counters *out)
         memset(out, 0, sizeof(*out));
     if (dev == NULL)
         return GMC_E_NULL_POINTER;
-    if (dev->power != GMC_POWER_D0)
-        return GMC_E_POWER_STATE;
+    const int rc = gmc_check_powered(dev->power);
+    if (rc != GMC_OK)
+        return rc;
     /* Reading a counter's LO half latches its HI half: one 64-bit value. */
     static const struct {
         uint32_t lo;

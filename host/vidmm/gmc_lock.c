@@ -194,7 +194,7 @@ int gmc_lock(gmc_client *c, gmc_handle h, uint32_t flags, struct gmc_lock_map *o
         return GMC_E_ALREADY_LOCKED;
     if (dev->pg == NULL)
         return dev->no_paging_status;
-    rc = gmc_check_powered((enum gmc_power_state)dev->power);
+    rc = gmc_check_powered(dev->power);
     if (rc != GMC_OK)
         return rc;
     const int budget = gmc_budget_active(dev);

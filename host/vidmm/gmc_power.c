@@ -81,6 +81,87 @@ static void mark_lost(gmc_device *dev, struct gmc_valloc *a)
     a->state |= GMC_ALLOC_STATE_LOST;
 }
 
+/* Before power-down to `to`: the content of every allocation whose placed
+ * copy `to` purges is saved to system memory (or reported lost: a
+ * hardware-protected one, one without system memory, one a device reset
+ * took). */
+static int save_content(gmc_device *dev, enum gmc_power_state to, struct gmc_power_report *r)
+{
+    uint64_t lost_before = dev->recovery.lost;
+    for (struct gmc_valloc *a = dev->allocs; a != NULL; a = a->dnext) {
+        if (a->node.mgr == NULL || !(a->state & GMC_ALLOC_STATE_HAS_CONTENT))
+            continue;
+        struct gmc_vseg *s = &dev->seg[a->seg];
+        if (gmc_vseg_is_aperture(s) || !alloc_purged(s, a, to)) {
+            r->allocations_preserved++;
+            continue;
+        }
+        if (!a->gpu_valid || a->sys_valid) {
+            r->allocations_saved++; /* the system copy already holds it */
+            continue;
+        }
+        if (a->desc.flags & GMC_ALLOC_HARDWARE_PROTECTED) {
+            mark_lost(dev, a);
+            r->allocations_lost++;
+            continue;
+        }
+        int rc = gmc_resid_save(dev, a);
+        if (rc == GMC_E_NO_MEMORY) {
+            mark_lost(dev, a);
+            r->allocations_lost++;
+            continue;
+        }
+        if (rc != GMC_OK)
+            return rc;
+        r->allocations_saved++;
+        r->bytes_saved += a->sz.size < a->sys.size ? a->sz.size : a->sys.size;
+    }
+    int rc = gmc_fence_wait_all(dev);
+    if (rc == GMC_E_DEVICE_RESET) {
+        /* Saves that did not complete were reported lost by the recovery. */
+        uint64_t lost = dev->recovery.lost - lost_before;
+        r->allocations_lost += lost;
+        r->allocations_saved -= lost < r->allocations_saved ? lost : r->allocations_saved;
+    } else if (rc != GMC_OK) {
+        return rc;
+    }
+    return GMC_OK;
+}
+
+/* The ranges `to` purges (base, size pairs into ranges, *n of them):
+ * memory segments, and the page table with a purged aperture
+ * (*ap_purged). */
+static void purged_ranges(gmc_device *dev, enum gmc_power_state to, uint64_t *ranges, unsigned *n,
+                          int *ap_purged)
+{
+    *n = 0;
+    *ap_purged = 0;
+    for (unsigned i = 0; i < dev->nsegs; i++) {
+        struct gmc_vseg *s = &dev->seg[i];
+        if (!purged(s, to))
+            continue;
+        if (gmc_vseg_is_aperture(s)) {
+            *ap_purged = 1;
+            continue;
+        }
+        uint64_t lo = s->desc.base, end = s->desc.base + s->desc.size;
+        if (partial(s, to))
+            lo = sysmem_part_end(s); /* the segment rules keep it in [base, end] */
+        if (lo == end)
+            continue;
+        ranges[2 * *n] = lo;
+        ranges[2 * *n + 1] = end - lo;
+        (*n)++;
+    }
+    if (*ap_purged) {
+        uint64_t ptb = 0;
+        if (gmc_paging_pt_range(dev->pg, &ptb, &ranges[2 * *n + 1]) == GMC_OK) {
+            ranges[2 * *n] = ptb;
+            (*n)++;
+        }
+    }
+}
+
 int gmc_device_power(gmc_device *dev, enum gmc_power_state to, struct gmc_power_report *rep)
 {
     if (rep != NULL)
@@ -89,7 +170,7 @@ int gmc_device_power(gmc_device *dev, enum gmc_power_state to, struct gmc_power_
         return GMC_E_NULL_POINTER;
     if (to != GMC_POWER_STANDBY && to != GMC_POWER_HIBERNATE)
         return GMC_E_INVALID_ARG;
-    int rc = gmc_check_power_change((enum gmc_power_state)dev->power, to, 0u);
+    int rc = gmc_check_power_change(dev->power, to, 0u);
     if (rc != GMC_OK)
         return rc;
     if (dev->pg == NULL || dev->kmd.ddi->set_power == NULL)
@@ -97,7 +178,7 @@ int gmc_device_power(gmc_device *dev, enum gmc_power_state to, struct gmc_power_
     unsigned locked = 0;
     for (struct gmc_valloc *a = dev->allocs; a != NULL; a = a->dnext)
         locked += a->locker != NULL;
-    rc = gmc_check_power_change((enum gmc_power_state)dev->power, to, locked);
+    rc = gmc_check_power_change(dev->power, to, locked);
     if (rc != GMC_OK)
         return rc; /* GMC_E_LOCKED: a CPU mapping cannot survive power-down */
     rc = gmc_fence_wait_all(dev);
@@ -105,72 +186,13 @@ int gmc_device_power(gmc_device *dev, enum gmc_power_state to, struct gmc_power_
         return rc;
     struct gmc_power_report r;
     memset(&r, 0, sizeof(r));
-    uint64_t lost_before = dev->recovery.lost;
-    for (struct gmc_valloc *a = dev->allocs; a != NULL; a = a->dnext) {
-        if (a->node.mgr == NULL || !(a->state & GMC_ALLOC_STATE_HAS_CONTENT))
-            continue;
-        struct gmc_vseg *s = &dev->seg[a->seg];
-        if (gmc_vseg_is_aperture(s) || !alloc_purged(s, a, to)) {
-            r.allocations_preserved++;
-            continue;
-        }
-        if (!a->gpu_valid || a->sys_valid) {
-            r.allocations_saved++; /* the system copy already holds it */
-            continue;
-        }
-        if (a->desc.flags & GMC_ALLOC_HARDWARE_PROTECTED) {
-            mark_lost(dev, a);
-            r.allocations_lost++;
-            continue;
-        }
-        rc = gmc_resid_save(dev, a);
-        if (rc == GMC_E_NO_MEMORY) {
-            mark_lost(dev, a);
-            r.allocations_lost++;
-            continue;
-        }
-        if (rc != GMC_OK)
-            return rc;
-        r.allocations_saved++;
-        r.bytes_saved += a->sz.size < a->sys.size ? a->sz.size : a->sys.size;
-    }
-    rc = gmc_fence_wait_all(dev);
-    if (rc == GMC_E_DEVICE_RESET) {
-        /* Saves that did not complete were reported lost by the recovery. */
-        uint64_t lost = dev->recovery.lost - lost_before;
-        r.allocations_lost += lost;
-        r.allocations_saved -= lost < r.allocations_saved ? lost : r.allocations_saved;
-    } else if (rc != GMC_OK) {
+    rc = save_content(dev, to, &r);
+    if (rc != GMC_OK)
         return rc;
-    }
-    /* Purged ranges: memory segments, and the page table with a purged aperture. */
     uint64_t ranges[2 * (GMC_MAX_SEGMENTS + 1)];
-    unsigned n = 0;
-    int ap_purged = 0;
-    for (unsigned i = 0; i < dev->nsegs; i++) {
-        struct gmc_vseg *s = &dev->seg[i];
-        if (!purged(s, to))
-            continue;
-        if (gmc_vseg_is_aperture(s)) {
-            ap_purged = 1;
-            continue;
-        }
-        uint64_t lo = s->desc.base, end = s->desc.base + s->desc.size;
-        if (partial(s, to))
-            lo = sysmem_part_end(s); /* the segment rules keep it in [base, end] */
-        if (lo == end)
-            continue;
-        ranges[2 * n] = lo;
-        ranges[2 * n + 1] = end - lo;
-        n++;
-    }
-    if (ap_purged) {
-        uint64_t ptb = 0;
-        if (gmc_paging_pt_range(dev->pg, &ptb, &ranges[2 * n + 1]) == GMC_OK) {
-            ranges[2 * n] = ptb;
-            n++;
-        }
-    }
+    unsigned n;
+    int ap_purged;
+    purged_ranges(dev, to, ranges, &n, &ap_purged);
     rc = dev->kmd.ddi->set_power(&dev->kmd, (int)to, ranges, n);
     if (rc != GMC_OK)
         return rc;
@@ -185,7 +207,7 @@ int gmc_device_power(gmc_device *dev, enum gmc_power_state to, struct gmc_power_
             gmc_cand_sync(dev, a);
         }
     }
-    dev->power = (uint32_t)to;
+    dev->power = to;
     dev->gart_purged = ap_purged;
     if (rep != NULL)
         *rep = r;
@@ -198,7 +220,7 @@ int gmc_device_resume(gmc_device *dev, struct gmc_power_report *rep)
         memset(rep, 0, sizeof(*rep));
     if (dev == NULL)
         return GMC_E_NULL_POINTER;
-    int rc = gmc_check_power_change((enum gmc_power_state)dev->power, GMC_POWER_D0, 0u);
+    int rc = gmc_check_power_change(dev->power, GMC_POWER_D0, 0u);
     if (rc != GMC_OK)
         return rc;
     rc = dev->kmd.ddi->set_power(&dev->kmd, GMC_POWER_D0, NULL, 0);

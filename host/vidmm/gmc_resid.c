@@ -60,6 +60,7 @@
 #include "gmc_budget.h"
 #include "gmc_cache.h"
 #include "gmc_cand.h"
+#include "gmc_check.h"
 #include "gmc_fence.h"
 #include "gmc_paging.h"
 #include "gmc_place.h"
@@ -657,9 +658,7 @@ int gmc_resid_evict_one(gmc_device *dev, struct gmc_valloc *a)
 int gmc_resid_create(gmc_device *dev, struct gmc_valloc *a)
 {
     a->serial = ++dev->alloc_serial;
-    uint32_t sysflags = GMC_ALLOC_PERMANENT_SYS_MEM | GMC_ALLOC_EXISTING_SYS_MEM |
-                        GMC_ALLOC_EXISTING_KERNEL_SYS_MEM;
-    a->keep_sys = (a->desc.flags & sysflags) != 0u || (a->desc.kmt_flags & GMC_KMT_EXISTING_SYS_MEM);
+    a->keep_sys = (a->desc.flags & GMC_ALLOC_PERMANENT_SYS_MEM) != 0u || gmc_check_existing_sys_mem(&a->desc);
     int rc = GMC_OK;
     if (a->keep_sys && dev->pg != NULL) {
         if (a->desc.system_mem != NULL) {

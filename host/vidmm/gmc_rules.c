@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "gmc_alloc.h"
+#include "gmc_check.h"
 #include "gmc_rules.h"
 #include "gmc_status.h"
 
@@ -31,7 +32,6 @@ _Static_assert(GMC_MAX_SEGMENTS >= 1u && GMC_MAX_SEGMENTS <= GMC_SEGMENT_ID_MAX,
 _Static_assert(GMC_64KB_PAGE_SIZE % GMC_PAGE_SIZE == 0u, "64 KiB pages are whole pages");
 
 #define PAGE_MASK ((uint64_t)GMC_PAGE_SIZE - 1u)
-#define APERTURE_FLAGS (GMC_SEGFLAGS_APERTURE_MASK | GMC_SEGFLAGS_AGP_MASK)
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -57,11 +57,6 @@ static uint32_t existing_set(const struct gmc_rule_ctx *ctx)
     if (ctx->nsegs >= 32u)
         return UINT32_MAX;
     return (UINT32_C(1) << ctx->nsegs) - 1u;
-}
-
-static int is_aperture(const struct gmc_segment_desc *seg)
-{
-    return (seg->flags & APERTURE_FLAGS) != 0u;
 }
 
 /* Whether some existing segment of `set` has any of `flags`. */
@@ -120,8 +115,7 @@ int gmc_rule_pred_sysmem_needs_flag(const struct gmc_rule_ctx *ctx)
     const struct gmc_alloc_desc *d = ctx->desc;
     if (d->system_mem == NULL && d->system_mem_size == 0u)
         return 1;
-    return (d->flags & (GMC_ALLOC_EXISTING_SYS_MEM | GMC_ALLOC_EXISTING_KERNEL_SYS_MEM)) != 0u ||
-           (d->kmt_flags & GMC_KMT_EXISTING_SYS_MEM) != 0u;
+    return gmc_check_existing_sys_mem(d);
 }
 
 int gmc_rule_pred_section_nonzero(const struct gmc_rule_ctx *ctx)
@@ -237,7 +231,7 @@ int gmc_rule_pred_eviction_apertures_only(const struct gmc_rule_ctx *ctx)
         if (!(set >> i & 1u))
             continue;
         const struct gmc_segment_desc *seg = seg_by_id(ctx, i + 1u);
-        if (seg == NULL || !is_aperture(seg))
+        if (seg == NULL || !gmc_segment_is_aperture(seg))
             return 0;
     }
     return 1;
@@ -271,7 +265,7 @@ int gmc_rule_pred_memory_segments_only(const struct gmc_rule_ctx *ctx)
 {
     const struct gmc_alloc_desc *d = ctx->desc;
     return d->eviction_segments == 0u &&
-           !set_has_flag(ctx, d->supported_segments, APERTURE_FLAGS);
+           !set_has_flag(ctx, d->supported_segments, GMC_SEG_APERTURE_FLAGS);
 }
 
 int gmc_rule_pred_cached_if_coherent_aperture(const struct gmc_rule_ctx *ctx)
@@ -339,7 +333,7 @@ int gmc_rule_pred_primary_segments_cpu_visible(const struct gmc_rule_ctx *ctx)
         const struct gmc_segment_desc *seg = &ctx->segs[i];
         if (!(d->supported_segments >> i & 1u))
             continue;
-        if (is_aperture(seg) && alternate_va)
+        if (gmc_segment_is_aperture(seg) && alternate_va)
             continue; /* CpuVisible has no meaning on this aperture */
         if (!(seg->flags & GMC_SEGFLAGS_CPU_VISIBLE_MASK))
             return 0;
@@ -385,17 +379,12 @@ int gmc_rule_pred_seg_no_overlap(const struct gmc_rule_ctx *ctx)
     return 1;
 }
 
-static int cpu_window(const struct gmc_segment_desc *seg)
-{
-    return (seg->flags & GMC_SEGFLAGS_CPU_VISIBLE_MASK) && !is_aperture(seg);
-}
-
 int gmc_rule_pred_seg_cpu_no_overlap(const struct gmc_rule_ctx *ctx)
 {
     for (unsigned i = 0; i < ctx->nsegs; i++) {
         for (unsigned j = i + 1u; j < ctx->nsegs; j++) {
             const struct gmc_segment_desc *a = &ctx->segs[i], *b = &ctx->segs[j];
-            if (cpu_window(a) && cpu_window(b) &&
+            if (gmc_segment_cpu_window(a) && gmc_segment_cpu_window(b) &&
                 ranges_overlap(a->cpu_offset, a->size, b->cpu_offset, b->size))
                 return 0;
         }
@@ -455,7 +444,7 @@ int gmc_rule_pred_seg_64k(const struct gmc_rule_ctx *ctx)
 int gmc_rule_pred_seg_cpu_offset(const struct gmc_rule_ctx *ctx)
 {
     const struct gmc_segment_desc *seg = ctx->seg;
-    if (is_aperture(seg))
+    if (gmc_segment_is_aperture(seg))
         return 1; /* no CPU window of its own */
     return (seg->cpu_offset & PAGE_MASK) == 0u && seg->size <= UINT64_MAX - seg->cpu_offset;
 }

@@ -123,17 +123,13 @@ static int reach_locked(gmc_device *dev, struct gmc_valloc *a)
     return rc;
 }
 
-int gmc_submit(gmc_client *c, const struct gmc_submit *s, uint64_t *fence)
+/* The submission checked before anything moves: every handle and flag
+ * (al[i]: the allocation of refs[i]), every operation, paging possible now,
+ * every allocation resident (and writable where it is written), every FILL
+ * target able to live in a memory segment. */
+static int submit_check(gmc_client *c, const struct gmc_submit *s, struct gmc_valloc **al)
 {
-    if (fence != NULL)
-        *fence = 0;
-    if (c == NULL || s == NULL || (s->refs == NULL && s->nrefs > 0u) ||
-        (s->ops == NULL && s->nops > 0u))
-        return GMC_E_NULL_POINTER;
     gmc_device *dev = c->dev;
-    struct gmc_valloc **al = calloc(s->nrefs ? s->nrefs : 1u, sizeof(*al));
-    if (al == NULL)
-        return GMC_E_NO_MEMORY;
     int rc = GMC_OK;
     for (unsigned i = 0; i < s->nrefs && rc == GMC_OK; i++) {
         struct gmc_vref *r = gmc_vidmm_ref(c, s->refs[i].handle);
@@ -161,15 +157,14 @@ int gmc_submit(gmc_client *c, const struct gmc_submit *s, uint64_t *fence)
         if (s->ops[i].kind == GMC_GPU_FILL && !(d->desc.supported_segments & ~gmc_resid_aperture_mask(dev)))
             rc = GMC_E_UNSUPPORTED;
     }
-    /* Budgets: what the moves below make count for the client; they
-     * place only where it has room. */
-    const int budget = rc == GMC_OK && gmc_budget_active(dev);
-    struct gmc_budget_snap snap;
-    if (budget) {
-        gmc_budget_snap(c, &snap);
-        dev->bud_client = c;
-    }
-    /* Every referenced allocation GPU-accessible. */
+    return rc;
+}
+
+/* Every referenced allocation GPU-accessible, every FILL target in a
+ * memory segment. */
+static int submit_reach(gmc_device *dev, const struct gmc_submit *s, struct gmc_valloc **al)
+{
+    int rc = GMC_OK;
     for (unsigned i = 0; i < s->nrefs && rc == GMC_OK; i++) {
         struct gmc_valloc *a = al[i];
         if (a->locker != NULL)
@@ -191,25 +186,28 @@ int gmc_submit(gmc_client *c, const struct gmc_submit *s, uint64_t *fence)
         else
             rc = move_to(dev, d, mem);
     }
-    dev->bud_client = NULL;
-    if (rc == GMC_OK && budget) {
-        uint64_t trim;
-        uint32_t group;
-        rc = gmc_budget_admit(c, &snap, &trim, &group);
-    }
-    if (rc == GMC_OK && dev->sync_wait_fence > gmc_paging_completed(dev->pg)) {
-        dev->stats.sync_waits++;
-        rc = gmc_fence_await(dev, dev->sync_wait_fence);
-    }
-    /* The GPU reaches an aperture placement's system copy itself. */
-    for (unsigned i = 0; i < s->nrefs && rc == GMC_OK; i++) {
+    return rc;
+}
+
+/* The GPU reaches an aperture placement's system copy itself: the CPU
+ * cache model flushes (or, for a write, invalidates after) the Cached
+ * allocations there. */
+static void submit_cache(gmc_device *dev, const struct gmc_submit *s, struct gmc_valloc **al)
+{
+    for (unsigned i = 0; i < s->nrefs; i++) {
         struct gmc_valloc *a = al[i];
         const struct gmc_vseg *g = &dev->seg[a->seg];
         if (gmc_vseg_is_aperture(g))
             gmc_cache_gpu_access(dev, a, (g->desc.flags & GMC_SEGFLAGS_CACHE_COHERENT_MASK) != 0u,
                                  (s->refs[i].flags & GMC_REF_WRITE) != 0u);
     }
-    uint64_t f = 0;
+}
+
+/* One paging operation per GPU operation, on the allocations' current
+ * places; *f: the fence of the last one queued. */
+static int submit_queue(gmc_device *dev, const struct gmc_submit *s, struct gmc_valloc **al, uint64_t *f)
+{
+    int rc = GMC_OK;
     for (unsigned i = 0; i < s->nops && rc == GMC_OK; i++) {
         const struct gmc_gpu_op *op = &s->ops[i];
         struct gmc_valloc *d = al[op->dst];
@@ -230,25 +228,72 @@ int gmc_submit(gmc_client *c, const struct gmc_submit *s, uint64_t *fence)
             x.u.transfer.dst.segment_id = dev->seg[d->seg].desc.id;
             x.u.transfer.dst.segment_address = d->node.start + op->dst_offset;
         }
-        rc = gmc_fence_queue(dev, &x, &f);
+        rc = gmc_fence_queue(dev, &x, f);
     }
+    return rc;
+}
+
+/* The job is queued up to fence f: every allocation it uses is busy until
+ * then, the ones it writes hold content newer on the GPU. */
+static void submit_retire(gmc_device *dev, const struct gmc_submit *s, struct gmc_valloc **al, uint64_t f)
+{
+    for (unsigned i = 0; i < s->nrefs; i++) {
+        struct gmc_valloc *a = al[i];
+        if (f > a->busy_fence)
+            a->busy_fence = f;
+        if (s->refs[i].flags & GMC_REF_WRITE) {
+            a->write_fence = f;
+            if (!gmc_vseg_is_aperture(&dev->seg[a->seg]))
+                a->sys_valid = 0; /* the GPU copy is newer */
+            a->state |= GMC_ALLOC_STATE_HAS_CONTENT;
+        }
+        gmc_cand_touch(dev, a);
+    }
+}
+
+int gmc_submit(gmc_client *c, const struct gmc_submit *s, uint64_t *fence)
+{
+    if (fence != NULL)
+        *fence = 0;
+    if (c == NULL || s == NULL || (s->refs == NULL && s->nrefs > 0u) ||
+        (s->ops == NULL && s->nops > 0u))
+        return GMC_E_NULL_POINTER;
+    gmc_device *dev = c->dev;
+    struct gmc_valloc **al = calloc(s->nrefs ? s->nrefs : 1u, sizeof(*al));
+    if (al == NULL)
+        return GMC_E_NO_MEMORY;
+    int rc = submit_check(c, s, al);
+    /* Budgets: what the moves of submit_reach make count for the client;
+     * they place only where it has room. */
+    const int budget = rc == GMC_OK && gmc_budget_active(dev);
+    struct gmc_budget_snap snap;
+    if (budget) {
+        gmc_budget_snap(c, &snap);
+        dev->bud_client = c;
+    }
+    if (rc == GMC_OK)
+        rc = submit_reach(dev, s, al);
+    dev->bud_client = NULL;
+    if (rc == GMC_OK && budget) {
+        uint64_t trim;
+        uint32_t group;
+        rc = gmc_budget_admit(c, &snap, &trim, &group);
+    }
+    if (rc == GMC_OK && dev->sync_wait_fence > gmc_paging_completed(dev->pg)) {
+        dev->stats.sync_waits++;
+        rc = gmc_fence_await(dev, dev->sync_wait_fence);
+    }
+    if (rc == GMC_OK)
+        submit_cache(dev, s, al);
+    uint64_t f = 0;
+    if (rc == GMC_OK)
+        rc = submit_queue(dev, s, al, &f);
     if (rc == GMC_OK && f == 0u)
         f = gmc_paging_last_issued(dev->pg);
     if (rc == GMC_OK)
         rc = gmc_paging_flush(dev->pg);
     if (rc == GMC_OK) {
-        for (unsigned i = 0; i < s->nrefs; i++) {
-            struct gmc_valloc *a = al[i];
-            if (f > a->busy_fence)
-                a->busy_fence = f;
-            if (s->refs[i].flags & GMC_REF_WRITE) {
-                a->write_fence = f;
-                if (!gmc_vseg_is_aperture(&dev->seg[a->seg]))
-                    a->sys_valid = 0; /* the GPU copy is newer */
-                a->state |= GMC_ALLOC_STATE_HAS_CONTENT;
-            }
-            gmc_cand_touch(dev, a);
-        }
+        submit_retire(dev, s, al, f);
         dev->stats.submits++;
         if (fence != NULL)
             *fence = f;

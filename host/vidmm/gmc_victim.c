@@ -13,11 +13,12 @@
 #include <stdint.h>
 
 #include "gmc.h"
+#include "gmc_check.h"
 #include "gmc_victim.h"
 
 uint32_t gmc_victim_prio(const struct gmc_alloc_desc *d)
 {
-    return (d->info2_flags & GMC_INFO2_OVERRIDE_PRIORITY) ? d->umd_priority : d->priority;
+    return gmc_check_priority(d);
 }
 
 static int cmp_u64(uint64_t a, uint64_t b)

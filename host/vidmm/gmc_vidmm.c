@@ -229,7 +229,7 @@ int gmc_alloc_create(gmc_client *c, const struct gmc_alloc_desc *desc, gmc_handl
     int rc = gmc_rules_check_alloc(desc, dev->segdesc, dev->nsegs, NULL);
     if (rc != GMC_OK)
         return rc;
-    rc = gmc_check_powered((enum gmc_power_state)dev->power);
+    rc = gmc_check_powered(dev->power);
     if (rc != GMC_OK)
         return rc;
     struct create_res res = { NULL, NULL, NULL };
@@ -309,8 +309,7 @@ int gmc_alloc_query(const gmc_client *c, gmc_handle h, struct gmc_alloc_info *ou
     out->flags = a->desc.flags;
     out->kmt_flags = a->desc.kmt_flags;
     out->info2_flags = a->desc.info2_flags;
-    out->priority = (a->desc.info2_flags & GMC_INFO2_OVERRIDE_PRIORITY) ? a->desc.umd_priority
-                                                                        : a->desc.priority;
+    out->priority = gmc_check_priority(&a->desc);
     out->state |= a->state;
     if (a->creator == c->serial)
         out->state |= GMC_ALLOC_STATE_CREATOR;

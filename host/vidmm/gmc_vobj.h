@@ -146,7 +146,7 @@ struct gmc_device {
     uint64_t hot_budget[GMC_MAX_SEGMENTS]; /* bytes a segment's hot set may hold */
     uint64_t hot_bytes[GMC_MAX_SEGMENTS];  /* bytes it holds */
     uint64_t sync_wait_fence;       /* SynchronousPaging: the next submission waits for this */
-    uint32_t power;                 /* enum gmc_power_state */
+    enum gmc_power_state power;
     int gart_purged;                /* the page table was lost in the last power-down */
     struct gmc_device_stats stats;
     struct gmc_recovery_report recovery;

@@ -1,5 +1,5 @@
 /*
- * test_trace.c - the workload trace parser (cli/trace.c): what good traces
+ * test_trace.c - the workload trace parser (cli/trace*.c): what good traces
  * expand to, and the exact "FILE:LINE: reason" of each malformed one.
  */
 #include <setjmp.h>

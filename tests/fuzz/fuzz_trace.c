@@ -1,5 +1,5 @@
 /*
- * fuzz_trace.c - the workload trace parser (cli/trace.c) on any text.
+ * fuzz_trace.c - the workload trace parser (cli/trace*.c) on any text.
  *
  * Invariants: no crash, no sanitizer report, no hang (the expansion
  * budget); a refused trace gives GMC_E_INVALID_ARG (or GMC_E_NO_MEMORY), no

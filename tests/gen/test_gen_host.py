@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Tests of tools/gen_host.py: the committed files are fresh, and `check`
-really fails when one of them, or the spec, changes.
+"""Tests of tools/gen.py (one tool, one loader: tools/gmc_spec.py) on the
+status, rule, flag and bridge specs: the committed files are fresh, and
+`check` really fails when any generated file, or the spec, changes.
 
 Each case runs the generator as a program, in the repository or in a
-scratch copy of spec/, tools/, include/ and the generated files.
+scratch copy of spec/, tools/, include/ and every generated file.
 Prints "gen_host: N passed, M failed"; exits 1 when anything failed.
 """
 import os
@@ -15,14 +16,14 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.dont_write_bytecode = True  # leave no __pycache__ in tools/
 sys.path.insert(0, os.path.join(ROOT, "tools"))
-import gen_host  # noqa: E402  (for the list of generated files only)
+import gen  # noqa: E402  (for the list of generated files only)
 
-OUTPUTS = sorted(gen_host.OUTPUTS)
+OUTPUTS = sorted(gen.OUTPUTS)
 results = []
 
 
 def run(root, *args):
-    p = subprocess.run([sys.executable, os.path.join(root, "tools", "gen_host.py"), *args],
+    p = subprocess.run([sys.executable, os.path.join(root, "tools", "gen.py"), *args],
                        capture_output=True, text=True, cwd=root)
     return p.returncode, p.stderr
 
@@ -89,56 +90,45 @@ def test_missing_and_write(d):
         case("write reproduces the committed file byte for byte", a.read() == b.read())
 
 
+def stale_after_edit(d, path, old, new):
+    """Edit path, run check, put path back: check's exit status and the
+    files it named stale."""
+    with open(path) as f:
+        good = f.read()
+    edit(path, old, new)
+    rc, err = run(d, "check")
+    with open(path, "w") as f:
+        f.write(good)
+    return rc, stale_paths(err)
+
+
 def test_spec_edits(d):
-    rules = os.path.join(d, "spec", "rules.toml")
-    status = os.path.join(d, "spec", "status.toml")
-    with open(rules) as f:
-        rules_good = f.read()
-    with open(status) as f:
-        status_good = f.read()
-
-    edit(rules, 'statement = "0 is an invalid initial allocation priority."',
-         'statement = "Priority 0 is invalid."')
-    rc, err = run(d, "check")
+    spec = os.path.join(d, "spec")
+    rules = os.path.join(spec, "rules.toml")
+    rc, stale = stale_after_edit(d, rules, 'statement = "0 is an invalid initial allocation priority."',
+                                 'statement = "Priority 0 is invalid."')
     want = sorted(["docs/rules.md", "host/vidmm/gmc_rules_gen.c", "host/common/gmc_status_gen.c"])
-    case("a changed statement makes exactly its views stale", rc == 1 and stale_paths(err) == want,
-         f"{stale_paths(err)}")
-    with open(rules, "w") as f:
-        f.write(rules_good)
+    case("a changed statement makes exactly its views stale", rc == 1 and stale == want, f"{stale}")
 
-    edit(rules, 'fail = { priority = 0 }', 'fail = { priority = 1 }')
-    rc, err = run(d, "check")
-    case("a changed case makes only the case file stale",
-         rc == 1 and stale_paths(err) == ["tests/host/rules_cases.h"], f"{stale_paths(err)}")
-    with open(rules, "w") as f:
-        f.write(rules_good)
+    rc, stale = stale_after_edit(d, rules, 'fail = { priority = 0 }', 'fail = { priority = 1 }')
+    case("a changed case makes only the case file stale", rc == 1 and stale == ["tests/host/rules_cases.h"],
+         f"{stale}")
 
-    edit(status, 'name = "GMC_E_BUSY"\ncode = -7', 'name = "GMC_E_BUSY"\ncode = -70')
-    rc, err = run(d, "check")
-    case("a changed status code makes the header stale",
-         rc == 1 and "include/gmc_status.h" in stale_paths(err), f"{stale_paths(err)}")
-    with open(status, "w") as f:
-        f.write(status_good)
+    rc, stale = stale_after_edit(d, os.path.join(spec, "status.toml"), 'name = "GMC_E_BUSY"\ncode = -7',
+                                 'name = "GMC_E_BUSY"\ncode = -70')
+    case("a changed status code makes the header stale", rc == 1 and "include/gmc_status.h" in stale, f"{stale}")
 
-    sim_status = os.path.join(d, "spec", "sim_status.toml")
-    with open(sim_status) as f:
-        sim_good = f.read()
-    edit(sim_status, 'message = "a waveform is already open"', 'message = "a waveform is open"')
-    rc, err = run(d, "check")
+    rc, stale = stale_after_edit(d, os.path.join(spec, "sim_status.toml"), 'message = "a waveform is already open"',
+                                 'message = "a waveform is open"')
     case("a changed simulator message makes exactly sim/gmc_sim_status.h stale",
-         rc == 1 and stale_paths(err) == ["sim/gmc_sim_status.h"], f"{stale_paths(err)}")
-    with open(sim_status, "w") as f:
-        f.write(sim_good)
+         rc == 1 and stale == ["sim/gmc_sim_status.h"], f"{stale}")
 
-    flags = os.path.join(d, "spec", "flags.toml")
+    flags = os.path.join(spec, "flags.toml")
+    rc, stale = stale_after_edit(d, flags, 'name = "DonotEvict"', 'name = "DoNotEvict"')
+    case("a renamed WDDM flag name makes exactly the CLI table and the header comment stale",
+         rc == 1 and stale == ["cli/trace_flags.c", "include/gmc_flags.h"], f"{stale}")
     with open(flags) as f:
         flags_good = f.read()
-    edit(flags, 'name = "DonotEvict"', 'name = "DoNotEvict"')
-    rc, err = run(d, "check")
-    case("a renamed WDDM flag name makes exactly the CLI table and the header comment stale",
-         rc == 1 and stale_paths(err) == ["cli/trace_flags.c", "include/gmc_flags.h"], f"{stale_paths(err)}")
-    with open(flags, "w") as f:
-        f.write(flags_good)
     edit(flags, '{ bit = 7,  name = "Discard"', '{ bit = 8,  name = "Discard"')
     rc, err = run(d, "check")
     case("a moved lock bit makes exactly include/gmc_flags.h stale (the mask with it)",
@@ -154,6 +144,10 @@ def test_spec_edits(d):
             shutil.copyfile(os.path.join(ROOT, rel), os.path.join(d, rel))
     with open(flags, "w") as f:
         f.write(flags_good)
+
+    rc, stale = stale_after_edit(d, os.path.join(spec, "bridge.toml"), "\nversion = 3\n", "\nversion = 4\n")
+    case("a changed bridge version makes exactly the two bridge files stale",
+         rc == 1 and stale == ["firmware/common/gmc_bridge.vh", "include/gmc_bridge.h"], f"{stale}")
 
     rc, err = run(d, "check")
     case("restored spec is fresh again", rc == 0, err.strip())
@@ -217,6 +211,10 @@ def test_bad_specs(d):
          '"tests/host/test_flip.c:test_pin_refused"]', 'tests = []', "tests"),
         ("rule naming a flag flags.toml lacks", rules,
          'when = ["flags.PERMANENT_SYS_MEM"]', 'when = ["flags.RESERVED17"]', "no macro"),
+        ("bridge error code beyond its 4 bits", os.path.join(d, "spec", "bridge.toml"),
+         'name = "CRC"\ncode = 1\n', 'name = "CRC"\ncode = 16\n', "spec/bridge.toml: err CRC: code must be 1..15"),
+        ("bridge opcode used twice", os.path.join(d, "spec", "bridge.toml"),
+         "code = 0x02", "code = 0x01", "spec/bridge.toml: op"),
     ]
     for name, path, old, new, needle in bad:
         with open(path) as f:
@@ -228,7 +226,7 @@ def test_bad_specs(d):
         with open(path, "w") as f:
             f.write(good)
     rc, err = run(d, "frobnicate")
-    case("unknown mode prints usage and exits 2", rc == 2 and "gen_host.py write" in err)
+    case("unknown mode prints usage and exits 2", rc == 2 and "gen.py write" in err)
 
 
 def main():

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""The register map's generated views: fresh in the tree, detected when
-stale, and the spec validator refuses a broken spec. Prints
+"""The register map's generated views (tools/gen.py, renderer
+tools/gen_spec.py, loader tools/gmc_spec.py): fresh in the tree, detected
+when stale, and the spec validator refuses a broken spec. Prints
 'gen_spec: N passed, M failed' and exits non-zero on a failure."""
 import os
 import shutil
@@ -9,6 +10,10 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.dont_write_bytecode = True  # leave no __pycache__ in tools/
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import gen as gen_tool  # noqa: E402  (for the list of generated files only)
+
 results = []
 VIEWS = ("rtl/gmc_regs.vh", "rtl/gmc_defaults.vh", "include/gmc_regs.h", "docs/registers.md")
 
@@ -20,7 +25,7 @@ def check(name, cond, detail=""):
 
 
 def gen(root, *args):
-    return subprocess.run([sys.executable, os.path.join(root, "tools", "gen_spec.py"), *args],
+    return subprocess.run([sys.executable, os.path.join(root, "tools", "gen.py"), *args],
                           capture_output=True, text=True)
 
 
@@ -28,7 +33,7 @@ def copy_tree():
     tmp = tempfile.mkdtemp(prefix="gmc_gen_")
     for d in ("spec", "tools"):
         shutil.copytree(os.path.join(ROOT, d), os.path.join(tmp, d))
-    for f in VIEWS:
+    for f in gen_tool.OUTPUTS:
         os.makedirs(os.path.join(tmp, os.path.dirname(f)), exist_ok=True)
         shutil.copy(os.path.join(ROOT, f), os.path.join(tmp, f))
     return tmp

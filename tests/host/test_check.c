@@ -109,6 +109,30 @@ static void test_power(void **state)
     assert_int_equal(gmc_check_powered(HB), GMC_E_POWER_STATE);
 }
 
+static void test_priority(void **state)
+{
+    (void)state;
+    struct gmc_alloc_desc d = desc(0, 0, 0);
+    d.priority = GMC_PRIORITY_LOW;
+    d.umd_priority = GMC_PRIORITY_HIGH;
+    assert_int_equal(gmc_check_priority(&d), GMC_PRIORITY_LOW);
+    d.info2_flags = GMC_INFO2_OVERRIDE_PRIORITY;
+    assert_int_equal(gmc_check_priority(&d), GMC_PRIORITY_HIGH);
+}
+
+static void test_existing_sys_mem(void **state)
+{
+    (void)state;
+    struct gmc_alloc_desc d = desc(GMC_ALLOC_PERMANENT_SYS_MEM | GMC_ALLOC_CPU_VISIBLE, 0, 0);
+    assert_int_equal(gmc_check_existing_sys_mem(&d), 0);
+    d = desc(GMC_ALLOC_EXISTING_SYS_MEM, 0, 0);
+    assert_int_equal(gmc_check_existing_sys_mem(&d), 1);
+    d = desc(GMC_ALLOC_EXISTING_KERNEL_SYS_MEM, 0, 0);
+    assert_int_equal(gmc_check_existing_sys_mem(&d), 1);
+    d = desc(0, GMC_KMT_EXISTING_SYS_MEM, 0);
+    assert_int_equal(gmc_check_existing_sys_mem(&d), 1);
+}
+
 /* The library's gmc_lock() answers what the predicate answers, on the
  * model, for every combination of the flag bits the rule reads. */
 static void test_lock_matches_device(void **state)
@@ -172,6 +196,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lock_rules),  cmocka_unit_test(test_locked_access),
         cmocka_unit_test(test_share_kind),  cmocka_unit_test(test_power),
+        cmocka_unit_test(test_priority),    cmocka_unit_test(test_existing_sys_mem),
         cmocka_unit_test(test_lock_matches_device),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
