@@ -281,13 +281,18 @@ static void vfio_irq(struct pci_ctx *c)
         int fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
         if (fd < 0)
             return;
-        struct {
-            struct vfio_irq_set set;
-            int32_t fd;
-        } req = { .set = { .argsz = sizeof(req), .flags = VFIO_IRQ_SET_DATA_EVENTFD | VFIO_IRQ_SET_ACTION_TRIGGER,
-                           .index = order[i], .start = 0, .count = 1 },
-                  .fd = fd };
-        if (ioctl(c->device, VFIO_DEVICE_SET_IRQS, &req) != 0) {
+        /* The header, then the eventfd as its data (a struct with the
+         * header as a member is a GNU extension: the header ends in a
+         * flexible array). */
+        const int32_t fd32 = fd;
+        const size_t at = offsetof(struct vfio_irq_set, data);
+        _Alignas(struct vfio_irq_set) unsigned char req[sizeof(struct vfio_irq_set) + sizeof fd32];
+        const struct vfio_irq_set hdr = { .argsz = (uint32_t)(at + sizeof fd32),
+                                          .flags = VFIO_IRQ_SET_DATA_EVENTFD | VFIO_IRQ_SET_ACTION_TRIGGER,
+                                          .index = order[i], .start = 0, .count = 1 };
+        memcpy(req, &hdr, at);
+        memcpy(req + at, &fd32, sizeof fd32);
+        if (ioctl(c->device, VFIO_DEVICE_SET_IRQS, req) != 0) {
             close(fd);
             continue;
         }
