@@ -446,8 +446,16 @@ int main(void)
         return 1;
     check_outside(k);
     k->nr = 0;
-    while (k->packets < want)
+    uint64_t next_note = 100000u;
+    while (k->packets < want) {
         batch(k);
+        if (k->packets >= next_note) { /* long runs: the figures so far */
+            printf("soak: after %" PRIu64 " packets: hangs %" PRIu64 ", outside %" PRIu64 ", mismatches %" PRIu64
+                   ", cycles %" PRIu64 "\n", k->packets, k->hangs, k->outside, k->mismatches, gmc_sim_cycles(k->s));
+            fflush(stdout);
+            next_note += 100000u;
+        }
+    }
 
     char msg[256] = "";
     uint64_t axi = gmc_sim_protocol_violations(k->s, msg, sizeof msg);
