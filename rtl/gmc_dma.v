@@ -605,7 +605,11 @@ module gmc_dma #(
 
     // ------------------------------------------------------------ watchdog
 
-    wire wd_active = !faulted && owed_cur;
+    // An address the bus does not take counts too, whatever its epoch: one
+    // left from before an abort holds the AR (AW) register, so the work of
+    // the current epoch cannot start while nothing of it is owed yet.
+    wire addr_wait = m_axi_arvalid || m_axi_awvalid;
+    wire wd_active = !faulted && (owed_cur || addr_wait);
     wire progress  = r_cur || (b_done && b_epoch == epoch_reg) || (m_axi_arvalid && m_axi_arready)
                      || (m_axi_awvalid && m_axi_awready) || (m_axi_wvalid && m_axi_wready);
     assign timeout = wd_active && (watchdog_q != 32'd0) && (wd_reg >= watchdog_q);
@@ -644,6 +648,9 @@ module gmc_dma #(
         if (o_w_v && (!best_v || seq_reg - o_w_s > best_age)) begin
             best_v = 1'b1; best_age = seq_reg - o_w_s; timeout_addr = o_w_a;
         end
+        // Nothing of the current epoch owed: the address waiting on the bus.
+        if (!best_v)
+            timeout_addr = m_axi_arvalid ? m_axi_araddr : m_axi_awaddr;
         end
     end
 

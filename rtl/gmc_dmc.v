@@ -326,7 +326,11 @@ module gmc_dmc #(
                     || (ar_v && ar_e == ep) || (aw_v && aw_e == ep) || w_v;
     wire owes_any = (owe_rd | owe_wr) != 8'd0 || ar_v || aw_v || w_v;
     wire any_hs = ar_hs || aw_hs || w_hs || m_axi_rvalid || m_axi_bvalid;
-    wire wd_fire = watchdog != 32'd0 && owes_cur && !any_hs && wd_cnt + 32'd1 >= watchdog;
+    // The watchdog also counts while an address waits for the bus, whatever
+    // its epoch: one left from before an abort holds AR (AW), so the next
+    // packet cannot even be fetched while nothing of this epoch is owed.
+    wire wd_owes = owes_cur || ar_v || aw_v;
+    wire wd_fire = watchdog != 32'd0 && wd_owes && !any_hs && wd_cnt + 32'd1 >= watchdog;
 
     // The next epoch after an abort: the first after ep that owes nothing,
     // else simply ep + 1.
@@ -542,7 +546,7 @@ module gmc_dmc #(
                  || (st == S_WB && b_cur && b_err);
     wire f_chk = st == S_CHK && chk_done && chk_code != GMC_DMA_FAULT_NONE;
     wire f_pte = st == S_XLW && g_resp_valid[xs] && (g_resp_fault || !g_resp_system);
-    wire f_to  = wd_fire && st != S_IDLE;
+    wire f_to  = wd_fire && (st != S_IDLE || can_fetch);
     wire flt   = f_bus || f_chk || f_pte || f_to;
     wire [3:0]  flt_code = f_to ? GMC_DMA_FAULT_TIMEOUT : f_bus ? GMC_DMA_FAULT_BUS
                          : f_chk ? chk_code
@@ -582,7 +586,7 @@ module gmc_dmc #(
 
         // Watchdog: cycles with transactions of this epoch owed and no
         // handshake on any channel.
-        if (!owes_cur || any_hs) wd_cnt <= 32'd0;
+        if (!wd_owes || any_hs) wd_cnt <= 32'd0;
         else wd_cnt <= wd_cnt + 32'd1;
 
         if (g_v && g_req_ready[xs]) g_v <= 1'b0;

@@ -53,7 +53,7 @@ struct HostBurst {
     uint32_t beat;  // next beat index
     uint64_t ready_at;
     bool hang;
-    int resp;       // write: worst response so far
+    int resp;       // write: worst response so far; read: SLVERR once released
     bool beat_started() const { return beat != 0; }
 };
 
@@ -287,7 +287,9 @@ void host_drive(gmc_sim *sim)
             int resp = kRespOkay;
             uint64_t data = 0;
             const int inj = find_inject(sim, lane0, bytes);
-            if (inj == GMC_SIM_INJECT_SLVERR || inj == GMC_SIM_INJECT_DECERR) {
+            if (h.resp != kRespOkay) {
+                resp = h.resp;  // released after a hang (gmc_sim_host_release)
+            } else if (inj == GMC_SIM_INJECT_SLVERR || inj == GMC_SIM_INJECT_DECERR) {
                 resp = inj;
             } else if (const Region *r = find_region(sim, h.addr & ~7ull, 8)) {
                 std::memcpy(&data, r->ptr + ((h.addr & ~7ull) - r->bus), 8);
@@ -933,6 +935,22 @@ void gmc_sim_host_inject_clear(gmc_sim *sim)
     if (sim) sim->injects.clear();
 }
 
+int gmc_sim_host_release(gmc_sim *sim)
+{
+    if (!sim) return GMC_SIM_EINVAL;
+    for (HostBurst &h : sim->rd_q)
+        if (h.hang) {
+            h.hang = false;
+            h.resp = kRespSlverr;
+        }
+    for (BResp &b : sim->b_q)
+        if (b.hang) {
+            b.hang = false;
+            b.resp = kRespSlverr;
+        }
+    return GMC_SIM_OK;
+}
+
 int gmc_sim_irq(const gmc_sim *sim)
 {
     return sim ? (sim->top->irq ? 1 : 0) : 0;
@@ -982,7 +1000,22 @@ int gmc_sim_vram_peek(const gmc_sim *sim, uint64_t addr, void *buf, size_t len)
         return GMC_SIM_EINVAL;
     const auto &mem = sim->top->rootp->gmc_top__DOT__u_vram__DOT__mem;
     uint8_t *out = static_cast<uint8_t *>(buf);
-    for (size_t i = 0; i < len; i++) {
+    size_t i = 0;
+    // Bytes up to a word boundary, whole words, then the tail. (Whole
+    // words: the soak peeks all of VRAM after every batch.)
+    for (; i < len && ((addr + i) & 7) != 0; i++) {
+        const uint64_t a = addr + i;
+        out[i] = static_cast<uint8_t>(mem[a >> 3] >> (8 * (a & 7)));
+    }
+    for (; len - i >= 8; i += 8) {
+        const uint64_t w = mem[(addr + i) >> 3];
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        std::memcpy(out + i, &w, 8);  // byte b of the word is bits 8b+7:8b
+#else
+        for (unsigned b = 0; b < 8; b++) out[i + b] = static_cast<uint8_t>(w >> (8 * b));
+#endif
+    }
+    for (; i < len; i++) {
         const uint64_t a = addr + i;
         out[i] = static_cast<uint8_t>(mem[a >> 3] >> (8 * (a & 7)));
     }

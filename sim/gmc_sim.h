@@ -133,6 +133,10 @@ enum gmc_sim_inject {
 };
 int gmc_sim_host_inject(gmc_sim *sim, uint64_t bus, uint64_t len, int kind);
 void gmc_sim_host_inject_clear(gmc_sim *sim);
+/* Every hung read and write answers now, late, with SLVERR (the bus gives
+ * up on them, as a completion timeout does); a hung write's data was never
+ * stored. Other injections and new accesses are unaffected. */
+int gmc_sim_host_release(gmc_sim *sim);
 
 /* The IRQ line, and a callback called on each change with the new level. */
 typedef void (*gmc_sim_irq_fn)(void *user, int level, uint64_t cycle);

@@ -3,7 +3,8 @@
 # a bounded model check from reset, then k-induction (unbounded).
 #   tools/formal.sh MODULE DEPTH ["chparam -set P V ... MODULE"] [BMC_ONLY]
 # FORMAL_SRC replaces rtl/MODULE.v (a seeded-bug copy, tests/formal) and
-# FORMAL_OUT the output directory. BMC_ONLY=1 skips the induction (a
+# FORMAL_OUT the output directory; FORMAL_COVER=1 also requires every
+# cover() to be reached within DEPTH steps. BMC_ONLY=1 skips the induction (a
 # seeded bug only has to fail the BMC).
 # Memories are mapped to flip-flops (z3 is slow on array theory); a
 # chparam command can shrink widths that do not change the protocol logic.
@@ -24,6 +25,14 @@ if yosys-smtbmc -s z3 --unroll --presat -t "$depth" --dump-vcd "$out/bmc.vcd" "$
   pass=$((pass + 1))
 else
   fail=$((fail + 1)); echo "BMC of $mod failed (trace: $out/bmc.vcd):"; tail -5 "$out/bmc.log"
+fi
+# FORMAL_COVER=1: every cover() must be reached within the depth.
+if [ "${FORMAL_COVER:-0}" = 1 ]; then
+  if yosys-smtbmc -s z3 --unroll -c -t "$depth" --dump-vcd "$out/cover.vcd" "$out/$mod.smt2" >"$out/cover.log" 2>&1; then
+    pass=$((pass + 1))
+  else
+    fail=$((fail + 1)); echo "cover of $mod failed:"; grep -i 'unreached\|failed' "$out/cover.log" | tail -5
+  fi
 fi
 if [ "$bmc_only" = 1 ]; then
   :

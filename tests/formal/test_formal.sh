@@ -67,29 +67,58 @@ if out=$(FORMAL_SRC="$(dma_srcs)" FORMAL_OUT=${BUILD:-build}/formal/gmc_dma_form
 else
   fail=$((fail + 1)); printf '%s\n' "$out"
 fi
-# Seeded bugs in the engine: FILE is edited, the harness must fail on TOKEN.
-dma_mutant() {
-  local name=$1 file=$2 expr=$3 token=$4
+# Seeded bugs in the engine: rtl/FILE.v is edited, the BMC of HARNESS
+# (tests/formal/HARNESS.v, its sources from SRCS FILE COPY) must fail on
+# an assertion whose line contains TOKEN.
+#   harness_mutant NAME HARNESS DEPTH SRCS FILE SED TOKEN
+harness_mutant() {
+  local name=$1 harness=$2 depth=$3 srcs=$4 file=$5 expr=$6 token=$7
   local dir=${BUILD:-build}/formal/mutants/$name
   mkdir -p "$dir"
   sed -e "$expr" "rtl/$file.v" > "$dir/$file.v"
   if cmp -s "rtl/$file.v" "$dir/$file.v"; then
     fail=$((fail + 1)); echo "mutant $name: the edit '$expr' changed nothing"; return
   fi
-  FORMAL_SRC="$(dma_srcs "$file" "$dir/$file.v")" FORMAL_OUT=$dir \
-    tools/formal.sh gmc_dma_formal "$DMA_DEPTH" "" 1 >"$dir/run.log" 2>&1
+  FORMAL_SRC="$("$srcs" "$file" "$dir/$file.v")" FORMAL_OUT=$dir \
+    tools/formal.sh "$harness" "$depth" "" 1 >"$dir/run.log" 2>&1
   local at ln line
-  at=$(grep -o "Assert failed in gmc_dma_formal: [^ ]*" "$dir/bmc.log" | head -1)
+  at=$(grep -o "Assert failed in $harness: [^ ]*" "$dir/bmc.log" | head -1)
   ln=$(printf '%s' "$at" | sed -E 's/.*-([0-9]+)\.[0-9]+$/\1/')
-  line=$([ -n "$ln" ] && sed -n "${ln}p" tests/formal/gmc_dma_formal.v)
+  line=$([ -n "$ln" ] && sed -n "${ln}p" "tests/formal/$harness.v")
   if [ -n "$at" ] && printf '%s' "$line" | grep -q -- "$token"; then
     pass=$((pass + 1)); echo "mutant $name: caught by line $ln:$(printf '%s' "$line" | sed 's/^ *//')"
   else
     fail=$((fail + 1)); echo "mutant $name: not caught by a property with '$token' (${at:-BMC passed}: $line)"
   fi
 }
+dma_mutant() {  # NAME FILE SED TOKEN
+  harness_mutant "$1" gmc_dma_formal "$DMA_DEPTH" dma_srcs "$2" "$3" "$4"
+}
 # WRAP bursts on the read channel; read data refused (responses not consumed).
 dma_mutant dma-wrap gmc_dma "s/assign m_axi_arburst = 2'd1;/assign m_axi_arburst = 2'd2;/" 'araddr'
 dma_mutant dma-no-rready gmc_dma_axi_rd_arb "s/assign m_axi_rready = 1'b1;/assign m_axi_rready = 1'b0;/" 'rready'
+
+# The write side alone (tests/formal/gmc_dma_wr_formal.v): its bursts come
+# within a few cycles of reset, so the write-channel properties are
+# reached (the cover()s must be, within the depth) and seeded write bugs
+# are caught.
+WR_DEPTH=${GMC_FORMAL_WR_DEPTH:-9}
+wr_srcs() {  # gmc_dma_wr (or, with FILE COPY, the copy), its queue, the harness
+  printf '%s rtl/gmc_dma_tagq.v tests/formal/gmc_dma_wr_formal.v' "${2:-rtl/gmc_dma_wr.v}"
+}
+if out=$(FORMAL_COVER=1 FORMAL_SRC="$(wr_srcs)" FORMAL_OUT=${BUILD:-build}/formal/gmc_dma_wr_formal \
+         tools/formal.sh gmc_dma_wr_formal "$WR_DEPTH" "" 1 2>&1); then
+  pass=$((pass + 1))
+else
+  fail=$((fail + 1)); printf '%s\n' "$out"
+fi
+wr_mutant() {  # NAME SED TOKEN
+  harness_mutant "$1" gmc_dma_wr_formal "$WR_DEPTH" wr_srcs gmc_dma_wr "$2" "$3"
+}
+# WLAST one beat late; bursts cut at MAX_BURST beats from any word (so
+# they run over the page's end); AWLEN one more than the beats sent.
+wr_mutant wr-wlast "s/wlast    = (wk_reg == wq_beats - 9'd1);/wlast    = (wk_reg == wq_beats);/" 'wlast'
+wr_mutant wr-4k "s/blk_left = MAX_BURST\[8:0\] - {{(9 - BL){1'b0}}, dpw_reg\[BL-1:0\]};/blk_left = MAX_BURST[8:0];/" '4096'
+wr_mutant wr-awlen "s/awlen_reg <= beats\[7:0\] - 8'd1;/awlen_reg <= beats[7:0];/" 'awlen\|wlast'
 echo "formal: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

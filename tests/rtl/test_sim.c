@@ -179,6 +179,18 @@ static void test_lifecycle_args(void **state)
     uint8_t b[8];
     assert_int_equal(gmc_sim_vram_peek(s, T_VRAM_BYTES - 4, b, 8), GMC_SIM_EINVAL);
     assert_int_equal(gmc_sim_vram_peek(s, T_VRAM_BYTES - 8, b, 8), GMC_SIM_OK);
+    /* A peek of any range (head bytes, whole words, tail) reads the bytes
+     * one-byte peeks read. */
+    assert_int_equal(gmc_sim_vram_scramble(s, 0, 4096, 77), GMC_SIM_OK);
+    for (unsigned off = 0; off < 9; off++)
+        for (unsigned n = 0; n < 40; n += 3) {
+            uint8_t whole[40], one;
+            assert_int_equal(gmc_sim_vram_peek(s, 1000 + off, whole, n), GMC_SIM_OK);
+            for (unsigned i = 0; i < n; i++) {
+                assert_int_equal(gmc_sim_vram_peek(s, 1000 + off + i, &one, 1), GMC_SIM_OK);
+                assert_int_equal(whole[i], one);
+            }
+        }
     assert_int_equal(gmc_sim_vram_size(s), T_VRAM_BYTES);
     for (int c = -10; c <= 0; c++) {
         assert_non_null(gmc_sim_strerror(c));
