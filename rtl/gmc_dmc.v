@@ -218,7 +218,7 @@ module gmc_dmc #(
     reg [7:0]  ar_l;
     reg [1:0]  ar_e, aw_e;
     reg [1:0]  ep;
-    reg [1:0]  owe_rd0, owe_rd1, owe_rd2, owe_rd3, owe_wr0, owe_wr1, owe_wr2, owe_wr3;
+    reg [3:0]  owe_rd, owe_wr;   // per epoch: a read (write) is owed by the bus
     reg [31:0] wd_cnt;
     reg [47:0] xact_addr;        // burst address of the transaction owed (TIMEOUT)
     reg        g_v;
@@ -303,28 +303,33 @@ module gmc_dmc #(
 
     // ------------------------------------------------------ bus bookkeeping
 
-    wire ar_hs = ar_v && m_axi_arready;
-    wire aw_hs = aw_v && m_axi_awready;
+    // An epoch owes at most one read and one write. An address goes onto
+    // the bus only when its epoch owes nothing on that channel, and a
+    // response is taken as the engine's only while no address of its own
+    // waits: so after an abort into an epoch that still owes (once all
+    // four epochs owe a hung transaction the epoch simply advances), the
+    // late responses of that epoch are dropped rather than taken for new
+    // ones, and the owed transactions never outnumber the flags, however
+    // many the bus holds. A waiting address (epoch, stream and all) is held
+    // meanwhile, so the watchdog counts and TIMEOUT names it. Only its own
+    // handshake sets its epoch's flag, so ARVALID and AWVALID never drop
+    // before it. In normal running the engine has one transaction in
+    // flight and awaits it before the next, so nothing waits.
+    wire ar_room = !owe_rd[ar_e];
+    wire aw_room = !owe_wr[aw_e];
+    wire ar_hs = ar_v && ar_room && m_axi_arready;
+    wire aw_hs = aw_v && aw_room && m_axi_awready;
     wire w_hs  = w_v && m_axi_wready;
     wire [1:0] r_e = m_axi_rid[3:2];
     wire [1:0] b_e = m_axi_bid[3:2];
-    wire r_cur = m_axi_rvalid && r_e == ep;   // a beat of the current epoch
-    wire b_cur = m_axi_bvalid && b_e == ep;
+    wire r_cur = m_axi_rvalid && r_e == ep && !ar_v;   // a beat of the engine's read
+    wire b_cur = m_axi_bvalid && b_e == ep && !aw_v;
     wire r_err = m_axi_rresp[1];
     wire b_err = m_axi_bresp[1];
 
-    function [1:0] owe_of;
-        input [1:0] e;
-        input [7:0] v;
-        begin
-            owe_of = v[2*e +: 2];
-        end
-    endfunction
-    wire [7:0] owe_rd = {owe_rd3, owe_rd2, owe_rd1, owe_rd0};
-    wire [7:0] owe_wr = {owe_wr3, owe_wr2, owe_wr1, owe_wr0};
-    wire owes_cur = owe_of(ep, owe_rd) != 2'd0 || owe_of(ep, owe_wr) != 2'd0
+    wire owes_cur = owe_rd[ep] || owe_wr[ep]
                     || (ar_v && ar_e == ep) || (aw_v && aw_e == ep) || w_v;
-    wire owes_any = (owe_rd | owe_wr) != 8'd0 || ar_v || aw_v || w_v;
+    wire owes_any = (owe_rd | owe_wr) != 4'd0 || ar_v || aw_v || w_v;
     wire any_hs = ar_hs || aw_hs || w_hs || m_axi_rvalid || m_axi_bvalid;
     // The watchdog also counts while an address waits for the bus, whatever
     // its epoch: one left from before an abort holds AR (AW), so the next
@@ -336,8 +341,8 @@ module gmc_dmc #(
     // else simply ep + 1.
     function [1:0] next_epoch;
         input [1:0] e;
-        input [7:0] ord;
-        input [7:0] owr;
+        input [3:0] ord;
+        input [3:0] owr;
         input       arp;
         input [1:0] are;
         input       awp;
@@ -350,7 +355,7 @@ module gmc_dmc #(
             found = 1'b0;
             for (i = 1; i < 4; i = i + 1) begin
                 c = e + i[1:0];
-                if (!found && owe_of(c, ord) == 2'd0 && owe_of(c, owr) == 2'd0
+                if (!found && !ord[c] && !owr[c]
                     && !(arp && are == c) && !(awp && awe == c)) begin
                     next_epoch = c;
                     found = 1'b1;
@@ -369,7 +374,7 @@ module gmc_dmc #(
     assign m_axi_arlock = 1'b0;
     assign m_axi_arcache = 4'b0011;
     assign m_axi_arprot = 3'b000;
-    assign m_axi_arvalid = ar_v;
+    assign m_axi_arvalid = ar_v && ar_room;
     assign m_axi_rready = 1'b1;
     assign m_axi_awid = {{(ID_WIDTH-4){1'b0}}, aw_e, 2'd3};
     // The write's address and data are the destination block's: dl,
@@ -382,7 +387,7 @@ module gmc_dmc #(
     assign m_axi_awlock = 1'b0;
     assign m_axi_awcache = 4'b0011;
     assign m_axi_awprot = 3'b000;
-    assign m_axi_awvalid = aw_v;
+    assign m_axi_awvalid = aw_v && aw_room;
     assign m_axi_wdata = wdata;
     assign m_axi_wstrb = wstrb;
     assign m_axi_wlast = 1'b1;
@@ -410,8 +415,8 @@ module gmc_dmc #(
     assign st_state = faulted ? 2'd2
                     : (st != S_IDLE || in_ib || (enable && head != tail)) ? 2'd1 : 2'd0;
     assign st_indirect = in_ib;
-    assign st_rd_out = {6'd0, owe_rd0} + {6'd0, owe_rd1} + {6'd0, owe_rd2} + {6'd0, owe_rd3};
-    assign st_wr_out = {6'd0, owe_wr0} + {6'd0, owe_wr1} + {6'd0, owe_wr2} + {6'd0, owe_wr3};
+    assign st_rd_out = {7'd0, owe_rd[0]} + {7'd0, owe_rd[1]} + {7'd0, owe_rd[2]} + {7'd0, owe_rd[3]};
+    assign st_wr_out = {7'd0, owe_wr[0]} + {7'd0, owe_wr[1]} + {7'd0, owe_wr[2]} + {7'd0, owe_wr[3]};
     assign st_head = head;
     assign st_fence = fence;
     assign st_fault_code = {faulted && in_ib, f_code};
@@ -569,24 +574,21 @@ module gmc_dmc #(
         if (ar_hs) ar_v <= 1'b0;
         if (aw_hs) aw_v <= 1'b0;
         if (w_hs) w_v <= 1'b0;
+        // (A handshake needs its epoch's flag clear, a response its flag
+        // set, so the two never meet on one flag.)
         for (b = 0; b < 4; b = b + 1) begin
-            if (ar_hs && ar_e == b[1:0] && !(m_axi_rvalid && m_axi_rlast && r_e == b[1:0]))
-                case (b) 0: owe_rd0 <= owe_rd0 + 2'd1; 1: owe_rd1 <= owe_rd1 + 2'd1;
-                         2: owe_rd2 <= owe_rd2 + 2'd1; default: owe_rd3 <= owe_rd3 + 2'd1; endcase
-            if (!(ar_hs && ar_e == b[1:0]) && m_axi_rvalid && m_axi_rlast && r_e == b[1:0])
-                case (b) 0: owe_rd0 <= owe_rd0 - 2'd1; 1: owe_rd1 <= owe_rd1 - 2'd1;
-                         2: owe_rd2 <= owe_rd2 - 2'd1; default: owe_rd3 <= owe_rd3 - 2'd1; endcase
-            if (aw_hs && aw_e == b[1:0] && !(m_axi_bvalid && b_e == b[1:0]))
-                case (b) 0: owe_wr0 <= owe_wr0 + 2'd1; 1: owe_wr1 <= owe_wr1 + 2'd1;
-                         2: owe_wr2 <= owe_wr2 + 2'd1; default: owe_wr3 <= owe_wr3 + 2'd1; endcase
-            if (!(aw_hs && aw_e == b[1:0]) && m_axi_bvalid && b_e == b[1:0])
-                case (b) 0: owe_wr0 <= owe_wr0 - 2'd1; 1: owe_wr1 <= owe_wr1 - 2'd1;
-                         2: owe_wr2 <= owe_wr2 - 2'd1; default: owe_wr3 <= owe_wr3 - 2'd1; endcase
+            if (ar_hs && ar_e == b[1:0]) owe_rd[b] <= 1'b1;
+            else if (m_axi_rvalid && m_axi_rlast && r_e == b[1:0]) owe_rd[b] <= 1'b0;
+            if (aw_hs && aw_e == b[1:0]) owe_wr[b] <= 1'b1;
+            else if (m_axi_bvalid && b_e == b[1:0]) owe_wr[b] <= 1'b0;
         end
 
-        // Watchdog: cycles with transactions of this epoch owed and no
-        // handshake on any channel.
-        if (!wd_owes || any_hs) wd_cnt <= 32'd0;
+        // Watchdog: cycles with transactions of this epoch owed (or an
+        // address waiting) and no handshake on any channel, while the
+        // engine has work: idle, it only waits for late responses (it can
+        // fault only with work, f_to), so new work starts a full count and
+        // a fetch held back meanwhile is what TIMEOUT names.
+        if (!wd_owes || any_hs || (st == S_IDLE && !can_fetch)) wd_cnt <= 32'd0;
         else wd_cnt <= wd_cnt + 32'd1;
 
         if (g_v && g_req_ready[xs]) g_v <= 1'b0;
@@ -843,7 +845,8 @@ module gmc_dmc #(
             rresult <= 64'd0;
             ar_v <= 1'b0; aw_v <= 1'b0; w_v <= 1'b0;
             ep <= 2'd0;
-            {owe_rd0, owe_rd1, owe_rd2, owe_rd3, owe_wr0, owe_wr1, owe_wr2, owe_wr3} <= 16'd0;
+            owe_rd <= 4'd0;
+            owe_wr <= 4'd0;
             wd_cnt <= 32'd0;
             g_v <= 1'b0;
             ev_packets <= 2'd0;
