@@ -528,6 +528,24 @@ static int op_power(struct run *r, const struct tr_op *op)
     return st;
 }
 
+/* pin-flip, unpin-flip; the pin and where it holds go to the decision log. */
+static int op_flip(struct run *r, const struct tr_op *op, struct ent_rt *x)
+{
+    gmc_client *cl = r->cl[op->client];
+    const char *nm = r->t->entities[op->entity].name;
+    if (op->kind == TR_UNPIN_FLIP) {
+        int st = gmc_alloc_unpin_direct_flip(cl, x->h[op->client]);
+        if (st == GMC_OK)
+            dlog(r, "  flip-unpinned %s", nm);
+        return st;
+    }
+    int st = gmc_alloc_pin_direct_flip(cl, x->h[op->client]);
+    struct gmc_alloc_info ai;
+    if (st == GMC_OK && gmc_alloc_query(cl, x->h[op->client], &ai) == GMC_OK)
+        dlog(r, "  flip-pinned %s seg %u off 0x%" PRIx64, nm, ai.segment, ai.offset);
+    return st;
+}
+
 static int run_op(struct run *r, const struct tr_op *op, char *why, size_t wn)
 {
     const struct trace *t = r->t;
@@ -580,6 +598,9 @@ static int run_op(struct run *r, const struct tr_op *op, char *why, size_t wn)
     case TR_RESERVE:
     case TR_MEMINFO:
         return op_budget(r, op, why, wn);
+    case TR_PIN_FLIP:
+    case TR_UNPIN_FLIP:
+        return op_flip(r, op, x);
     default:
         return GMC_E_INTERNAL;
     }
@@ -713,7 +734,8 @@ static void note_first_error(struct run *r, const struct tr_op *op, int st, int 
     if (tl->first_error[0] != '\0')
         return;
     const int named = op->kind == TR_ALLOC || op->kind == TR_DESTROY || op->kind == TR_OPEN || op->kind == TR_LOCK ||
-                      op->kind == TR_UNLOCK || op->kind == TR_WRITE || op->kind == TR_READ;
+                      op->kind == TR_UNLOCK || op->kind == TR_WRITE || op->kind == TR_READ ||
+                      op->kind == TR_PIN_FLIP || op->kind == TR_UNPIN_FLIP;
     const char *nm = op->entity < t->nentities && named ? t->entities[op->entity].name : "";
     snprintf(tl->first_error, sizeof(tl->first_error), "%s:%u: %s%s%s: %s (%s)%s%s%s%s", t->file, op->line,
              tr_kind_name(op->kind), nm[0] ? " " : "", nm, gmc_status_name(st), gmc_strerror(st),

@@ -296,7 +296,8 @@ static int do_access(struct tr_parser *p, unsigned L, const struct tr_args *a, s
     return tr_check_access(p, L, o);
 }
 
-/* destroy, open, lock, unlock, write, read: one allocation, one client. */
+/* destroy, open, lock, unlock, write, read, pin-flip, unpin-flip: one
+ * allocation, one client. */
 static int do_entity_op(struct tr_parser *p, unsigned L, const struct tr_opdef *d, const struct tr_args *a)
 {
     const char *op = d->word;
@@ -313,11 +314,15 @@ static int do_entity_op(struct tr_parser *p, unsigned L, const struct tr_opdef *
         return -1;
     }
     struct tr_op *o = tr_new_op(p, d->kind, L);
-    if (o == NULL || tr_expect_arg(p, L, op, a, o) != 0 || tr_power_check(p, L, op, o) != 0)
+    const int flip = d->kind == TR_PIN_FLIP || d->kind == TR_UNPIN_FLIP; /* their own power rule */
+    if (o == NULL || tr_expect_arg(p, L, op, a, o) != 0 || (!flip && tr_power_check(p, L, op, o) != 0))
         return -1;
     o->entity = e;
     o->client = c;
     switch (d->kind) {
+    case TR_PIN_FLIP:
+    case TR_UNPIN_FLIP:
+        return tr_checked(o) ? tr_check_flip(p, L, o) : 0;
     case TR_DESTROY:
         if (tr_checked(o))
             tr_close_handle(p, e, c);

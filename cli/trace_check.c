@@ -143,3 +143,23 @@ int tr_check_access(struct tr_parser *p, unsigned L, const struct tr_op *o)
     }
     return cpu_access_check(p, L, op, o->entity, o->client, wr ? GMC_LOCK_WRITE_ONLY : GMC_LOCK_READ_ONLY);
 }
+
+int tr_check_flip(struct tr_parser *p, unsigned L, const struct tr_op *o)
+{
+    struct tr_ent_state *s = &p->es[o->entity];
+    const char *nm = p->t->entities[o->entity].name;
+    if (o->kind == TR_UNPIN_FLIP) {
+        if (gmc_check_flip_unpin(s->flip_line != 0) != GMC_OK)
+            return tr_perr(p, L, "unpin-flip: '%s' is not pinned for DirectFlip (the library answers BAD_STATE)",
+                           nm);
+        s->flip_line = 0;
+        return 0;
+    }
+    /* Any nonzero mask: which segments are DirectFlip is the device's to say. */
+    if (gmc_check_flip_pin(~0u, s->flip_line != 0, power_state(p)) != GMC_OK)
+        return tr_perr(p, L, "pin-flip: the device is in %s since line %u (resume first)", power_name(p),
+                       p->power_line);
+    if (s->flip_line == 0)
+        s->flip_line = L;
+    return 0;
+}

@@ -27,5 +27,9 @@ int tr_check_lock(struct tr_parser *p, unsigned L, const struct tr_op *o);
 int tr_check_unlock(struct tr_parser *p, unsigned L, const struct tr_op *o);
 /* write or read: through the client's own lock, or a lock it may take. */
 int tr_check_access(struct tr_parser *p, unsigned L, const struct tr_op *o);
+/* pin-flip: the device powered unless pinned already (whether a segment of
+ * its supported set is DirectFlip, and room there, only the device knows);
+ * unpin-flip: pinned by an earlier pin-flip. */
+int tr_check_flip(struct tr_parser *p, unsigned L, const struct tr_op *o);
 
 #endif

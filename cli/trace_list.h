@@ -38,6 +38,8 @@ enum tr_kind {
     TR_APP_BUDGET, /* the device's application budgets (gmc_device_set_budget) */
     TR_RESERVE,    /* gmc_client_set_reservation */
     TR_MEMINFO,    /* gmc_client_video_memory, logged and checked */
+    TR_PIN_FLIP,   /* gmc_alloc_pin_direct_flip */
+    TR_UNPIN_FLIP, /* gmc_alloc_unpin_direct_flip */
     TR_KIND_COUNT
 };
 
@@ -72,7 +74,7 @@ struct tr_op {
     unsigned line;
     int frame;           /* iteration of the outermost repeat, -1 outside */
     unsigned client;     /* acting client (index into clients) */
-    unsigned entity;     /* ALLOC, DESTROY, OPEN, LOCK, UNLOCK, WRITE, READ */
+    unsigned entity;     /* ALLOC, DESTROY, OPEN, LOCK, UNLOCK, WRITE, READ, PIN_FLIP, UNPIN_FLIP */
     int has_expect;
     int expect;          /* gmc status expected (has_expect) */
     uint32_t lock_flags; /* LOCK */

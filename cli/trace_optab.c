@@ -29,6 +29,8 @@ static const struct tr_opdef opdefs[] = {
     { "app-budget", TR_APP_BUDGET, TR_B_NONE, " local= non-local= expect= ", " " },
     { "reserve", TR_RESERVE, TR_B_NONE, " client= local= non-local= expect= ", " " },
     { "memory-info", TR_MEMINFO, TR_B_NONE, " client= group= budget= usage= reservation= available= expect= ", " " },
+    { "pin-flip", TR_PIN_FLIP, TR_B_NONE, " client= expect= ", " " },
+    { "unpin-flip", TR_UNPIN_FLIP, TR_B_NONE, " client= expect= ", " " },
     { "repeat", 0, TR_B_REPEAT, " ", " " },
     { "frames", 0, TR_B_REPEAT, " ", " " },
     { "end", 0, TR_B_END, " ", " " },
@@ -56,7 +58,7 @@ void tr_positional(const char *w, unsigned *min, unsigned *max)
     if (!strcmp(w, "client") || !strcmp(w, "exit") || !strcmp(w, "alloc") || !strcmp(w, "destroy") ||
         !strcmp(w, "open") || !strcmp(w, "lock") || !strcmp(w, "unlock") || !strcmp(w, "write") ||
         !strcmp(w, "read") || !strcmp(w, "use") || !strcmp(w, "fill") || !strcmp(w, "device") ||
-        !strcmp(w, "seed")) {
+        !strcmp(w, "seed") || !strcmp(w, "pin-flip") || !strcmp(w, "unpin-flip")) {
         *min = *max = 1;
     } else if (!strcmp(w, "copy")) {
         *min = *max = 2;

@@ -43,6 +43,7 @@ struct tr_ent_state {
     uint32_t lock_flags;
     unsigned lock_line;
     int failed;                     /* alloc with expect= a failure */
+    unsigned flip_line;             /* line of the pin-flip that pinned it, or 0 */
 };
 
 struct tr_parser {

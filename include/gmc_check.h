@@ -68,4 +68,16 @@ uint32_t gmc_check_priority(const struct gmc_alloc_desc *desc);
  * GMC_ALLOC_EXISTING_KERNEL_SYS_MEM or GMC_KMT_EXISTING_SYS_MEM. */
 int gmc_check_existing_sys_mem(const struct gmc_alloc_desc *desc);
 
+/* gmc_alloc_pin_direct_flip() on an allocation whose supported set meets
+ * the device's DirectFlip segments in `direct_flip` (0: none), pinned for
+ * DirectFlip already or not, device in state `s`: GMC_E_NOT_DIRECT_FLIP
+ * when `direct_flip` is 0, GMC_OK at once when already pinned (nothing to
+ * do, whatever the power state), else gmc_check_powered(s). Placement
+ * (GMC_E_PINNED, GMC_E_LOCKED, GMC_E_NO_SPACE) is the device's to decide. */
+int gmc_check_flip_pin(uint32_t direct_flip, int pinned, enum gmc_power_state s);
+
+/* gmc_alloc_unpin_direct_flip(): GMC_E_BAD_STATE unless it is pinned for
+ * DirectFlip. */
+int gmc_check_flip_unpin(int pinned);
+
 #endif /* GMC_CHECK_H */

@@ -74,3 +74,15 @@ int gmc_check_existing_sys_mem(const struct gmc_alloc_desc *d)
     return (d->flags & (GMC_ALLOC_EXISTING_SYS_MEM | GMC_ALLOC_EXISTING_KERNEL_SYS_MEM)) != 0u ||
            (d->kmt_flags & GMC_KMT_EXISTING_SYS_MEM) != 0u;
 }
+
+int gmc_check_flip_pin(uint32_t direct_flip, int pinned, enum gmc_power_state s)
+{
+    if (direct_flip == 0u)
+        return GMC_E_NOT_DIRECT_FLIP;
+    return pinned ? GMC_OK : gmc_check_powered(s);
+}
+
+int gmc_check_flip_unpin(int pinned)
+{
+    return pinned ? GMC_OK : GMC_E_BAD_STATE;
+}

@@ -60,14 +60,10 @@ int gmc_alloc_pin_direct_flip(gmc_client *c, gmc_handle h)
         return rc;
     gmc_device *dev = c->dev;
     uint32_t mask = direct_flip_mask(dev) & a->desc.supported_segments;
-    if (mask == 0u)
-        return GMC_E_NOT_DIRECT_FLIP;
-    if (a->flip_pinned)
-        return GMC_OK;
-    if (dev->pg == NULL)
+    if (mask != 0u && !a->flip_pinned && dev->pg == NULL)
         return dev->no_paging_status;
-    rc = gmc_check_powered((enum gmc_power_state)dev->power);
-    if (rc != GMC_OK)
+    rc = gmc_check_flip_pin(mask, a->flip_pinned, (enum gmc_power_state)dev->power);
+    if (rc != GMC_OK || a->flip_pinned)
         return rc;
     if (a->node.mgr != NULL && !(mask & GMC_SEGMENT_BIT(a->seg + 1u))) {
         /* Placed elsewhere: it moves, unless it cannot. */
@@ -104,8 +100,9 @@ int gmc_alloc_unpin_direct_flip(gmc_client *c, gmc_handle h)
     int rc = lookup(c, h, &a);
     if (rc != GMC_OK)
         return rc;
-    if (!a->flip_pinned)
-        return GMC_E_BAD_STATE;
+    rc = gmc_check_flip_unpin(a->flip_pinned);
+    if (rc != GMC_OK)
+        return rc;
     a->flip_pinned = 0;
     if (!pinned_by_kind(a))
         a->state &= ~(uint32_t)GMC_ALLOC_STATE_PINNED;

@@ -461,6 +461,108 @@ def run_budgets(binary, tmp, tag):
     check(rc == 0 and "budget local" not in out, f"{tag}: default device, no budget lines: {out!r} {err!r}")
 
 
+# Segment 1 (1 MiB, CpuVisible) is DirectFlip, segment 2 (1 MiB) is not,
+# segment 3 the aperture (tests/host/test_flip.c's device).
+FLIP_DEVICE = ("device sim:segs=3,seg1=0/0x100000/0x484/0,seg2=0x100000/0x100000/0x80,"
+               "seg3=0x80000000/0x1000000/0x191\n")
+
+FLIP_TRACE = FLIP_DEVICE + """\
+client c
+alloc f size=256K segments=1,2 prefer=2 flags=CpuVisible
+resident f
+pin-flip f
+pin-flip f
+evict f
+write f pattern=0x5a5a5a5a
+repeat 12 as i
+  alloc b{i} size=128K segments=1
+  resident b{i}
+  evict b{i}
+end
+alloc whole size=1M segments=1
+resident whole expect=NO_SPACE
+read f verify
+unpin-flip f
+resident whole
+"""
+
+
+def run_flip(binary, tmp, tag):
+    """pin-flip / unpin-flip (docs/trace-format.md, "DirectFlip"): a pin
+    that moves the allocation into the DirectFlip segment and keeps it there
+    while 12 allocations of 128 KiB go through the rest of the segment, a
+    refused pin, the checker's own refusals and bad syntax."""
+    path = os.path.join(tmp, "flip.trace")
+    write(path, FLIP_TRACE)
+    rep = os.path.join(tmp, "flip")
+    rc, out, err = gmc(binary, "run", path, "--report", rep, "--progress", "none")
+    check(rc == 0 and "0 failed, 1 refused as expected" in out, f"{tag}: flip trace runs: {out!r} {err!r}")
+    if rc == 0:
+        with open(os.path.join(rep, "stats.json")) as f:
+            steps = json.load(f)["steps"]
+        pins = [s for s in steps if s["op"] == "pin-flip"]
+        # the first pin moves f (resident in segment 2) with its 256 KiB;
+        # the second changes nothing
+        check(len(pins) == 2 and pins[0]["evictions"] == 1 and pins[0]["paged_in"] == 256 << 10 and
+              pins[0]["paged_out"] == 256 << 10 and pins[1]["evictions"] == 0 and pins[1]["paged_in"] == 0,
+              f"{tag}: flip pin steps: {pins}")
+        refused = [s for s in steps if s["op"] == "resident" and s["line"] == 15]
+        check([s["status"] for s in refused] == ["GMC_E_NO_SPACE"], f"{tag}: whole segment refused: {refused}")
+        # after the unpin, the 1 MiB allocation evicts f and the six 128 KiB
+        # allocations left in the 768 KiB f did not hold
+        check(steps[-1]["op"] == "resident" and steps[-1]["evictions"] == 7, f"{tag}: last step: {steps[-1]}")
+    log = os.path.join(tmp, "flip.log")
+    rc, out, err = gmc(binary, "replay", path, "--log", log)
+    rc2, out2, _ = gmc(binary, "replay", path)
+    check(rc == 0 and rc2 == 0 and out == out2 and out.startswith("digest "), f"{tag}: flip replay: {out!r} {out2!r}")
+    if rc == 0:
+        with open(log) as f:
+            lines = f.read().splitlines()
+        first = lines.index("step 3 line 5 pin-flip OK") if "step 3 line 5 pin-flip OK" in lines else -1
+        unpin = lines.index("step 46 line 17 unpin-flip OK") if "step 46 line 17 unpin-flip OK" in lines else -1
+        check(0 < first < unpin, f"{tag}: flip log steps: {first} {unpin}")
+        check("  flip-pinned f seg 1 off 0x0" in lines[:first] and "  flip-unpinned f" in lines[first:unpin],
+              f"{tag}: flip log pin lines")
+        check(lines[first + 1:first + 3] == ["  move f", "  place f seg 1 off 0x0 size 0x40000"],
+              f"{tag}: the pin moves f: {lines[first + 1:first + 3]}")
+        moved = [ln for ln in lines[first + 3:unpin] if ln.split()[:2] in (["move", "f"], ["evict", "f"],
+                                                                           ["place", "f"], ["lost", "f"])]
+        check(moved == [], f"{tag}: f stays put while pinned: {moved}")
+        check("  evict f" in lines[unpin:], f"{tag}: f evicted after the unpin")
+
+    head = FLIP_DEVICE + "client c\nalloc f size=256K segments=1,2 flags=CpuVisible\nalloc g size=64K segments=2\n"
+    cases = [
+        # (command, body, exit status, text on stderr)
+        ("run", "pin-flip g expect=NOT_DIRECT_FLIP\nunpin-flip g expect=BAD_STATE\n", 0, ""),
+        ("run", "pin-flip g\n", 1, "pin-flip g: GMC_E_NOT_DIRECT_FLIP"),
+        ("run", "unpin-flip f expect=BAD_STATE\n", 0, ""),
+        ("check", "unpin-flip f\n", 2, "unpin-flip: 'f' is not pinned for DirectFlip (the library answers BAD_STATE)"),
+        ("run", "pin-flip f\nunpin-flip f\nunpin-flip f\n", 2, "flip.trace:7: unpin-flip: 'f' is not pinned"),
+        ("run", "pin-flip f\ndestroy f\nalloc f size=4K segments=1\nunpin-flip f\n", 2, "unpin-flip: 'f' is not pinned"),
+        ("run", "standby\npin-flip f\n", 2, "pin-flip: the device is in standby since line 5 (resume first)"),
+        # pinned already: the library answers OK before it looks at the power state
+        ("run", "pin-flip f\nstandby\npin-flip f\nunpin-flip f\nresume\n", 0, ""),
+        ("run", "pin-flip f\nlock f flags=WriteOnly\nwrite f\nunlock f\nread f verify\n", 0, ""),
+        ("check", "pin-flip\n", 2, "pin-flip: missing allocation name"),
+        ("check", "pin-flip f g\n", 2, "pin-flip: unexpected word 'g'"),
+        ("check", "unpin-flip f size=4K\n", 2, "unpin-flip: unknown key 'size'"),
+        ("check", "pin-flip nothing\n", 2, "pin-flip: unknown allocation 'nothing'"),
+        ("check", "pin-flip f client=nobody\n", 2, "pin-flip: unknown client 'nobody'"),
+    ]
+    for i, (cmd, body, want_rc, text) in enumerate(cases):
+        path = os.path.join(tmp, "flip.trace")
+        write(path, head + body)
+        rc, out, err = gmc(binary, cmd, path, *(["--progress", "none"] if cmd == "run" else []))
+        check(rc == want_rc and text in err, f"{tag}: flip case {i}: rc {rc} {err!r}")
+
+    # the default device has no DirectFlip segment
+    path = os.path.join(tmp, "flip_default.trace")
+    write(path, "client c\nalloc f size=64K\npin-flip f expect=NOT_DIRECT_FLIP\npin-flip f\n")
+    rc, out, err = gmc(binary, "run", path, "--progress", "none")
+    check(rc == 1 and "flip_default.trace:4: pin-flip f: GMC_E_NOT_DIRECT_FLIP" in err,
+          f"{tag}: default device refuses the pin: {rc} {err!r}")
+
+
 def main():
     binaries = [(v, os.path.join(BUILD, v, "bin", "gmc")) for v in ("rel", "asan")]
     binaries = [(v, b) for v, b in binaries if os.path.exists(b)]
@@ -470,6 +572,7 @@ def main():
             run_checks(b, tmp, tag)
             run_hostile(b, tmp, tag)
             run_budgets(b, tmp, tag)
+            run_flip(b, tmp, tag)
     print(f"test_cli: {passed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
 

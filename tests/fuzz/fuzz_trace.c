@@ -38,7 +38,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             int device_op = o->kind == TR_WAIT || o->kind == TR_STANDBY || o->kind == TR_HIBERNATE ||
                             o->kind == TR_RESUME;
             FUZZ_CHECK(device_op || o->client < t->nclients, "op %u client %u of %u", i, o->client, t->nclients);
-            if (o->kind == TR_ALLOC || o->kind == TR_READ || o->kind == TR_WRITE)
+            if (o->kind == TR_ALLOC || o->kind == TR_READ || o->kind == TR_WRITE || o->kind == TR_PIN_FLIP ||
+                o->kind == TR_UNPIN_FLIP)
                 FUZZ_CHECK(o->entity < t->nentities, "op %u entity %u of %u", i, o->entity, t->nentities);
         }
         trace_free(t);
