@@ -224,6 +224,12 @@ static void check_outside(struct soak *k)
 }
 
 /* The model takes the engine's state. */
+/* The bus address of the batch's packet i in the ring. */
+static uint64_t ring_slot(const struct soak *k, unsigned i)
+{
+    return k->ring.bus + ((k->ring.tail + 32u * i) & (k->ring.ring_bytes - 1u));
+}
+
 static void resync(struct soak *k)
 {
     memcpy(k->ref.vram, k->v_before, k->vram); /* v_before holds the engine's VRAM now */
@@ -320,8 +326,15 @@ static void batch(struct soak *k)
     k->nr = 0;
     uint64_t ov0 = k->ref.overlaps;
     gmc_dma_ref_clear_faults(&k->ref);
+    /* The model's copy of the ring holds what the engine can read there (a
+     * packet may name the ring as an MDL array): the packets of earlier
+     * batches, and this batch's as they are put, all before the first
+     * doorbell, or one at a time with one doorbell each. */
     for (unsigned i = 0; i < n; i++) {
-        uint64_t bus = k->ring.bus + ((k->ring.tail + 32u * i) & (k->ring.ring_bytes - 1u));
+        uint64_t bus = ring_slot(k, i);
+        if (bell == 1 || i == 0)
+            for (unsigned j = i; j < (bell == 1 ? i + 1u : n); j++)
+                gmc_pkt_store(gmc_dma_ref_sys(&k->ref, ring_slot(k, j), 32), &p[j]);
         allow_pkt(k, &p[i]);
         gmc_dma_ref_exec_at(&k->ref, &p[i], 0, bus, i);
     }
