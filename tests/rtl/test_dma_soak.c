@@ -330,11 +330,12 @@ static void batch(struct soak *k)
      * packet may name the ring as an MDL array): the packets of earlier
      * batches, and this batch's as they are put, all before the first
      * doorbell, or one at a time with one doorbell each. */
+    for (unsigned i = 0; bell != 1 && i < n; i++)
+        gmc_pkt_store(gmc_dma_ref_sys(&k->ref, ring_slot(k, i), 32), &p[i]);
     for (unsigned i = 0; i < n; i++) {
         uint64_t bus = ring_slot(k, i);
-        if (bell == 1 || i == 0)
-            for (unsigned j = i; j < (bell == 1 ? i + 1u : n); j++)
-                gmc_pkt_store(gmc_dma_ref_sys(&k->ref, ring_slot(k, j), 32), &p[j]);
+        if (bell == 1)
+            gmc_pkt_store(gmc_dma_ref_sys(&k->ref, bus, 32), &p[i]);
         allow_pkt(k, &p[i]);
         gmc_dma_ref_exec_at(&k->ref, &p[i], 0, bus, i);
     }
