@@ -20,6 +20,7 @@
 #include "gmc_resid.h"
 #include "gmc_submit.h"
 #include "gmc_vobj.h"
+#include "gmc_record.h"
 
 static uint64_t page_round(uint64_t v)
 {
@@ -251,7 +252,7 @@ static void submit_retire(gmc_device *dev, const struct gmc_submit *s, struct gm
     }
 }
 
-int gmc_submit(gmc_client *c, const struct gmc_submit *s, uint64_t *fence)
+static int gmc_submit_do(gmc_client *c, const struct gmc_submit *s, uint64_t *fence)
 {
     if (fence != NULL)
         *fence = 0;
@@ -299,5 +300,13 @@ int gmc_submit(gmc_client *c, const struct gmc_submit *s, uint64_t *fence)
             *fence = f;
     }
     free(al);
+    return rc;
+}
+
+int gmc_submit(gmc_client *c, const struct gmc_submit *s, uint64_t *fence)
+{
+    uint64_t own = 0;
+    int rc = gmc_submit_do(c, s, fence != NULL ? fence : &own);
+    gmc_rec_submit(c, s, fence != NULL ? *fence : own, rc);
     return rc;
 }

@@ -31,6 +31,7 @@
 
 struct gmc_valloc;
 struct gmc_cpu_cache;
+struct gmc_rec;
 
 struct gmc_vshare {
     struct gmc_valloc *alloc;
@@ -165,6 +166,8 @@ struct gmc_device {
     struct gmc_client *bud_client;  /* while a call places for a client under budgets: it (gmc_resid_place) */
     struct gmc_cpu_cache *cpu_cache; /* the modelled CPU cache (gmc_cache.c), NULL until used */
     int cache_maintenance_off;      /* tests only: skip the CPU cache flushes to show what they prevent */
+    char *devstr;                   /* the device string it was opened from, or NULL */
+    struct gmc_rec *rec;            /* the recording of its calls (gmc_record.c), or NULL */
 };
 
 /* A system buffer (or a segment range, node != NULL) released while the
