@@ -528,7 +528,10 @@ int gmc_alloc_can_write(const gmc_client *client, gmc_handle h);
  * linear view; a UseAlternateVA primary uses its swizzling range onto the
  * BAR instead, docs/residency.md "Swizzled"), and the BAR1 window for
  * an allocation in CPU-visible VRAM; an allocation elsewhere is moved into
- * CPU-visible VRAM first (DonotEvict: GMC_E_NEEDS_EVICT instead). A locked
+ * CPU-visible VRAM first (DonotEvict: GMC_E_NEEDS_EVICT instead), unless it
+ * is pinned (a primary, overlay or capture, or pinned for DirectFlip):
+ * then GMC_E_PINNED, and a Discard lock of a busy pinned allocation waits
+ * instead of renaming it. A locked
  * allocation does not move until gmc_unlock(). A lock that may write marks
  * the content dirty.
  */

@@ -82,8 +82,9 @@ static int rename_alloc(gmc_device *dev, struct gmc_valloc *a, int sys_map)
         rc = gmc_sysmem_alloc(dev->pg, a->sys.size, &fresh);
         if (rc != GMC_OK)
             return rc;
-        if (a->desc.system_mem != NULL) {
-            /* The caller's memory cannot be renamed: wait instead. */
+        if (a->desc.system_mem != NULL || gmc_valloc_pinned(a)) {
+            /* The caller's memory cannot be renamed, nor the pages a pinned
+             * allocation is scanned out of: wait instead. */
             gmc_sysmem_free(dev->pg, &fresh);
             return gmc_fence_await(dev, a->busy_fence > a->paging_fence ? a->busy_fence
                                                                       : a->paging_fence);
@@ -105,8 +106,8 @@ static int rename_alloc(gmc_device *dev, struct gmc_valloc *a, int sys_map)
          * one is taken while the old is still held. No room without
          * evicting: wait instead. */
         uint32_t mask = cpu_mask(dev, a);
-        rc = mask != 0u && a->node.mgr != NULL && !a->flip_pinned ? gmc_resid_rename_placement(dev, a, mask)
-                                                                  : GMC_E_NO_SPACE;
+        rc = mask != 0u && a->node.mgr != NULL && !gmc_valloc_pinned(a) ? gmc_resid_rename_placement(dev, a, mask)
+                                                                        : GMC_E_NO_SPACE;
         if (rc == GMC_E_NO_SPACE) {
             dev->stats.lock_waits++;
             return gmc_fence_await(dev, a->busy_fence > a->paging_fence ? a->busy_fence
@@ -151,7 +152,7 @@ static int prepare_bar(gmc_device *dev, struct gmc_valloc *a, uint32_t flags)
         return GMC_E_NOT_CPU_VISIBLE;
     int rc = GMC_OK;
     if (a->node.mgr != NULL && !(mask & GMC_SEGMENT_BIT(a->seg + 1u))) {
-        if (a->flip_pinned)
+        if (gmc_valloc_pinned(a))
             return GMC_E_PINNED; /* scanned out where it is */
         if (flags & GMC_LOCK_DONOT_EVICT)
             return GMC_E_NEEDS_EVICT;

@@ -66,7 +66,7 @@ static int check_op(const struct gmc_submit *s, const struct gmc_gpu_op *op,
  * goes through its system copy). */
 static int move_to(gmc_device *dev, struct gmc_valloc *a, uint32_t mask)
 {
-    if (a->flip_pinned)
+    if (gmc_valloc_pinned(a))
         return GMC_E_PINNED; /* scanned out where it is */
     int rc = gmc_resid_budget_precheck(dev, a, mask);
     if (rc == GMC_OK)
@@ -97,7 +97,7 @@ static int reach_locked(gmc_device *dev, struct gmc_valloc *a)
     mask &= a->desc.supported_segments | a->desc.eviction_segments;
     if (mask == 0u || a->sys.host == NULL || !a->sys_valid)
         return GMC_E_SUBMIT_LOCKED;
-    if (a->flip_pinned)
+    if (gmc_valloc_pinned(a))
         return GMC_E_PINNED; /* scanned out where it is: it cannot go to the aperture */
     int brc = gmc_resid_budget_precheck(dev, a, mask);
     if (brc != GMC_OK)

@@ -185,6 +185,14 @@ struct gmc_vref *gmc_vidmm_ref(const gmc_client *c, gmc_handle h);
 /* Whether the client may lock the allocation with these flags (gmc_vobj.c). */
 int gmc_vidmm_lock_check(const gmc_client *c, const struct gmc_valloc *a, uint32_t lock_flags);
 
+/* Pinned where it is: a primary, overlay or capture (scanned out or
+ * captured into from its place, docs/residency.md "Pinned allocations"),
+ * or pinned for DirectFlip. Nothing moves or renames it. */
+static inline int gmc_valloc_pinned(const struct gmc_valloc *a)
+{
+    return a->flip_pinned || (a->state & GMC_ALLOC_STATE_PINNED) != 0u;
+}
+
 static inline int gmc_vseg_is_aperture(const struct gmc_vseg *s)
 {
     return (s->desc.flags & GMC_SEGFLAGS_APERTURE_MASK) != 0u;
