@@ -951,8 +951,10 @@ void gmc_rec_access(const gmc_client *c, gmc_handle h, uint64_t off, const void 
     if (r == NULL || !resolve(r, c, h, call, st, &ci, &e))
         return;
     const struct rec_ent *en = &r->ent[e];
-    /* The replay chooses the lock's call when the allocation is locked. */
-    if ((en->locked != 0u) != (via_lock != 0)) {
+    /* The replay calls gmc_lock_* when the allocation is locked (by any
+     * client), else gmc_alloc_*: the same call, or gmc_alloc_* through the
+     * caller's own lock, which the library serves as gmc_lock_*. */
+    if ((via_lock && en->locked == 0u) || (!via_lock && en->locked != 0u && en->locked != (unsigned)ci + 1u)) {
         comment(r, call, via_lock ? "gmc_lock_* without a lock is replayed as gmc_alloc_*"
                                   : "gmc_alloc_* under another client's lock is replayed as gmc_lock_*",
                 st);

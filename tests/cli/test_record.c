@@ -133,6 +133,7 @@ static void program(gmc_device *dev, struct reads *rd, int odd)
     assert_int_equal(gmc_lock_write(game, staging, 100, small, sizeof(small)), GMC_OK);
     assert_int_equal(gmc_lock_write(game, staging, 4096, big, sizeof(big)), GMC_OK);
     assert_int_equal(gmc_lock_write(game, staging, 32768, big, sizeof(big)), GMC_OK); /* the same bytes again */
+    assert_int_equal(gmc_alloc_write(game, staging, 200, small, 8), GMC_OK); /* through the lock it holds */
     assert_int_equal(gmc_lock_read(game, staging, 0, small, sizeof(small)), GMC_E_PERMISSION); /* WriteOnly */
     assert_int_equal(gmc_unlock(game, staging), GMC_OK);
     assert_int_equal(gmc_unlock(game, staging), GMC_E_NOT_LOCKED);
