@@ -173,7 +173,8 @@ int gmc_device_trace(gmc_device *dev, const char *path, uint64_t start, uint64_t
  * GMC_E_BAD_STATE; GMC_E_BUSY when it already records) and writes path,
  * and, unless flags has GMC_RECORD_INLINE, path.data beside it for write
  * data of more than 32 bytes. GMC_E_RECORD_OPTION for unknown flags,
- * GMC_E_RECORD_IO when a file cannot be created. Calls the trace cannot
+ * GMC_E_INVALID_ARG for an empty path, GMC_E_RECORD_IO when a file cannot
+ * be created. Calls the trace cannot
  * express are written as "# not recorded: ..." comments; queries are not
  * written. path NULL stops recording and closes the files: GMC_E_RECORD_IO
  * when a write failed since the start (the calls themselves answered as
