@@ -309,7 +309,9 @@ static int op_rw(struct run *r, const struct tr_op *op, char *why, size_t wn)
         return GMC_E_NO_MEMORY;
     int st;
     if (op->kind == TR_WRITE) {
-        if (op->has_pattern)
+        if (op->has_data)
+            memcpy(buf, r->t->data + op->data_off, op->size);
+        else if (op->has_pattern)
             fill32(buf, op->offset, op->size, op->pattern);
         else
             for (uint64_t i = 0; i < op->size; i++)
@@ -325,8 +327,14 @@ static int op_rw(struct run *r, const struct tr_op *op, char *why, size_t wn)
         st = x->locked ? gmc_lock_read(cl, h, op->offset, buf, op->size)
                        : gmc_alloc_read(cl, h, op->offset, buf, op->size);
         if (st == GMC_OK) {
-            dlog(r, "  read %s fnv %016" PRIx64, r->t->entities[op->entity].name,
-                 tl_fnv(TL_FNV_INIT, buf, op->size));
+            uint64_t h = tl_fnv(TL_FNV_INIT, buf, op->size);
+            dlog(r, "  read %s fnv %016" PRIx64, r->t->entities[op->entity].name, h);
+            if (op->has_hash && h != op->hash) {
+                snprintf(why, wn, "the bytes read hash to 0x%016" PRIx64 ", expected 0x%016" PRIx64 " (hash=)", h,
+                         op->hash);
+                free(buf);
+                return GMC_E_CORRUPT;
+            }
             if (op->verify) {
                 uint64_t checked = 0, at = 0;
                 uint8_t want = 0;
@@ -586,6 +594,8 @@ static int run_op(struct run *r, const struct tr_op *op, char *why, size_t wn)
         return st;
     }
     case TR_WAIT:
+        if (op->has_fence)
+            return gmc_fence_wait(r->dev, op->fence, op->timeout_us);
         if (r->last_fence == 0)
             return GMC_OK;
         return gmc_fence_wait(r->dev, r->last_fence, op->timeout_us);
@@ -601,6 +611,8 @@ static int run_op(struct run *r, const struct tr_op *op, char *why, size_t wn)
     case TR_PIN_FLIP:
     case TR_UNPIN_FLIP:
         return op_flip(r, op, x);
+    case TR_SET_PRIORITY:
+        return gmc_alloc_set_priority(r->cl[op->client], x->h[op->client], op->priority);
     default:
         return GMC_E_INTERNAL;
     }
@@ -735,7 +747,7 @@ static void note_first_error(struct run *r, const struct tr_op *op, int st, int 
         return;
     const int named = op->kind == TR_ALLOC || op->kind == TR_DESTROY || op->kind == TR_OPEN || op->kind == TR_LOCK ||
                       op->kind == TR_UNLOCK || op->kind == TR_WRITE || op->kind == TR_READ ||
-                      op->kind == TR_PIN_FLIP || op->kind == TR_UNPIN_FLIP;
+                      op->kind == TR_PIN_FLIP || op->kind == TR_UNPIN_FLIP || op->kind == TR_SET_PRIORITY;
     const char *nm = op->entity < t->nentities && named ? t->entities[op->entity].name : "";
     snprintf(tl->first_error, sizeof(tl->first_error), "%s:%u: %s%s%s: %s (%s)%s%s%s%s", t->file, op->line,
              tr_kind_name(op->kind), nm[0] ? " " : "", nm, gmc_status_name(st), gmc_strerror(st),

@@ -19,12 +19,80 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "trace.h"
 #include "trace_args.h"
 #include "trace_expand.h"
 #include "trace_state.h"
 #include "trace_syntax.h"
+
+/* Read a whole file into *buf (*len bytes); errno on failure. */
+static int read_file(const char *path, uint8_t **buf, uint64_t *len)
+{
+    *buf = NULL;
+    *len = 0;
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return -1;
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        fclose(f);
+        errno = EINVAL; /* a device or a directory: not a data file */
+        return -1;
+    }
+    uint64_t cap = 0;
+    for (;;) {
+        if (*len == cap) {
+            uint64_t nc = cap ? cap * 2u : 65536u;
+            uint8_t *nb = realloc(*buf, nc);
+            if (nb == NULL) {
+                errno = ENOMEM;
+                break;
+            }
+            *buf = nb;
+            cap = nc;
+        }
+        size_t k = fread(*buf + *len, 1, cap - *len, f);
+        *len += k;
+        if (k == 0) {
+            if (!ferror(f)) {
+                fclose(f);
+                return 0;
+            }
+            break;
+        }
+    }
+    int e = errno;
+    fclose(f);
+    free(*buf);
+    *buf = NULL;
+    *len = 0;
+    errno = e;
+    return -1;
+}
+
+/* `data FILE`: the bytes data=@OFFSET refers to, from FILE (beside the
+ * trace unless it is absolute). */
+static int load_data(struct tr_parser *p, unsigned line, const char *file, const char *name)
+{
+    const char *slash = strrchr(file, '/');
+    size_t dl = name[0] == '/' || slash == NULL ? 0 : (size_t)(slash - file) + 1u;
+    size_t n = dl + strlen(name) + 1u;
+    char *path = malloc(n);
+    if (path == NULL)
+        return tr_perr(p, line, "out of memory");
+    memcpy(path, file, dl);
+    memcpy(path + dl, name, strlen(name) + 1u);
+    struct trace *t = p->t;
+    int rc = read_file(path, &t->data, &t->data_len);
+    if (rc != 0)
+        rc = tr_perr(p, line, "data: cannot read '%s': %s", path, strerror(errno));
+    t->data_cap = t->data_len;
+    t->data_file_len = t->data_len;
+    free(path);
+    return rc;
+}
 
 int trace_parse(const char *file, const char *text, int seed_given, uint64_t seed, struct trace **out,
                 char *err, size_t errlen)
@@ -61,6 +129,8 @@ int trace_parse(const char *file, const char *text, int seed_given, uint64_t see
                              gmc_status_name(gmc_device_string_check(ln->tok[1], NULL)), e);
             else
                 t->device = strdup(ln->tok[1]);
+        } else if (!strcmp(ln->tok[0], "data")) {
+            rc = load_data(&p, ln->no, file, ln->tok[1]);
         } else if (!strcmp(ln->tok[0], "seed")) {
             if (tr_parse_num(ln->tok[1], &t->seed) != 0)
                 rc = tr_perr(&p, ln->no, "seed: bad number '%s'", ln->tok[1]);
@@ -146,6 +216,7 @@ void trace_free(struct trace *t)
     free(t->ops);
     free(t->entities);
     free(t->device);
+    free(t->data);
     free(t->file);
     free(t);
 }

@@ -163,6 +163,8 @@ int tr_name_ok(const char *s)
 
 const char *tr_kv(const struct tr_args *a, const char *key)
 {
+    if (!strcmp(key, "data"))
+        return a->data;
     for (unsigned i = 0; i < a->nkv; i++)
         if (!strcmp(a->key[i], key))
             return a->val[i];
@@ -194,6 +196,13 @@ int tr_get_args(struct tr_parser *p, const struct tr_line *ln, const struct tr_o
                 return tr_perr(p, ln->no, "%s: too many keys", d->word);
             memcpy(a->key[a->nkv], ln->tok[k], kl);
             a->key[a->nkv][kl] = '\0';
+            if (!strcmp(a->key[a->nkv], "data")) {
+                /* hex of any length: kept where it is, not copied */
+                if (eq[1] == '\0')
+                    return tr_perr(p, ln->no, "%s: empty value for 'data'", d->word);
+                a->data = eq + 1;
+                continue;
+            }
             /* substitute the value part only */
             if (tr_subst(p, ln->no, eq + 1, buf, sizeof(buf)) != 0)
                 return -1;

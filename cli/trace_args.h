@@ -21,6 +21,7 @@ struct tr_args {
     char val[16][256];
     unsigned nbare;
     char bare[4][16];
+    const char *data; /* write's data=: the word as written (no {expressions}), any length */
 };
 
 /* Read line ln of operation d into a. */

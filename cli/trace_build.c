@@ -251,6 +251,11 @@ static int do_device_op(struct tr_parser *p, unsigned L, const struct tr_opdef *
         o->timeout_us = 100000;
         if (s && tr_num_arg(p, L, op, "timeout", s, UINT64_MAX / 1000u, &o->timeout_us) != 0)
             return -1;
+        if ((s = tr_kv(a, "fence")) != NULL) {
+            if (tr_num_arg(p, L, op, "fence", s, UINT64_MAX, &o->fence) != 0)
+                return -1;
+            o->has_fence = 1;
+        }
         return tr_power_check(p, L, op, o);
     }
     if (!tr_checked(o))
@@ -268,7 +273,62 @@ static int do_lock(struct tr_parser *p, unsigned L, const struct tr_args *a, str
     return tr_check_lock(p, L, o);
 }
 
-/* write and read: a range, a pattern or verify, and who may access. */
+static int hex_digit(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* write's data=: hex bytes (appended to the trace's data) or @OFFSET into
+ * the `data` file; their size is the write's size. */
+static int write_data(struct tr_parser *p, unsigned L, const struct tr_args *a, struct tr_op *o)
+{
+    struct trace *t = p->t;
+    const char *s = tr_kv(a, "data");
+    if (tr_kv(a, "pattern") != NULL)
+        return tr_perr(p, L, "write: data= and pattern= exclude each other");
+    if (s[0] == '@') {
+        uint64_t off;
+        if (tr_parse_num(s + 1, &off) != 0)
+            return tr_perr(p, L, "write: bad data offset '%s' (data=@OFFSET)", s);
+        if (t->data_file_len == 0)
+            return tr_perr(p, L, "write: data=%s without a 'data FILE' line", s);
+        if (off > t->data_file_len || o->size > t->data_file_len - off)
+            return tr_perr(p, L, "write: data=%s: %" PRIu64 " bytes from there are past the end of the data file (%" PRIu64
+                           " bytes)", s, o->size, t->data_file_len);
+        o->has_data = 1;
+        o->data_off = off;
+        return 0;
+    }
+    size_t n = strlen(s);
+    if (n % 2u != 0u)
+        return tr_perr(p, L, "write: data= needs two hex digits per byte (%zu digits)", n);
+    if (tr_kv(a, "size") == NULL && n / 2u <= o->size)
+        o->size = n / 2u; /* size= defaults to the data's */
+    if (n / 2u != o->size)
+        return tr_perr(p, L, "write: data= holds %zu bytes, size is %" PRIu64, n / 2u, o->size);
+    if (t->data_len + o->size > t->data_cap) {
+        uint64_t cap = t->data_cap ? t->data_cap : 4096u;
+        while (cap < t->data_len + o->size)
+            cap *= 2u;
+        uint8_t *nb = realloc(t->data, cap);
+        if (nb == NULL)
+            return tr_perr(p, L, "out of memory");
+        t->data = nb;
+        t->data_cap = cap;
+    }
+    for (size_t i = 0; i < o->size; i++) {
+        int hi = hex_digit(s[2 * i]), lo = hex_digit(s[2 * i + 1]);
+        if (hi < 0 || lo < 0)
+            return tr_perr(p, L, "write: '%c%c' in data= is not a hex byte", s[2 * i], s[2 * i + 1]);
+        t->data[t->data_len + i] = (uint8_t)(hi << 4 | lo);
+    }
+    o->has_data = 1;
+    o->data_off = t->data_len;
+    t->data_len += o->size;
+    return 0;
+}
+
+/* write and read: a range, a pattern, data or verify, and who may access. */
 static int do_access(struct tr_parser *p, unsigned L, const struct tr_args *a, struct tr_op *o)
 {
     const int wr = o->kind == TR_WRITE;
@@ -279,6 +339,13 @@ static int do_access(struct tr_parser *p, unsigned L, const struct tr_args *a, s
         return -1;
     if (o->size > (64u << 20))
         return tr_perr(p, L, "%s: size %" PRIu64 " is more than 64 MiB in one access", op, o->size);
+    if (wr && tr_kv(a, "data") != NULL && write_data(p, L, a, o) != 0)
+        return -1;
+    if (!wr && tr_kv(a, "hash") != NULL) {
+        if (tr_num_arg(p, L, op, "hash", tr_kv(a, "hash"), UINT64_MAX, &o->hash) != 0)
+            return -1;
+        o->has_hash = 1;
+    }
     if (wr) {
         const char *ps = tr_kv(a, "pattern");
         if (ps) {
@@ -314,12 +381,20 @@ static int do_entity_op(struct tr_parser *p, unsigned L, const struct tr_opdef *
         return -1;
     }
     struct tr_op *o = tr_new_op(p, d->kind, L);
-    const int flip = d->kind == TR_PIN_FLIP || d->kind == TR_UNPIN_FLIP; /* their own power rule */
+    /* pin-flip and unpin-flip have their own power rule; the library sets
+     * a priority whatever the power state */
+    const int flip = d->kind == TR_PIN_FLIP || d->kind == TR_UNPIN_FLIP || d->kind == TR_SET_PRIORITY;
     if (o == NULL || tr_expect_arg(p, L, op, a, o) != 0 || (!flip && tr_power_check(p, L, op, o) != 0))
         return -1;
     o->entity = e;
     o->client = c;
     switch (d->kind) {
+    case TR_SET_PRIORITY: {
+        const char *s = tr_kv(a, "priority");
+        if (s == NULL)
+            return tr_perr(p, L, "set-priority: missing priority=");
+        return tr_priority_arg(p, L, op, "priority", s, &o->priority);
+    }
     case TR_PIN_FLIP:
     case TR_UNPIN_FLIP:
         return tr_checked(o) ? tr_check_flip(p, L, o) : 0;
@@ -391,7 +466,7 @@ int tr_do_line(struct tr_parser *p, unsigned li)
     p->cur_line = L;
     if (d->block == TR_B_SUBMIT)
         return tr_do_submit(p, li);
-    if (!strcmp(d->word, "device") || !strcmp(d->word, "seed"))
+    if (!strcmp(d->word, "device") || !strcmp(d->word, "seed") || !strcmp(d->word, "data"))
         return 0; /* read before expansion */
     struct tr_args a;
     if (tr_get_args(p, ln, d, &a) != 0)

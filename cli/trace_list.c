@@ -36,7 +36,7 @@ static const char *const kind_names[TR_KIND_COUNT] = {
     [TR_WAIT] = "wait",       [TR_STANDBY] = "standby",   [TR_HIBERNATE] = "hibernate",
     [TR_RESUME] = "resume",   [TR_BUDGET] = "budget",     [TR_APP_BUDGET] = "app-budget",
     [TR_RESERVE] = "reserve", [TR_MEMINFO] = "memory-info", [TR_PIN_FLIP] = "pin-flip",
-    [TR_UNPIN_FLIP] = "unpin-flip",
+    [TR_UNPIN_FLIP] = "unpin-flip", [TR_SET_PRIORITY] = "set-priority",
 };
 
 const char *tr_kind_name(int kind)

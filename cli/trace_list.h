@@ -40,6 +40,7 @@ enum tr_kind {
     TR_MEMINFO,    /* gmc_client_video_memory, logged and checked */
     TR_PIN_FLIP,   /* gmc_alloc_pin_direct_flip */
     TR_UNPIN_FLIP, /* gmc_alloc_unpin_direct_flip */
+    TR_SET_PRIORITY, /* gmc_alloc_set_priority */
     TR_KIND_COUNT
 };
 
@@ -81,8 +82,15 @@ struct tr_op {
     uint64_t offset, size; /* WRITE, READ */
     int has_pattern;
     uint32_t pattern;    /* WRITE: 32-bit pattern instead of the seeded bytes */
+    int has_data;
+    uint64_t data_off;   /* WRITE: data= bytes at trace->data + data_off (size of them) */
     int verify;          /* READ */
+    int has_hash;
+    uint64_t hash;       /* READ: FNV-1a of the bytes the read must return (hash=) */
     uint64_t timeout_us; /* WAIT */
+    int has_fence;
+    uint64_t fence;      /* WAIT: fence= to wait for, instead of the last submission's */
+    uint32_t priority;   /* SET_PRIORITY */
     unsigned nrefs;      /* RESIDENT, EVICT, SUBMIT */
     struct tr_ref *refs;
     unsigned nops;       /* SUBMIT */
@@ -109,6 +117,11 @@ struct trace {
     unsigned nops;
     struct tr_op *ops;
     unsigned frames;     /* iterations of outermost repeats, summed */
+    /* write data: the `data` directive's file, then every inline data=
+     * appended as the trace expands (docs/trace-format.md, "Write data") */
+    uint8_t *data;
+    uint64_t data_len, data_cap;
+    uint64_t data_file_len; /* bytes of it from the data file */
 };
 
 /* Flag tables (name <-> bit), shared with the report writers, are

@@ -16,12 +16,12 @@ static const struct tr_opdef opdefs[] = {
     { "open", TR_OPEN, TR_B_NONE, " client= expect= ", " " },
     { "lock", TR_LOCK, TR_B_NONE, " client= flags= expect= ", " " },
     { "unlock", TR_UNLOCK, TR_B_NONE, " client= expect= ", " " },
-    { "write", TR_WRITE, TR_B_NONE, " client= offset= size= pattern= expect= ", " " },
-    { "read", TR_READ, TR_B_NONE, " client= offset= size= expect= ", " verify " },
+    { "write", TR_WRITE, TR_B_NONE, " client= offset= size= pattern= data= expect= ", " " },
+    { "read", TR_READ, TR_B_NONE, " client= offset= size= hash= expect= ", " verify " },
     { "resident", TR_RESIDENT, TR_B_NONE, " client= trim= expect= ", " " },
     { "evict", TR_EVICT, TR_B_NONE, " client= expect= ", " " },
     { "submit", TR_SUBMIT, TR_B_SUBMIT, " client= expect= ", " " },
-    { "wait", TR_WAIT, TR_B_NONE, " timeout= expect= ", " " },
+    { "wait", TR_WAIT, TR_B_NONE, " fence= timeout= expect= ", " " },
     { "standby", TR_STANDBY, TR_B_NONE, " expect= ", " " },
     { "hibernate", TR_HIBERNATE, TR_B_NONE, " expect= ", " " },
     { "resume", TR_RESUME, TR_B_NONE, " expect= ", " " },
@@ -31,6 +31,7 @@ static const struct tr_opdef opdefs[] = {
     { "memory-info", TR_MEMINFO, TR_B_NONE, " client= group= budget= usage= reservation= available= expect= ", " " },
     { "pin-flip", TR_PIN_FLIP, TR_B_NONE, " client= expect= ", " " },
     { "unpin-flip", TR_UNPIN_FLIP, TR_B_NONE, " client= expect= ", " " },
+    { "set-priority", TR_SET_PRIORITY, TR_B_NONE, " client= priority= expect= ", " " },
     { "repeat", 0, TR_B_REPEAT, " ", " " },
     { "frames", 0, TR_B_REPEAT, " ", " " },
     { "end", 0, TR_B_END, " ", " " },
@@ -39,6 +40,7 @@ static const struct tr_opdef opdefs[] = {
     { "fill", 0, TR_B_ITEM, " pattern= offset= size= ", " " },
     { "device", 0, TR_B_NONE, " ", " " },
     { "seed", 0, TR_B_NONE, " ", " " },
+    { "data", 0, TR_B_NONE, " ", " " },
 };
 #define NOPDEFS (sizeof(opdefs) / sizeof(opdefs[0]))
 
@@ -58,7 +60,8 @@ void tr_positional(const char *w, unsigned *min, unsigned *max)
     if (!strcmp(w, "client") || !strcmp(w, "exit") || !strcmp(w, "alloc") || !strcmp(w, "destroy") ||
         !strcmp(w, "open") || !strcmp(w, "lock") || !strcmp(w, "unlock") || !strcmp(w, "write") ||
         !strcmp(w, "read") || !strcmp(w, "use") || !strcmp(w, "fill") || !strcmp(w, "device") ||
-        !strcmp(w, "seed") || !strcmp(w, "pin-flip") || !strcmp(w, "unpin-flip")) {
+        !strcmp(w, "seed") || !strcmp(w, "pin-flip") || !strcmp(w, "unpin-flip") || !strcmp(w, "data") ||
+        !strcmp(w, "set-priority")) {
         *min = *max = 1;
     } else if (!strcmp(w, "copy")) {
         *min = *max = 2;

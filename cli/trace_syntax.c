@@ -77,10 +77,16 @@ int tr_split(struct tr_parser *p, char *text)
     return 0;
 }
 
-/* device and seed: one of each, one value each. */
-static int check_directive(struct tr_parser *p, const struct tr_line *ln, int *seen_device, int *seen_seed)
+/* device, seed and data: one of each, one value each. */
+static int check_directive(struct tr_parser *p, const struct tr_line *ln, int *seen_device, int *seen_seed,
+                           int *seen_data)
 {
     const char *w = ln->tok[0];
+    if (!strcmp(w, "data")) {
+        if (*seen_data)
+            return tr_perr(p, ln->no, "second 'data' line (first at line %u)", (unsigned)*seen_data);
+        *seen_data = (int)ln->no;
+    }
     if (!strcmp(w, "device")) {
         if (*seen_device)
             return tr_perr(p, ln->no, "second 'device' line (first at line %u)", (unsigned)*seen_device);
@@ -93,7 +99,7 @@ static int check_directive(struct tr_parser *p, const struct tr_line *ln, int *s
     }
     if (ln->ntok != 2)
         return tr_perr(p, ln->no, ln->ntok < 2 ? "%s: missing %s" : "%s: one %s only", w,
-                       !strcmp(w, "device") ? "device string" : "seed value");
+                       !strcmp(w, "device") ? "device string" : !strcmp(w, "data") ? "file name" : "seed value");
     return 0;
 }
 
@@ -187,7 +193,7 @@ int tr_structure(struct tr_parser *p)
     unsigned stack[TR_MAX_DEPTH + 1];
     int sk[TR_MAX_DEPTH + 1];
     unsigned depth = 0;
-    int seen_device = 0, seen_seed = 0;
+    int seen_device = 0, seen_seed = 0, seen_data = 0;
     for (unsigned i = 0; i < p->nlines; i++) {
         struct tr_line *ln = &p->lines[i];
         const char *w = ln->tok[0];
@@ -199,10 +205,10 @@ int tr_structure(struct tr_parser *p)
             return tr_perr(p, ln->no, "'%s' outside a submit block", w);
         if (in_submit && d->block != TR_B_ITEM && d->block != TR_B_END)
             return tr_perr(p, ln->no, "'%s' inside a submit block (only use, copy and fill; close it with 'end')", w);
-        if (!strcmp(w, "device") || !strcmp(w, "seed")) {
+        if (!strcmp(w, "device") || !strcmp(w, "seed") || !strcmp(w, "data")) {
             if (depth > 0)
                 return tr_perr(p, ln->no, "'%s' inside a block", w);
-            if (check_directive(p, ln, &seen_device, &seen_seed) != 0)
+            if (check_directive(p, ln, &seen_device, &seen_seed, &seen_data) != 0)
                 return -1;
             continue;
         }

@@ -164,6 +164,33 @@ int gmc_segment_query(const gmc_device *dev, unsigned id, struct gmc_segment_inf
  */
 int gmc_device_trace(gmc_device *dev, const char *path, uint64_t start, uint64_t end);
 
+/*
+ * Record the program's calls on this device as a gmc trace
+ * (docs/trace-format.md, "Recording") that `gmc replay` and `gmc run`
+ * replay: the same calls in the same order, each expecting the status it
+ * answered, write data and the hashes of the data read back included.
+ * Recording starts on a device in D0 without clients (else
+ * GMC_E_BAD_STATE; GMC_E_BUSY when it already records) and writes path,
+ * and, unless flags has GMC_RECORD_INLINE, path.data beside it for write
+ * data of more than 32 bytes. GMC_E_RECORD_OPTION for unknown flags,
+ * GMC_E_INVALID_ARG for an empty path, GMC_E_RECORD_IO when a file cannot
+ * be created. Calls the trace cannot
+ * express are written as "# not recorded: ..." comments; queries are not
+ * written. path NULL stops recording and closes the files: GMC_E_RECORD_IO
+ * when a write failed since the start (the calls themselves answered as
+ * usual), GMC_E_BAD_STATE when it was not recording. gmc_device_close()
+ * stops it too.
+ *
+ * Without a call: when the environment variable GMC_RECORD names a file,
+ * every gmc_device_open*() records into it from the open on, with the
+ * options in GMC_RECORD_OPTIONS (comma-separated; "inline" is
+ * GMC_RECORD_INLINE). If that cannot start, the open fails with the
+ * status (GMC_E_RECORD_IO, GMC_E_RECORD_OPTION) and no device.
+ */
+#define GMC_RECORD_INLINE (1u << 0) /* all write data inline in the trace, no side file */
+#define GMC_RECORD_FLAGS_MASK GMC_RECORD_INLINE
+int gmc_device_record(gmc_device *dev, const char *path, uint32_t flags);
+
 /* ------------------------------------------------------------- clients */
 
 /* The client is not a secure process (e.g. a sandboxed one): it may open
@@ -502,7 +529,10 @@ int gmc_alloc_can_write(const gmc_client *client, gmc_handle h);
  * linear view; a UseAlternateVA primary uses its swizzling range onto the
  * BAR instead, docs/residency.md "Swizzled"), and the BAR1 window for
  * an allocation in CPU-visible VRAM; an allocation elsewhere is moved into
- * CPU-visible VRAM first (DonotEvict: GMC_E_NEEDS_EVICT instead). A locked
+ * CPU-visible VRAM first (DonotEvict: GMC_E_NEEDS_EVICT instead), unless it
+ * is pinned (a primary, overlay or capture, or pinned for DirectFlip):
+ * then GMC_E_PINNED, and a Discard lock of a busy pinned allocation waits
+ * instead of renaming it. A locked
  * allocation does not move until gmc_unlock(). A lock that may write marks
  * the content dirty.
  */

@@ -68,6 +68,8 @@ enum gmc_status {
     GMC_E_SYSMEM_ALIASES = -200,
     GMC_E_PROTECT_RANGES = -201,
     GMC_E_NOT_DIRECT_FLIP = -202,
+    GMC_E_RECORD_IO = -203,
+    GMC_E_RECORD_OPTION = -204,
     GMC_E_OVER_BUDGET = -220,
     GMC_E_RESERVATION = -221,
     GMC_E_PCI_INIT = -150,
@@ -190,7 +192,7 @@ enum gmc_status {
     GMC_E_RULE_SYSMEM_UNUSED = -1409,
 };
 
-#define GMC_STATUS_COUNT 176u
+#define GMC_STATUS_COUNT 178u
 
 struct gmc_status_info {
     int code;

@@ -60,6 +60,8 @@ const struct gmc_status_info gmc_status_table[GMC_STATUS_COUNT] = {
     { GMC_E_SYSMEM_ALIASES, "GMC_E_SYSMEM_ALIASES", "existing system memory overlaps memory gmc owns or has handed out (a system copy, a lock mapping, another allocation's range)" },
     { GMC_E_PROTECT_RANGES, "GMC_E_PROTECT_RANGES", "every hardware protected VRAM range already covers a resident Protected or HardwareProtected allocation" },
     { GMC_E_NOT_DIRECT_FLIP, "GMC_E_NOT_DIRECT_FLIP", "no segment of the allocation's supported set is DirectFlip: it cannot be pinned for scan-out" },
+    { GMC_E_RECORD_IO, "GMC_E_RECORD_IO", "the recording's trace or data file cannot be created or written (gmc_device_record, GMC_RECORD)" },
+    { GMC_E_RECORD_OPTION, "GMC_E_RECORD_OPTION", "unknown recording option (gmc_device_record flags, GMC_RECORD_OPTIONS)" },
     { GMC_E_OVER_BUDGET, "GMC_E_OVER_BUDGET", "the client would go over its video memory budget in a segment group (gmc_residency_result.bytes_to_trim says how much to evict)" },
     { GMC_E_RESERVATION, "GMC_E_RESERVATION", "the reservation is larger than what is available for reservation in the segment group, or a budget would fall below the reservations" },
     { GMC_E_PCI_INIT, "GMC_E_PCI_INIT", "libpciaccess could not initialise (is sysfs mounted at /sys?)" },

@@ -30,6 +30,7 @@
 #include "gmc_place.h"
 #include "gmc_status.h"
 #include "gmc_vobj.h"
+#include "gmc_record.h"
 
 int gmc_budget_seg_counts(const gmc_device *dev, unsigned seg, uint32_t *group)
 {
@@ -291,7 +292,7 @@ int gmc_client_last_trim(const gmc_client *c, uint64_t *bytes, uint32_t *group)
     return GMC_OK;
 }
 
-int gmc_client_set_reservation(gmc_client *c, uint32_t group, uint64_t bytes)
+static int gmc_client_set_reservation_do(gmc_client *c, uint32_t group, uint64_t bytes)
 {
     if (c == NULL)
         return GMC_E_NULL_POINTER;
@@ -307,7 +308,15 @@ int gmc_client_set_reservation(gmc_client *c, uint32_t group, uint64_t bytes)
     return GMC_OK;
 }
 
-int gmc_client_set_budget(gmc_client *c, uint32_t group, uint64_t bytes)
+int gmc_client_set_reservation(gmc_client *c, uint32_t group, uint64_t bytes)
+{
+    int rc = gmc_client_set_reservation_do(c, group, bytes);
+    if (c != NULL)
+        gmc_rec_budget(c->dev, c, GMC_REC_RESERVE, group, bytes, rc);
+    return rc;
+}
+
+static int gmc_client_set_budget_do(gmc_client *c, uint32_t group, uint64_t bytes)
 {
     if (c == NULL)
         return GMC_E_NULL_POINTER;
@@ -320,7 +329,15 @@ int gmc_client_set_budget(gmc_client *c, uint32_t group, uint64_t bytes)
     return GMC_OK;
 }
 
-int gmc_device_set_budget(gmc_device *dev, uint32_t group, uint64_t bytes)
+int gmc_client_set_budget(gmc_client *c, uint32_t group, uint64_t bytes)
+{
+    int rc = gmc_client_set_budget_do(c, group, bytes);
+    if (c != NULL)
+        gmc_rec_budget(c->dev, c, GMC_REC_BUDGET, group, bytes, rc);
+    return rc;
+}
+
+static int gmc_device_set_budget_do(gmc_device *dev, uint32_t group, uint64_t bytes)
 {
     if (dev == NULL)
         return GMC_E_NULL_POINTER;
@@ -333,4 +350,11 @@ int gmc_device_set_budget(gmc_device *dev, uint32_t group, uint64_t bytes)
     dev->bud_app[group] = bytes;
     update_active(dev);
     return GMC_OK;
+}
+
+int gmc_device_set_budget(gmc_device *dev, uint32_t group, uint64_t bytes)
+{
+    int rc = gmc_device_set_budget_do(dev, group, bytes);
+    gmc_rec_budget(dev, NULL, GMC_REC_APP_BUDGET, group, bytes, rc);
+    return rc;
 }

@@ -33,6 +33,7 @@
 #include "gmc_cache.h"
 #include "gmc_fence.h"
 #include "gmc_resid.h"
+#include "gmc_record.h"
 
 static void report_clear(struct gmc_open_report *r)
 {
@@ -80,6 +81,8 @@ static int setup_segments(gmc_device *dev)
 
 static void teardown(gmc_device *dev)
 {
+    gmc_rec_free(dev); /* the recording ends before the clients go */
+    free(dev->devstr);
     gmc_vidmm_close_clients(dev);
     gmc_fence_fini(dev);
     gmc_cache_free(dev);
@@ -137,6 +140,22 @@ static int open_spec(const struct gmc_devspec *spec, struct gmc_open_report *rep
     return open_common(be, ctx, spec->pbuf_bytes, spec->tdr_cycles, report, out);
 }
 
+/* An open that cannot finish: close what it opened. */
+static int close_failed(gmc_device **out, int rc)
+{
+    if (*out != NULL)
+        teardown(*out);
+    *out = NULL;
+    return rc;
+}
+
+/* GMC_RECORD: record from the open on (docs/trace-format.md, "Recording"). */
+static int record_env(gmc_device **out)
+{
+    int rc = gmc_rec_start_env(*out);
+    return rc == GMC_OK ? GMC_OK : close_failed(out, rc);
+}
+
 int gmc_device_string_check(const char *str, size_t *err_pos)
 {
     struct gmc_devspec spec;
@@ -157,7 +176,13 @@ int gmc_device_open_ex(const char *str, struct gmc_open_report *report, gmc_devi
             report->error_pos = pos;
         return rc;
     }
-    return open_spec(&spec, report, out);
+    rc = open_spec(&spec, report, out);
+    if (rc == GMC_OK) {
+        (*out)->devstr = strdup(str);
+        if ((*out)->devstr == NULL)
+            rc = GMC_E_NO_MEMORY;
+    }
+    return rc == GMC_OK ? record_env(out) : close_failed(out, rc);
 }
 
 int gmc_device_open(const char *str, gmc_device **out)
@@ -176,7 +201,15 @@ int gmc_device_open_sim(const struct gmc_sim_config *cfg, struct gmc_open_report
     int rc = gmc_devspec_sim_set(&spec, cfg);
     if (rc != GMC_OK)
         return rc;
-    return open_spec(&spec, report, out);
+    rc = open_spec(&spec, report, out);
+    return rc == GMC_OK ? record_env(out) : rc;
+}
+
+int gmc_device_record(gmc_device *dev, const char *path, uint32_t flags)
+{
+    if (path == NULL)
+        return gmc_rec_stop(dev);
+    return gmc_rec_start(dev, path, flags);
 }
 
 void gmc_device_close(gmc_device *dev)
@@ -247,7 +280,7 @@ int gmc_segment_query(const gmc_device *dev, unsigned id, struct gmc_segment_inf
     return GMC_OK;
 }
 
-int gmc_device_trace(gmc_device *dev, const char *path, uint64_t start, uint64_t end)
+static int gmc_device_trace_do(gmc_device *dev, const char *path, uint64_t start, uint64_t end)
 {
     if (dev == NULL || path == NULL)
         return GMC_E_NULL_POINTER;
@@ -256,6 +289,13 @@ int gmc_device_trace(gmc_device *dev, const char *path, uint64_t start, uint64_t
     if (dev->kmd.be->trace == NULL)
         return GMC_E_UNSUPPORTED;
     return dev->kmd.be->trace(dev->kmd.be_ctx, path, start, end);
+}
+
+int gmc_device_trace(gmc_device *dev, const char *path, uint64_t start, uint64_t end)
+{
+    int rc = gmc_device_trace_do(dev, path, start, end);
+    gmc_rec_waveform(dev, rc);
+    return rc;
 }
 
 int gmc_device_link_stats(const gmc_device *dev, struct gmc_link_stats *out)

@@ -35,6 +35,7 @@
 #include "gmc_regs.h"
 #include "gmc_status.h"
 #include "gmc_vobj.h"
+#include "gmc_record.h"
 
 #define DEFAULT_TDR_CYCLES 4000000u
 
@@ -278,7 +279,7 @@ int gmc_fence_need_paging(const gmc_device *dev)
     return gmc_check_powered(dev->power);
 }
 
-int gmc_fence_wait(gmc_device *dev, uint64_t fence, uint64_t timeout_us)
+static int gmc_fence_wait_do(gmc_device *dev, uint64_t fence, uint64_t timeout_us)
 {
     if (dev == NULL)
         return GMC_E_NULL_POINTER;
@@ -291,6 +292,13 @@ int gmc_fence_wait(gmc_device *dev, uint64_t fence, uint64_t timeout_us)
         dev->tdr_cycles = timeout_us * CYCLES_PER_US;
     int rc = gmc_fence_await(dev, fence);
     dev->tdr_cycles = keep;
+    return rc;
+}
+
+int gmc_fence_wait(gmc_device *dev, uint64_t fence, uint64_t timeout_us)
+{
+    int rc = gmc_fence_wait_do(dev, fence, timeout_us);
+    gmc_rec_wait(dev, fence, timeout_us, rc);
     return rc;
 }
 

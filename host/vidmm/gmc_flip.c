@@ -23,6 +23,7 @@
 #include "gmc_resid.h"
 #include "gmc_status.h"
 #include "gmc_vobj.h"
+#include "gmc_record.h"
 
 /* Pinned without DirectFlip: primaries, overlays and captures. */
 static int pinned_by_kind(const struct gmc_valloc *a)
@@ -52,7 +53,7 @@ static int lookup(gmc_client *c, gmc_handle h, struct gmc_valloc **out)
     return GMC_OK;
 }
 
-int gmc_alloc_pin_direct_flip(gmc_client *c, gmc_handle h)
+static int gmc_alloc_pin_direct_flip_do(gmc_client *c, gmc_handle h)
 {
     struct gmc_valloc *a = NULL;
     int rc = lookup(c, h, &a);
@@ -94,7 +95,14 @@ int gmc_alloc_pin_direct_flip(gmc_client *c, gmc_handle h)
     return GMC_OK;
 }
 
-int gmc_alloc_unpin_direct_flip(gmc_client *c, gmc_handle h)
+int gmc_alloc_pin_direct_flip(gmc_client *c, gmc_handle h)
+{
+    int rc = gmc_alloc_pin_direct_flip_do(c, h);
+    gmc_rec_flip(c, h, 1, rc);
+    return rc;
+}
+
+static int gmc_alloc_unpin_direct_flip_do(gmc_client *c, gmc_handle h)
 {
     struct gmc_valloc *a = NULL;
     int rc = lookup(c, h, &a);
@@ -108,4 +116,11 @@ int gmc_alloc_unpin_direct_flip(gmc_client *c, gmc_handle h)
         a->state &= ~(uint32_t)GMC_ALLOC_STATE_PINNED;
     gmc_cand_sync(c->dev, a);
     return GMC_OK;
+}
+
+int gmc_alloc_unpin_direct_flip(gmc_client *c, gmc_handle h)
+{
+    int rc = gmc_alloc_unpin_direct_flip_do(c, h);
+    gmc_rec_flip(c, h, 0, rc);
+    return rc;
 }

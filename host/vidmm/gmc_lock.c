@@ -35,6 +35,7 @@
 #include "gmc_fence.h"
 #include "gmc_resid.h"
 #include "gmc_vobj.h"
+#include "gmc_record.h"
 
 static int is_aperture(const gmc_device *dev, const struct gmc_valloc *a)
 {
@@ -81,8 +82,9 @@ static int rename_alloc(gmc_device *dev, struct gmc_valloc *a, int sys_map)
         rc = gmc_sysmem_alloc(dev->pg, a->sys.size, &fresh);
         if (rc != GMC_OK)
             return rc;
-        if (a->desc.system_mem != NULL) {
-            /* The caller's memory cannot be renamed: wait instead. */
+        if (a->desc.system_mem != NULL || gmc_valloc_pinned(a)) {
+            /* The caller's memory cannot be renamed, nor the pages a pinned
+             * allocation is scanned out of: wait instead. */
             gmc_sysmem_free(dev->pg, &fresh);
             return gmc_fence_await(dev, a->busy_fence > a->paging_fence ? a->busy_fence
                                                                       : a->paging_fence);
@@ -104,8 +106,8 @@ static int rename_alloc(gmc_device *dev, struct gmc_valloc *a, int sys_map)
          * one is taken while the old is still held. No room without
          * evicting: wait instead. */
         uint32_t mask = cpu_mask(dev, a);
-        rc = mask != 0u && a->node.mgr != NULL && !a->flip_pinned ? gmc_resid_rename_placement(dev, a, mask)
-                                                                  : GMC_E_NO_SPACE;
+        rc = mask != 0u && a->node.mgr != NULL && !gmc_valloc_pinned(a) ? gmc_resid_rename_placement(dev, a, mask)
+                                                                        : GMC_E_NO_SPACE;
         if (rc == GMC_E_NO_SPACE) {
             dev->stats.lock_waits++;
             return gmc_fence_await(dev, a->busy_fence > a->paging_fence ? a->busy_fence
@@ -150,7 +152,7 @@ static int prepare_bar(gmc_device *dev, struct gmc_valloc *a, uint32_t flags)
         return GMC_E_NOT_CPU_VISIBLE;
     int rc = GMC_OK;
     if (a->node.mgr != NULL && !(mask & GMC_SEGMENT_BIT(a->seg + 1u))) {
-        if (a->flip_pinned)
+        if (gmc_valloc_pinned(a))
             return GMC_E_PINNED; /* scanned out where it is */
         if (flags & GMC_LOCK_DONOT_EVICT)
             return GMC_E_NEEDS_EVICT;
@@ -175,7 +177,7 @@ static int prepare_bar(gmc_device *dev, struct gmc_valloc *a, uint32_t flags)
     return rc;
 }
 
-int gmc_lock(gmc_client *c, gmc_handle h, uint32_t flags, struct gmc_lock_map *out)
+static int gmc_lock_do(gmc_client *c, gmc_handle h, uint32_t flags, struct gmc_lock_map *out)
 {
     if (out == NULL)
         return GMC_E_NULL_POINTER;
@@ -279,6 +281,13 @@ int gmc_lock(gmc_client *c, gmc_handle h, uint32_t flags, struct gmc_lock_map *o
     return GMC_OK;
 }
 
+int gmc_lock(gmc_client *c, gmc_handle h, uint32_t flags, struct gmc_lock_map *out)
+{
+    int rc = gmc_lock_do(c, h, flags, out);
+    gmc_rec_lock(c, h, flags, rc);
+    return rc;
+}
+
 static int unlock(gmc_device *dev, struct gmc_valloc *a)
 {
     int rc = GMC_OK;
@@ -306,7 +315,7 @@ void gmc_lock_drop(gmc_device *dev, struct gmc_valloc *a)
     (void)unlock(dev, a);
 }
 
-int gmc_unlock(gmc_client *c, gmc_handle h)
+static int gmc_unlock_do(gmc_client *c, gmc_handle h)
 {
     if (c == NULL)
         return GMC_E_NULL_POINTER;
@@ -316,6 +325,13 @@ int gmc_unlock(gmc_client *c, gmc_handle h)
     if (r->alloc->locker != c)
         return GMC_E_NOT_LOCKED;
     return unlock(c->dev, r->alloc);
+}
+
+int gmc_unlock(gmc_client *c, gmc_handle h)
+{
+    int rc = gmc_unlock_do(c, h);
+    gmc_rec_unlock(c, h, rc);
+    return rc;
 }
 
 static int mapped_access(gmc_client *c, gmc_handle h, uint64_t off, void *rbuf, const void *wbuf,
@@ -378,18 +394,32 @@ static int mapped_access(gmc_client *c, gmc_handle h, uint64_t off, void *rbuf, 
     return dev->kmd.ddi->cpu_write(&dev->kmd, g, at, wbuf, len);
 }
 
-int gmc_lock_read(gmc_client *c, gmc_handle h, uint64_t off, void *buf, size_t len)
+static int gmc_lock_read_do(gmc_client *c, gmc_handle h, uint64_t off, void *buf, size_t len)
 {
     if (buf == NULL && len > 0u)
         return GMC_E_NULL_POINTER;
     return mapped_access(c, h, off, buf != NULL ? buf : (void *)&len, NULL, len);
 }
 
-int gmc_lock_write(gmc_client *c, gmc_handle h, uint64_t off, const void *buf, size_t len)
+int gmc_lock_read(gmc_client *c, gmc_handle h, uint64_t off, void *buf, size_t len)
+{
+    int rc = gmc_lock_read_do(c, h, off, buf, len);
+    gmc_rec_access(c, h, off, buf, len, 0, 1, rc);
+    return rc;
+}
+
+static int gmc_lock_write_do(gmc_client *c, gmc_handle h, uint64_t off, const void *buf, size_t len)
 {
     if (buf == NULL && len > 0u)
         return GMC_E_NULL_POINTER;
     return mapped_access(c, h, off, NULL, buf != NULL ? buf : (const void *)&len, len);
+}
+
+int gmc_lock_write(gmc_client *c, gmc_handle h, uint64_t off, const void *buf, size_t len)
+{
+    int rc = gmc_lock_write_do(c, h, off, buf, len);
+    gmc_rec_access(c, h, off, buf, len, 1, 1, rc);
+    return rc;
 }
 
 /* Lock for one access unless the client already holds a lock. */
@@ -422,7 +452,7 @@ static int oneshot(gmc_client *c, gmc_handle h, uint64_t off, void *rbuf, const 
     return rc != GMC_OK ? rc : urc;
 }
 
-int gmc_alloc_read(gmc_client *c, gmc_handle h, uint64_t off, void *buf, size_t len)
+static int gmc_alloc_read_do(gmc_client *c, gmc_handle h, uint64_t off, void *buf, size_t len)
 {
     if (buf == NULL && len > 0u)
         return GMC_E_NULL_POINTER;
@@ -430,10 +460,32 @@ int gmc_alloc_read(gmc_client *c, gmc_handle h, uint64_t off, void *buf, size_t 
     return oneshot(c, h, off, buf != NULL ? buf : &dummy, NULL, len);
 }
 
-int gmc_alloc_write(gmc_client *c, gmc_handle h, uint64_t off, const void *buf, size_t len)
+int gmc_alloc_read(gmc_client *c, gmc_handle h, uint64_t off, void *buf, size_t len)
+{
+    if (c != NULL)
+        gmc_rec_mute(c->dev, 1);
+    int rc = gmc_alloc_read_do(c, h, off, buf, len);
+    if (c != NULL)
+        gmc_rec_mute(c->dev, -1);
+    gmc_rec_access(c, h, off, buf, len, 0, 0, rc);
+    return rc;
+}
+
+static int gmc_alloc_write_do(gmc_client *c, gmc_handle h, uint64_t off, const void *buf, size_t len)
 {
     if (buf == NULL && len > 0u)
         return GMC_E_NULL_POINTER;
     uint8_t dummy = 0;
     return oneshot(c, h, off, NULL, buf != NULL ? buf : &dummy, len);
+}
+
+int gmc_alloc_write(gmc_client *c, gmc_handle h, uint64_t off, const void *buf, size_t len)
+{
+    if (c != NULL)
+        gmc_rec_mute(c->dev, 1);
+    int rc = gmc_alloc_write_do(c, h, off, buf, len);
+    if (c != NULL)
+        gmc_rec_mute(c->dev, -1);
+    gmc_rec_access(c, h, off, buf, len, 1, 0, rc);
+    return rc;
 }

@@ -38,6 +38,7 @@
 #include "gmc_fence.h"
 #include "gmc_resid.h"
 #include "gmc_vobj.h"
+#include "gmc_record.h"
 
 
 static int purged(const struct gmc_vseg *s, enum gmc_power_state to)
@@ -162,7 +163,7 @@ static void purged_ranges(gmc_device *dev, enum gmc_power_state to, uint64_t *ra
     }
 }
 
-int gmc_device_power(gmc_device *dev, enum gmc_power_state to, struct gmc_power_report *rep)
+static int gmc_device_power_do(gmc_device *dev, enum gmc_power_state to, struct gmc_power_report *rep)
 {
     if (rep != NULL)
         memset(rep, 0, sizeof(*rep));
@@ -214,7 +215,14 @@ int gmc_device_power(gmc_device *dev, enum gmc_power_state to, struct gmc_power_
     return GMC_OK;
 }
 
-int gmc_device_resume(gmc_device *dev, struct gmc_power_report *rep)
+int gmc_device_power(gmc_device *dev, enum gmc_power_state to, struct gmc_power_report *rep)
+{
+    int rc = gmc_device_power_do(dev, to, rep);
+    gmc_rec_power(dev, (int)to, rc);
+    return rc;
+}
+
+static int gmc_device_resume_do(gmc_device *dev, struct gmc_power_report *rep)
 {
     if (rep != NULL)
         memset(rep, 0, sizeof(*rep));
@@ -257,5 +265,12 @@ int gmc_device_resume(gmc_device *dev, struct gmc_power_report *rep)
         rc = gmc_cand_protect(dev, NULL, NULL); /* the registers did not survive */
     if (rep != NULL)
         *rep = r;
+    return rc;
+}
+
+int gmc_device_resume(gmc_device *dev, struct gmc_power_report *rep)
+{
+    int rc = gmc_device_resume_do(dev, rep);
+    gmc_rec_power(dev, GMC_POWER_D0, rc);
     return rc;
 }

@@ -68,6 +68,7 @@
 #include "gmc_status.h"
 #include "gmc_resid.h"
 #include "gmc_vobj.h"
+#include "gmc_record.h"
 
 static uint64_t page_round(uint64_t v)
 {
@@ -741,7 +742,7 @@ static unsigned first_counted(const gmc_client *c, struct gmc_vref *const *refs,
     return n;
 }
 
-int gmc_make_resident(gmc_client *c, const gmc_handle *h, unsigned n,
+static int gmc_make_resident_do(gmc_client *c, const gmc_handle *h, unsigned n,
                       struct gmc_residency_result *res)
 {
     if (res != NULL)
@@ -830,7 +831,16 @@ int gmc_make_resident(gmc_client *c, const gmc_handle *h, unsigned n,
     return rc;
 }
 
-int gmc_evict(gmc_client *c, const gmc_handle *h, unsigned n)
+int gmc_make_resident(gmc_client *c, const gmc_handle *h, unsigned n, struct gmc_residency_result *res)
+{
+    struct gmc_residency_result own;
+    int rc = gmc_make_resident_do(c, h, n, res != NULL ? res : &own);
+    const struct gmc_residency_result *r = res != NULL ? res : &own;
+    gmc_rec_residency(c, 0, h, n, rc == GMC_E_OVER_BUDGET ? r->bytes_to_trim : 0u, rc);
+    return rc;
+}
+
+static int gmc_evict_do(gmc_client *c, const gmc_handle *h, unsigned n)
 {
     if (c == NULL || (h == NULL && n > 0u))
         return GMC_E_NULL_POINTER;
@@ -856,13 +866,28 @@ int gmc_evict(gmc_client *c, const gmc_handle *h, unsigned n)
     return GMC_OK;
 }
 
-int gmc_client_set_residency_callback(gmc_client *c, gmc_residency_fn fn, void *user)
+int gmc_evict(gmc_client *c, const gmc_handle *h, unsigned n)
+{
+    int rc = gmc_evict_do(c, h, n);
+    gmc_rec_residency(c, 1, h, n, 0u, rc);
+    return rc;
+}
+
+static int gmc_client_set_residency_callback_do(gmc_client *c, gmc_residency_fn fn, void *user)
 {
     if (c == NULL)
         return GMC_E_NULL_POINTER;
     c->notify_fn = fn;
     c->notify_user = fn != NULL ? user : NULL;
     return GMC_OK;
+}
+
+int gmc_client_set_residency_callback(gmc_client *c, gmc_residency_fn fn, void *user)
+{
+    int rc = gmc_client_set_residency_callback_do(c, fn, user);
+    if (rc == GMC_OK)
+        gmc_rec_callback(c, fn != NULL);
+    return rc;
 }
 
 uint32_t gmc_resid_aperture_mask(const gmc_device *dev)

@@ -20,6 +20,7 @@
 #include "gmc_resid.h"
 #include "gmc_submit.h"
 #include "gmc_vobj.h"
+#include "gmc_record.h"
 
 static uint64_t page_round(uint64_t v)
 {
@@ -65,7 +66,7 @@ static int check_op(const struct gmc_submit *s, const struct gmc_gpu_op *op,
  * goes through its system copy). */
 static int move_to(gmc_device *dev, struct gmc_valloc *a, uint32_t mask)
 {
-    if (a->flip_pinned)
+    if (gmc_valloc_pinned(a))
         return GMC_E_PINNED; /* scanned out where it is */
     int rc = gmc_resid_budget_precheck(dev, a, mask);
     if (rc == GMC_OK)
@@ -96,7 +97,7 @@ static int reach_locked(gmc_device *dev, struct gmc_valloc *a)
     mask &= a->desc.supported_segments | a->desc.eviction_segments;
     if (mask == 0u || a->sys.host == NULL || !a->sys_valid)
         return GMC_E_SUBMIT_LOCKED;
-    if (a->flip_pinned)
+    if (gmc_valloc_pinned(a))
         return GMC_E_PINNED; /* scanned out where it is: it cannot go to the aperture */
     int brc = gmc_resid_budget_precheck(dev, a, mask);
     if (brc != GMC_OK)
@@ -251,7 +252,7 @@ static void submit_retire(gmc_device *dev, const struct gmc_submit *s, struct gm
     }
 }
 
-int gmc_submit(gmc_client *c, const struct gmc_submit *s, uint64_t *fence)
+static int gmc_submit_do(gmc_client *c, const struct gmc_submit *s, uint64_t *fence)
 {
     if (fence != NULL)
         *fence = 0;
@@ -299,5 +300,13 @@ int gmc_submit(gmc_client *c, const struct gmc_submit *s, uint64_t *fence)
             *fence = f;
     }
     free(al);
+    return rc;
+}
+
+int gmc_submit(gmc_client *c, const struct gmc_submit *s, uint64_t *fence)
+{
+    uint64_t own = 0;
+    int rc = gmc_submit_do(c, s, fence != NULL ? fence : &own);
+    gmc_rec_submit(c, s, fence != NULL ? *fence : own, rc);
     return rc;
 }

@@ -45,12 +45,13 @@
 #include "gmc_lock.h"
 #include "gmc_cand.h"
 #include "gmc_resid.h"
+#include "gmc_record.h"
 
 #define PINNED_FLAGS (GMC_ALLOC_OVERLAY | GMC_ALLOC_CAPTURE)
 
 /* ---------------------------------------------------------------- clients */
 
-int gmc_client_create(gmc_device *dev, const struct gmc_client_desc *desc, gmc_client **out)
+static int gmc_client_create_do(gmc_device *dev, const struct gmc_client_desc *desc, gmc_client **out)
 {
     if (out == NULL)
         return GMC_E_NULL_POINTER;
@@ -78,6 +79,14 @@ int gmc_client_create(gmc_device *dev, const struct gmc_client_desc *desc, gmc_c
     dev->nclients++;
     *out = c;
     return GMC_OK;
+}
+
+int gmc_client_create(gmc_device *dev, const struct gmc_client_desc *desc, gmc_client **out)
+{
+    int rc = gmc_client_create_do(dev, desc, out);
+    if (out != NULL)
+        gmc_rec_client_create(dev, desc, *out, rc);
+    return rc;
 }
 
 /* r (its alloc set) joins its client's handles and its allocation's. */
@@ -144,6 +153,7 @@ void gmc_client_destroy(gmc_client *c)
 {
     if (c == NULL)
         return;
+    gmc_rec_client_destroy(c);
     gmc_device *dev = c->dev;
     while (c->refs != NULL)
         close_ref(c->refs);
@@ -218,7 +228,7 @@ static void commit(gmc_client *c, struct create_res *res)
     }
 }
 
-int gmc_alloc_create(gmc_client *c, const struct gmc_alloc_desc *desc, gmc_handle *out)
+static int gmc_alloc_create_do(gmc_client *c, const struct gmc_alloc_desc *desc, gmc_handle *out)
 {
     if (out == NULL)
         return GMC_E_NULL_POINTER;
@@ -254,7 +264,20 @@ int gmc_alloc_create(gmc_client *c, const struct gmc_alloc_desc *desc, gmc_handl
     return GMC_OK;
 }
 
-int gmc_alloc_destroy(gmc_client *c, gmc_handle h)
+int gmc_alloc_create(gmc_client *c, const struct gmc_alloc_desc *desc, gmc_handle *out)
+{
+    int rc = gmc_alloc_create_do(c, desc, out);
+    if (out != NULL && c != NULL) {
+        uint64_t global = 0;
+        const struct gmc_vref *r = rc == GMC_OK ? gmc_vidmm_ref(c, *out) : NULL;
+        if (r != NULL)
+            global = r->alloc->global;
+        gmc_rec_alloc_create(c, desc, *out, global, rc);
+    }
+    return rc;
+}
+
+static int gmc_alloc_destroy_do(gmc_client *c, gmc_handle h)
 {
     if (c == NULL)
         return GMC_E_NULL_POINTER;
@@ -265,7 +288,14 @@ int gmc_alloc_destroy(gmc_client *c, gmc_handle h)
     return GMC_OK;
 }
 
-int gmc_alloc_set_priority(gmc_client *c, gmc_handle h, uint32_t priority)
+int gmc_alloc_destroy(gmc_client *c, gmc_handle h)
+{
+    int rc = gmc_alloc_destroy_do(c, h);
+    gmc_rec_alloc_destroy(c, h, rc);
+    return rc;
+}
+
+static int gmc_alloc_set_priority_do(gmc_client *c, gmc_handle h, uint32_t priority)
 {
     if (c == NULL)
         return GMC_E_NULL_POINTER;
@@ -282,6 +312,13 @@ int gmc_alloc_set_priority(gmc_client *c, gmc_handle h, uint32_t priority)
         a->desc.priority = priority;
     gmc_cand_sync(c->dev, a); /* its place among the victims */
     return GMC_OK;
+}
+
+int gmc_alloc_set_priority(gmc_client *c, gmc_handle h, uint32_t priority)
+{
+    int rc = gmc_alloc_set_priority_do(c, h, priority);
+    gmc_rec_set_priority(c, h, priority, rc);
+    return rc;
 }
 
 int gmc_alloc_query(const gmc_client *c, gmc_handle h, struct gmc_alloc_info *out)
@@ -334,7 +371,7 @@ int gmc_alloc_query(const gmc_client *c, gmc_handle h, struct gmc_alloc_info *ou
 
 /* ---------------------------------------------------------------- sharing */
 
-int gmc_alloc_share_nt(gmc_client *c, gmc_handle h, const gmc_client *target,
+static int gmc_alloc_share_nt_do(gmc_client *c, gmc_handle h, const gmc_client *target,
                        gmc_share_handle *out)
 {
     if (out == NULL)
@@ -365,6 +402,14 @@ int gmc_alloc_share_nt(gmc_client *c, gmc_handle h, const gmc_client *target,
     return GMC_OK;
 }
 
+int gmc_alloc_share_nt(gmc_client *c, gmc_handle h, const gmc_client *target, gmc_share_handle *out)
+{
+    int rc = gmc_alloc_share_nt_do(c, h, target, out);
+    if (out != NULL)
+        gmc_rec_share_nt(c, h, target, *out, rc);
+    return rc;
+}
+
 /* NonSecure and RestrictSharedAccess, for a client other than the creator. */
 static int may_open(const gmc_client *c, const struct gmc_valloc *a)
 {
@@ -378,7 +423,7 @@ static int may_open(const gmc_client *c, const struct gmc_valloc *a)
     return GMC_OK;
 }
 
-int gmc_alloc_open(gmc_client *c, gmc_share_handle sh, gmc_handle *out)
+static int gmc_alloc_open_do(gmc_client *c, gmc_share_handle sh, gmc_handle *out)
 {
     if (out == NULL)
         return GMC_E_NULL_POINTER;
@@ -404,6 +449,14 @@ int gmc_alloc_open(gmc_client *c, gmc_share_handle sh, gmc_handle *out)
     a->refs++;
     *out = r->handle;
     return GMC_OK;
+}
+
+int gmc_alloc_open(gmc_client *c, gmc_share_handle sh, gmc_handle *out)
+{
+    int rc = gmc_alloc_open_do(c, sh, out);
+    if (out != NULL)
+        gmc_rec_open(c, sh, *out, rc);
+    return rc;
 }
 
 /* ------------------------------------------------------------ CPU access */

@@ -31,6 +31,7 @@
 
 struct gmc_valloc;
 struct gmc_cpu_cache;
+struct gmc_rec;
 
 struct gmc_vshare {
     struct gmc_valloc *alloc;
@@ -165,6 +166,8 @@ struct gmc_device {
     struct gmc_client *bud_client;  /* while a call places for a client under budgets: it (gmc_resid_place) */
     struct gmc_cpu_cache *cpu_cache; /* the modelled CPU cache (gmc_cache.c), NULL until used */
     int cache_maintenance_off;      /* tests only: skip the CPU cache flushes to show what they prevent */
+    char *devstr;                   /* the device string it was opened from, or NULL */
+    struct gmc_rec *rec;            /* the recording of its calls (gmc_record.c), or NULL */
 };
 
 /* A system buffer (or a segment range, node != NULL) released while the
@@ -181,6 +184,14 @@ struct gmc_deferred {
 struct gmc_vref *gmc_vidmm_ref(const gmc_client *c, gmc_handle h);
 /* Whether the client may lock the allocation with these flags (gmc_vobj.c). */
 int gmc_vidmm_lock_check(const gmc_client *c, const struct gmc_valloc *a, uint32_t lock_flags);
+
+/* Pinned where it is: a primary, overlay or capture (scanned out or
+ * captured into from its place, docs/residency.md "Pinned allocations"),
+ * or pinned for DirectFlip. Nothing moves or renames it. */
+static inline int gmc_valloc_pinned(const struct gmc_valloc *a)
+{
+    return a->flip_pinned || (a->state & GMC_ALLOC_STATE_PINNED) != 0u;
+}
 
 static inline int gmc_vseg_is_aperture(const struct gmc_vseg *s)
 {

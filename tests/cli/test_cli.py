@@ -563,6 +563,57 @@ def run_flip(binary, tmp, tag):
           f"{tag}: default device refuses the pin: {rc} {err!r}")
 
 
+def decisions(log_path):
+    """The decision log without names and line numbers: what was placed
+    where, evicted, moved, paged, read, per step and operation kind."""
+    out = []
+    with open(log_path) as f:
+        for ln in f:
+            if ln.startswith("#") or ln.startswith("gmc decision log"):
+                continue
+            w = ln.split()
+            if w[0] == "step":            # step N line L OP STATUS
+                out.append(("step", w[4], w[5]))
+            elif w[0] in ("place", "evict", "move", "read", "map"):
+                out.append((w[0],) + tuple(w[2:]))
+            else:
+                out.append(tuple(w))
+    return out
+
+
+def run_record(binary, tmp, tag):
+    """GMC_RECORD on the gmc command itself: the recording of a replay
+    replays with the same decisions, and refuses a bad recording option."""
+    small = os.path.join(tmp, "rec_small.trace")
+    write(small, SMALL)
+    rec = os.path.join(tmp, "rec.trace")
+    env = dict(os.environ, GMC_RECORD=rec)
+    log1, log2 = os.path.join(tmp, "rec1.log"), os.path.join(tmp, "rec2.log")
+    p = subprocess.run([binary, "replay", small, "--log", log1], cwd=ROOT, env=env, capture_output=True,
+                       text=True, timeout=600)
+    check(p.returncode == 0 and os.path.exists(rec) and os.path.exists(rec + ".data"),
+          f"{tag}: GMC_RECORD gmc replay writes the recording ({p.returncode}, {p.stderr!r})")
+    rc, out, err = gmc(binary, "replay", rec, "--log", log2)
+    check(rc == 0 and " 0 failed" in out, f"{tag}: the recording replays ({rc}, {out!r}, {err!r})")
+    with open(rec) as f:
+        text = f.read()
+    check(" hash=0x" in text and "\nsubmit client=c1\n  use a" in text and "# not recorded" not in text,
+          f"{tag}: the recording has read hashes and submit blocks, nothing left out")
+    d1, d2 = decisions(log1), decisions(log2)
+    check(len(d1) > 50 and d1 == d2,
+          f"{tag}: the recording's replay decides as the original ({len(d1)} and {len(d2)} decisions)")
+    env = dict(os.environ, GMC_RECORD=rec, GMC_RECORD_OPTIONS="gzip")
+    p = subprocess.run([binary, "replay", small], cwd=ROOT, env=env, capture_output=True, text=True,
+                       timeout=600)
+    check(p.returncode == 2 and "GMC_E_RECORD_OPTION" in p.stderr,
+          f"{tag}: a bad GMC_RECORD_OPTIONS stops the open ({p.returncode}, {p.stderr!r})")
+    env = dict(os.environ, GMC_RECORD=os.path.join(tmp, "no-such-dir", "r.trace"))
+    p = subprocess.run([binary, "replay", small], cwd=ROOT, env=env, capture_output=True, text=True,
+                       timeout=600)
+    check(p.returncode == 2 and "GMC_E_RECORD_IO" in p.stderr,
+          f"{tag}: an unwritable GMC_RECORD stops the open ({p.returncode}, {p.stderr!r})")
+
+
 def main():
     binaries = [(v, os.path.join(BUILD, v, "bin", "gmc")) for v in ("rel", "asan")]
     binaries = [(v, b) for v, b in binaries if os.path.exists(b)]
@@ -573,6 +624,7 @@ def main():
             run_hostile(b, tmp, tag)
             run_budgets(b, tmp, tag)
             run_flip(b, tmp, tag)
+            run_record(b, tmp, tag)
     print(f"test_cli: {passed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
 

@@ -528,6 +528,94 @@ static void test_expansion_budget(void **state)
     trace_free(t);
 }
 
+/* The forms a recording writes (docs/trace-format.md, "Recording"). */
+static void test_recorded_forms(void **state)
+{
+    (void)state;
+    struct trace *t = ok("client c1\nalloc a1 size=8K client=c1 segments=1 flags=CpuVisible\n"
+                         "write a1 client=c1 offset=4 data=00ff10Ab\n"
+                         "write a1 client=c1 offset=16 size=2 data=7e7f\n"
+                         "read a1 client=c1 offset=4 size=4 hash=0x0123456789abcdef\n"
+                         "wait fence=7 timeout=10\nwait\n"
+                         "set-priority a1 priority=low client=c1\nset-priority a1 priority=0 expect=RULE_PRIORITY_ZERO\n");
+    assert_int_equal(t->nops, 9);
+    const struct tr_op *w = &t->ops[2];
+    assert_int_equal(w->kind, TR_WRITE);
+    assert_true(w->has_data);
+    assert_int_equal(w->offset, 4);
+    assert_int_equal(w->size, 4); /* the data's size */
+    assert_int_equal(t->data_len, 6);
+    static const uint8_t want[6] = { 0x00, 0xff, 0x10, 0xab, 0x7e, 0x7f };
+    assert_memory_equal(t->data + w->data_off, want, 4);
+    assert_memory_equal(t->data + t->ops[3].data_off, want + 4, 2);
+    assert_true(t->ops[4].has_hash);
+    assert_int_equal(t->ops[4].hash, 0x0123456789abcdefull);
+    assert_true(t->ops[5].has_fence);
+    assert_int_equal(t->ops[5].fence, 7);
+    assert_int_equal(t->ops[5].timeout_us, 10);
+    assert_false(t->ops[6].has_fence);
+    assert_int_equal(t->ops[7].kind, TR_SET_PRIORITY);
+    assert_int_equal(t->ops[7].priority, GMC_PRIORITY_LOW);
+    assert_int_equal(t->ops[8].priority, 0);
+    trace_free(t);
+
+    const char *A = "alloc a size=8K flags=CpuVisible\n";
+    char buf[256];
+#define BAD2(line2, msg)                                         \
+    do {                                                         \
+        snprintf(buf, sizeof(buf), "%s%s\n", A, line2);          \
+        bad(buf, msg);                                           \
+    } while (0)
+    BAD2("write a data=abc", "t.trace:2: write: data= needs two hex digits per byte (3 digits)");
+    BAD2("write a data=zz", "t.trace:2: write: 'zz' in data= is not a hex byte");
+    BAD2("write a size=3 data=0102", "t.trace:2: write: data= holds 2 bytes, size is 3");
+    BAD2("write a data=01 pattern=1", "t.trace:2: write: data= and pattern= exclude each other");
+    BAD2("write a data=@0", "t.trace:2: write: data=@0 without a 'data FILE' line");
+    BAD2("write a data=@x", "t.trace:2: write: bad data offset '@x' (data=@OFFSET)");
+    BAD2("write a data=", "t.trace:2: write: empty value for 'data'");
+    BAD2("read a hash=12G3", "t.trace:2: read: bad number '12G3' for hash");
+    BAD2("set-priority a", "t.trace:2: set-priority: missing priority=");
+    BAD2("wait fence=x", "t.trace:2: wait: bad number 'x' for fence");
+#undef BAD2
+    bad("data /nonexistent/x.data\n", "t.trace:1: data: cannot read '/nonexistent/x.data': No such file or directory");
+    bad("data /dev/zero\n", "t.trace:1: data: cannot read '/dev/zero': Invalid argument");
+    bad("data a\ndata b\n", "t.trace:2: second 'data' line (first at line 1)");
+    bad("repeat 2\ndata a\nend\n", "t.trace:2: 'data' inside a block");
+
+    /* data=@OFFSET reads the data file beside the trace */
+    char dir[] = "/tmp/gmc_test_trace.XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char p[128];
+    snprintf(p, sizeof(p), "%s/w.data", dir);
+    FILE *f = fopen(p, "wb");
+    assert_non_null(f);
+    static const uint8_t bytes[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+    assert_int_equal(fwrite(bytes, 1, 8, f), 8);
+    fclose(f);
+    snprintf(p, sizeof(p), "%s/w.trace", dir);
+    f = fopen(p, "w");
+    assert_non_null(f);
+    fprintf(f, "data w.data\n%swrite a offset=100 size=5 data=@3\n", A);
+    fclose(f);
+    char err[512];
+    assert_int_equal(trace_load(p, 0, 0, &t, err, sizeof(err)), GMC_OK);
+    assert_int_equal(t->ops[2].size, 5);
+    assert_memory_equal(t->data + t->ops[2].data_off, bytes + 3, 5);
+    trace_free(t);
+    f = fopen(p, "w");
+    assert_non_null(f);
+    fprintf(f, "data w.data\n%swrite a offset=100 size=6 data=@3\n", A);
+    fclose(f);
+    assert_int_equal(trace_load(p, 0, 0, &t, err, sizeof(err)), GMC_E_INVALID_ARG);
+    char want_err[256];
+    snprintf(want_err, sizeof(want_err),
+             "%s:3: write: data=@3: 6 bytes from there are past the end of the data file (8 bytes)", p);
+    assert_string_equal(err, want_err);
+    char cmd[160];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 static void test_file_errors(void **state)
 {
     (void)state;
@@ -549,7 +637,7 @@ int main(void)
         cmocka_unit_test(test_bad_state),        cmocka_unit_test(test_checker_follows_library),        cmocka_unit_test(test_file_errors),
         cmocka_unit_test(test_bare_word_twice),  cmocka_unit_test(test_long_keys),
         cmocka_unit_test(test_expression_overflow), cmocka_unit_test(test_expansion_budget),
-        cmocka_unit_test(test_overlapping_copy),
+        cmocka_unit_test(test_overlapping_copy), cmocka_unit_test(test_recorded_forms),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,7 +6,8 @@
  * operation list and one message "t.trace:LINE: reason"; an accepted one
  * has at most TR_MAX_STEPS operations, each but the device operations
  * (wait, standby, hibernate, resume) naming an existing client, and the
- * allocation operations an existing entity.
+ * allocation operations an existing entity, and write data= inside the
+ * trace's data.
  */
 #include <string.h>
 
@@ -39,8 +40,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                             o->kind == TR_RESUME;
             FUZZ_CHECK(device_op || o->client < t->nclients, "op %u client %u of %u", i, o->client, t->nclients);
             if (o->kind == TR_ALLOC || o->kind == TR_READ || o->kind == TR_WRITE || o->kind == TR_PIN_FLIP ||
-                o->kind == TR_UNPIN_FLIP)
+                o->kind == TR_UNPIN_FLIP || o->kind == TR_SET_PRIORITY)
                 FUZZ_CHECK(o->entity < t->nentities, "op %u entity %u of %u", i, o->entity, t->nentities);
+            /* write data= lies inside the trace's data */
+            if (o->has_data)
+                FUZZ_CHECK(o->data_off <= t->data_len && o->size <= t->data_len - o->data_off,
+                           "op %u data %llu+%llu of %llu", i, (unsigned long long)o->data_off,
+                           (unsigned long long)o->size, (unsigned long long)t->data_len);
         }
         trace_free(t);
     }

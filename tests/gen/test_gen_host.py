@@ -125,8 +125,9 @@ def test_spec_edits(d):
 
     flags = os.path.join(spec, "flags.toml")
     rc, stale = stale_after_edit(d, flags, 'name = "DonotEvict"', 'name = "DoNotEvict"')
-    case("a renamed WDDM flag name makes exactly the CLI table and the header comment stale",
-         rc == 1 and stale == ["cli/trace_flags.c", "include/gmc_flags.h"], f"{stale}")
+    case("a renamed WDDM flag name makes exactly the name tables (CLI, recorder) and the header comment stale",
+         rc == 1 and stale == ["cli/trace_flags.c", "host/vidmm/gmc_record_names.c", "include/gmc_flags.h"],
+         f"{stale}")
     with open(flags) as f:
         flags_good = f.read()
     edit(flags, '{ bit = 7,  name = "Discard"', '{ bit = 8,  name = "Discard"')

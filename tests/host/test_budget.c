@@ -551,6 +551,58 @@ static void test_usage_recount(void **state)
     t_close(dev);
 }
 
+/*
+ * Hibernate and resume (docs/budgets.md, "Power transitions"): the resume
+ * puts back what was resident where it was, whatever the budgets say now
+ * (a resume is not a client's request and cannot be trimmed), and the
+ * usage after it is what it was before: the allocations never stopped
+ * counting. Content the hibernate lost (HardwareProtected) stops counting
+ * with it. The next placement for the client is then judged as usual.
+ */
+static void test_budget_across_hibernate(void **state)
+{
+    (void)state;
+    gmc_device *dev = t_open(AT_DEV);
+    gmc_client *c = t_client(dev);
+    gmc_handle a = t_new(c, 512 * KiB, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+    gmc_handle b = t_new(c, 256 * KiB, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+    gmc_handle hp = t_new(c, 64 * KiB, GMC_ALLOC_HARDWARE_PROTECTED, BIT(SEG_VIS));
+    gmc_handle both[3] = { a, b, hp };
+    ok(gmc_make_resident(c, both, 3, NULL));
+    t_write_pattern(c, a, 512 * KiB, 11);
+    t_write_pattern(c, b, 256 * KiB, 12);
+    assert_int_equal(t_usage(c, LOCAL), 832 * KiB);
+    /* lowering the budget evicts nothing: over budget until it evicts */
+    ok(gmc_client_set_budget(c, LOCAL, 512 * KiB));
+    struct gmc_power_report rep;
+    ok(gmc_device_power(dev, GMC_POWER_HIBERNATE, &rep));
+    assert_int_equal(rep.allocations_saved, 2);
+    assert_int_equal(rep.allocations_lost, 1); /* HardwareProtected content never leaves VRAM */
+    assert_int_equal(t_usage(c, LOCAL), 768 * KiB); /* the lost one is no longer placed */
+    ok(gmc_device_resume(dev, &rep));
+    assert_int_equal(rep.allocations_saved, 2);
+    assert_int_equal(rep.bytes_restored, 768 * KiB);
+    /* back in place, counted as before, content intact */
+    assert_true(t_info(c, a).state & GMC_ALLOC_STATE_PLACED);
+    assert_true(t_info(c, b).state & GMC_ALLOC_STATE_PLACED);
+    assert_true(t_info(c, hp).state & GMC_ALLOC_STATE_LOST);
+    assert_int_equal(t_usage(c, LOCAL), 768 * KiB);
+    struct gmc_device_stats st = t_stats(dev);
+    assert_int_equal(st.budget[LOCAL].usage, 768 * KiB);
+    assert_int_equal(st.budget[LOCAL].refusals, 0);
+    assert_true(t_check_pattern(c, a, 512 * KiB, 11));
+    assert_true(t_check_pattern(c, b, 256 * KiB, 12));
+    /* the next placement is judged against the budget */
+    gmc_handle d = t_new(c, 64 * KiB, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+    struct gmc_residency_result res;
+    assert_status(gmc_make_resident(c, &d, 1, &res), GMC_E_OVER_BUDGET);
+    assert_int_equal(res.bytes_to_trim, 768 * KiB + 64 * KiB - 512 * KiB);
+    ok(t_evict1(c, b));
+    assert_int_equal(t_usage(c, LOCAL), 512 * KiB);
+    gmc_client_destroy(c);
+    t_close(dev);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -563,6 +615,7 @@ int main(void)
         cmocka_unit_test(test_reservations),
         cmocka_unit_test(test_lock_and_submit),
         cmocka_unit_test(test_usage_recount),
+        cmocka_unit_test(test_budget_across_hibernate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

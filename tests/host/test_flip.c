@@ -126,6 +126,71 @@ static void test_pin_refused(void **state)
     t_close(dev);
 }
 
+/*
+ * Primaries, overlays and captures are pinned by their kind (seed 000:
+ * overlays are pinned and evicted only on TDR, PnP stop or level-three
+ * synchronization; seed 004: a primary may be pinned at creation): a lock
+ * that would move one into CPU-visible VRAM answers GMC_E_PINNED, and a
+ * Discard lock while the GPU uses one waits instead of renaming it to
+ * fresh memory.
+ */
+static void test_kind_pinned_never_moves(void **state)
+{
+    (void)state;
+    gmc_device *dev = t_open(NULL);
+    gmc_client *c = t_client(dev);
+    /* an overlay placed in VRAM the CPU cannot see */
+    struct gmc_alloc_desc d;
+    t_desc(&d, 64 * KiB, GMC_ALLOC_CPU_VISIBLE | GMC_ALLOC_OVERLAY, BIT(SEG_VIS) | BIT(SEG_VRAM));
+    d.preferred[0].id = SEG_VRAM;
+    gmc_handle ov = t_create(c, &d);
+    struct gmc_alloc_info before = t_info(c, ov);
+    assert_int_equal(before.segment, SEG_VRAM);
+    assert_true(before.state & GMC_ALLOC_STATE_PINNED);
+    struct gmc_device_stats s0 = t_stats(dev);
+    struct gmc_lock_map m;
+    assert_status(gmc_lock(c, ov, 0, &m), GMC_E_PINNED);
+    assert_status(gmc_lock(c, ov, GMC_LOCK_DISCARD, &m), GMC_E_PINNED);
+    uint8_t b[16];
+    assert_status(gmc_alloc_read(c, ov, 0, b, sizeof(b)), GMC_E_PINNED);
+    struct gmc_alloc_info after = t_info(c, ov);
+    assert_int_equal(after.segment, before.segment);
+    assert_int_equal(after.gpu_address, before.gpu_address);
+    assert_false(after.state & GMC_ALLOC_STATE_LOCKED);
+    assert_int_equal(t_stats(dev).paging_ops, s0.paging_ops);
+
+    /* a primary the GPU is still writing: a Discard lock waits, in place */
+    t_desc(&d, 256 * KiB, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+    d.info2_flags = GMC_INFO2_PRIMARY;
+    d.vidpn_source_id = 0;
+    gmc_handle p = t_create(c, &d);
+    ok(t_resident1(c, p));
+    uint64_t at = t_info(c, p).gpu_address;
+    s0 = t_stats(dev);
+    uint64_t fence = t_fill(c, p, 0, 256 * KiB, 0x11223344u);
+    assert_true(fence > gmc_fence_completed(dev)); /* still running */
+    ok(gmc_lock(c, p, GMC_LOCK_DISCARD | GMC_LOCK_WRITE_ONLY, &m));
+    struct gmc_device_stats s1 = t_stats(dev);
+    assert_int_equal(s1.renames, s0.renames);
+    assert_int_equal(s1.lock_waits, s0.lock_waits + 1u);
+    assert_true(gmc_fence_completed(dev) >= fence);
+    assert_int_equal(m.kind, GMC_LOCK_MAP_BAR);
+    assert_int_equal(t_info(c, p).gpu_address, at);
+    ok(gmc_unlock(c, p));
+
+    /* an ordinary allocation in the same place is renamed (the difference) */
+    gmc_handle o = t_new(c, 256 * KiB, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+    ok(t_resident1(c, o));
+    uint64_t oat = t_info(c, o).gpu_address;
+    fence = t_fill(c, o, 0, 256 * KiB, 0x55667788u);
+    assert_true(fence > gmc_fence_completed(dev));
+    ok(gmc_lock(c, o, GMC_LOCK_DISCARD | GMC_LOCK_WRITE_ONLY, &m));
+    assert_int_equal(t_stats(dev).renames, s1.renames + 1u);
+    assert_true(t_info(c, o).gpu_address != oat);
+    ok(gmc_unlock(c, o));
+    t_close(dev);
+}
+
 /* A primary is pinned by its kind: pinning it for DirectFlip in place and
  * unpinning leave it pinned. */
 static void test_primary_stays_pinned(void **state)
@@ -153,6 +218,7 @@ int main(void)
         cmocka_unit_test(test_pinned_never_moves),
         cmocka_unit_test(test_pin_refused),
         cmocka_unit_test(test_primary_stays_pinned),
+        cmocka_unit_test(test_kind_pinned_never_moves),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
