@@ -13,7 +13,8 @@
  *     destroying it again gives GMC_E_BAD_HANDLE, forever (a new
  *     allocation never gets an old handle value);
  *   - an allocation written through gmc_alloc_write and read back with
- *     nothing in between reads back what was written;
+ *     nothing in between reads back what was written (or, through the
+ *     client's own WriteOnly lock, refuses the read with GMC_E_PERMISSION);
  *   - each segment's eviction candidate tree holds exactly the placed
  *     allocations an eviction may take, with current keys, in order.
  * At the end the AXI protocol monitor has seen no violation.
@@ -279,7 +280,16 @@ static void step(struct st *s, struct fuzz_in *in)
         st = gmc_alloc_write(c, h, off, wbuf, len);
         KNOWN("gmc_alloc_write", st);
         if (st == GMC_OK) {
+            /* Through the client's own WriteOnly lock the write is allowed
+             * and the read is not (gmc.h, gmc_alloc_read). */
+            const struct gmc_vref *r = gmc_vidmm_ref(c, h);
+            FUZZ_CHECK(r != NULL, "written handle has no reference");
+            int wo = r->alloc->locker == c && (r->alloc->lock_flags & GMC_LOCK_WRITE_ONLY);
             st = gmc_alloc_read(c, h, off, rbuf, len);
+            if (wo) {
+                FUZZ_CHECK(st == GMC_E_PERMISSION, "read through a WriteOnly lock: %s", gmc_status_name(st));
+                return;
+            }
             FUZZ_CHECK(st == GMC_OK, "read after a good write: %s", gmc_status_name(st));
             FUZZ_CHECK(memcmp(rbuf, wbuf, len) == 0, "read back differs (%zu bytes at %llu)", len,
                        (unsigned long long)off);
