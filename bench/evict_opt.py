@@ -9,7 +9,8 @@
   past a time limit, HiGHS's proven lower bound (its dual bound, at least
   the LP relaxation's), labelled `exact` or `lower_bound`.
 * `simulate(trace, 'lru'|'clock')`: plain LRU and CLOCK with the library's
-  placement (best fit, the drm_mm-style eviction scan) and write-back rule.
+  placement (best fit, the drm_mm-style eviction scan, its window the one
+  with the fewest victim bytes) and write-back rule.
 * `brute_force(trace)`: exhaustive search of every eviction schedule (tiny
   traces only), the check on the integer program's formulation.
 
@@ -408,6 +409,28 @@ class _Sim:
         second = [i for i in sweep if self.it[i].ref]
         return first + second, (sweep, len(first))
 
+    def _least_evicted(self, victims, chosen, lo, size):
+        """As the library's scan (gmc_resid.c, least_evicted): in the free
+        run starting at lo (holes and the scan's victims), the window of
+        `size` bytes whose victims add up to the fewest bytes, the lowest of
+        equal ones; tried at the run's ends and at each victim's ends."""
+        hi = min([s for s, _ in self._blocks(chosen) if s >= lo] + [self.t.cap])
+        run = [v for v in victims if self.it[v].placed and lo <= self.it[v].start < hi]
+
+        def cost(at):
+            return sum(self.t.sizes[v] for v in run
+                       if self.it[v].start < at + size and self.it[v].start + self.t.sizes[v] > at)
+        best, best_b = lo, cost(lo)
+        for v in run:
+            s = self.it[v].start
+            for at in (s + self.t.sizes[v], s - size if s >= size else lo, hi - size):
+                if at < lo or at + size > hi:
+                    continue
+                b = cost(at)
+                if b < best_b or (b == best_b and at < best):
+                    best, best_b = at, b
+        return best
+
     def _place_evict(self, i):
         if self._place(i):
             return
@@ -419,6 +442,7 @@ class _Sim:
             ws = self._hole(size, chosen)
             if ws is None:
                 continue
+            ws = self._least_evicted(order[:k + 1], chosen, ws, size)
             if clk is not None:
                 # the hand swept up to v: reference bits passed over are cleared
                 sweep, nfirst = clk

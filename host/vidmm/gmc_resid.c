@@ -146,6 +146,53 @@ struct victims {
     size_t n, cap;
 };
 
+/* Bytes of the nodes from first up to (not including) stop that overlap
+ * [at, at + n). */
+static uint64_t overlap_bytes(const struct gmc_range_node *first, const struct gmc_range_node *stop,
+                              uint64_t at, uint64_t n)
+{
+    uint64_t b = 0;
+    for (const struct gmc_range_node *x = first; x != stop; x = x->next)
+        if (x->start < at + n && x->start + x->size > at)
+            b += x->size;
+    return b;
+}
+
+/*
+ * The window in the free run [lo, hi) (holes and the scan's victims
+ * between the nodes l and r, which stay) whose victims add up to the
+ * fewest bytes; the lowest of equal ones. A window that evicts the fewest
+ * bytes has an edge at an edge of the run or of a victim, so only those
+ * positions are tried: the run's start and the end of each victim (the
+ * window starts there), the run's end and the start of each victim (the
+ * window ends there), aligned inwards. O(victims in the run ^ 2); they are
+ * victims the scan looked at.
+ */
+static uint64_t least_evicted(const struct gmc_range_node *l, const struct gmc_range_node *r, uint64_t lo,
+                              uint64_t hi, const struct gmc_place_size *sz)
+{
+    const uint64_t mask = ~(sz->align - 1u), n = sz->placed;
+    const struct gmc_range_node *first = l->next;
+    uint64_t best = (lo + (sz->align - 1u)) & mask;
+    uint64_t best_b = overlap_bytes(first, r, best, n);
+    for (const struct gmc_range_node *x = first; x != r; x = x->next) {
+        const uint64_t cand[3] = { (x->start + x->size + (sz->align - 1u)) & mask,
+                                   x->start >= n ? (x->start - n) & mask : lo,
+                                   (hi - n) & mask };
+        for (unsigned k = 0; k < 3u; k++) {
+            uint64_t at = cand[k];
+            if (at < lo || at > hi || hi - at < n)
+                continue;
+            uint64_t b = overlap_bytes(first, r, at, n);
+            if (b < best_b || (b == best_b && at < best)) {
+                best = at;
+                best_b = b;
+            }
+        }
+    }
+    return best;
+}
+
 /*
  * The eviction scan, after drm_mm's: walk the segment's eviction
  * candidates in victim order (gmc_cand.h), adding each to the scan, until
@@ -154,8 +201,9 @@ struct victims {
  * range then makes room, and victims elsewhere stay. vs gets the victims
  * looked at (a prefix of the victim order); *upto is how many when they
  * open a range, 0 when none does (then every candidate was looked at);
- * *win is the range's start. Nothing but the segment's candidates is
- * visited.
+ * *win is the range's start: of the free run the victims opened, the
+ * window whose victims add up to the fewest bytes (least_evicted). Nothing
+ * but the segment's candidates is visited.
  */
 static int scan_window(gmc_device *dev, unsigned seg, const struct gmc_valloc *except,
                        const struct gmc_place_size *sz, struct victims *vs, uint64_t *win, size_t *upto)
@@ -189,7 +237,7 @@ static int scan_window(gmc_device *dev, unsigned seg, const struct gmc_valloc *e
         uint64_t hi = r == &m->head ? mend : r->start;
         uint64_t at = (lo + (sz->align - 1u)) & ~(sz->align - 1u);
         if (at >= lo && at < hi && hi - at >= sz->placed) {
-            *win = at;
+            *win = least_evicted(l, r, lo, hi, sz);
             *upto = vs->n;
             break;
         }
