@@ -146,16 +146,58 @@ struct victims {
     size_t n, cap;
 };
 
-/* Bytes of the nodes from first up to (not including) stop that overlap
- * [at, at + n). */
-static uint64_t overlap_bytes(const struct gmc_range_node *first, const struct gmc_range_node *stop,
-                              uint64_t at, uint64_t n)
+/* One sweep of least_evicted(): candidate window starts in increasing
+ * order, each ends_at = 0 the start at or after a victim's end, 1 the start
+ * that makes the window end at or before a victim's start (the run's start
+ * or end closes the sequence). The window's victims are the nodes between
+ * two cursors that only move forward, so a sweep is O(victims in the run). */
+struct win_sweep {
+    const struct gmc_range_node *first, *stop; /* the run's victims: first .. stop (exclusive) */
+    uint64_t lo, hi, n, mask;
+    uint64_t best, best_b;                     /* the cheapest window so far */
+};
+
+static void sweep(struct win_sweep *w, int ends_at)
 {
-    uint64_t b = 0;
-    for (const struct gmc_range_node *x = first; x != stop; x = x->next)
-        if (x->start < at + n && x->start + x->size > at)
-            b += x->size;
-    return b;
+    const struct gmc_range_node *l = w->first, *r = w->first, *x = w->first;
+    const uint64_t up = ~w->mask; /* align - 1 */
+    uint64_t bytes = 0;
+    int edge = 1; /* the run's own edge is still to try: first when starting, last when ending */
+    for (;;) {
+        uint64_t at;
+        if (!ends_at && edge) {
+            at = (w->lo + up) & w->mask;
+            edge = 0;
+        } else if (x != w->stop) {
+            const struct gmc_range_node *v = x;
+            x = x->next;
+            if (!ends_at)
+                at = (v->start + v->size + up) & w->mask;
+            else if (v->start >= w->n)
+                at = (v->start - w->n) & w->mask;
+            else
+                continue; /* a window ending there would start below 0 */
+        } else if (ends_at && edge) {
+            at = (w->hi - w->n) & w->mask;
+            edge = 0;
+        } else {
+            break;
+        }
+        if (at < w->lo || at > w->hi || w->hi - at < w->n)
+            continue;
+        while (r != w->stop && r->start < at + w->n) {
+            bytes += r->size;
+            r = r->next;
+        }
+        while (l != r && l->start + l->size <= at) {
+            bytes -= l->size;
+            l = l->next;
+        }
+        if (bytes < w->best_b || (bytes == w->best_b && at < w->best)) {
+            w->best = at;
+            w->best_b = bytes;
+        }
+    }
 }
 
 /*
@@ -165,32 +207,17 @@ static uint64_t overlap_bytes(const struct gmc_range_node *first, const struct g
  * bytes has an edge at an edge of the run or of a victim, so only those
  * positions are tried: the run's start and the end of each victim (the
  * window starts there), the run's end and the start of each victim (the
- * window ends there), aligned inwards. O(victims in the run ^ 2); they are
- * victims the scan looked at.
+ * window ends there), aligned inwards. Two sweeps over the run's victims,
+ * which the scan has looked at: O(those victims).
  */
 static uint64_t least_evicted(const struct gmc_range_node *l, const struct gmc_range_node *r, uint64_t lo,
                               uint64_t hi, const struct gmc_place_size *sz)
 {
-    const uint64_t mask = ~(sz->align - 1u), n = sz->placed;
-    const struct gmc_range_node *first = l->next;
-    uint64_t best = (lo + (sz->align - 1u)) & mask;
-    uint64_t best_b = overlap_bytes(first, r, best, n);
-    for (const struct gmc_range_node *x = first; x != r; x = x->next) {
-        const uint64_t cand[3] = { (x->start + x->size + (sz->align - 1u)) & mask,
-                                   x->start >= n ? (x->start - n) & mask : lo,
-                                   (hi - n) & mask };
-        for (unsigned k = 0; k < 3u; k++) {
-            uint64_t at = cand[k];
-            if (at < lo || at > hi || hi - at < n)
-                continue;
-            uint64_t b = overlap_bytes(first, r, at, n);
-            if (b < best_b || (b == best_b && at < best)) {
-                best = at;
-                best_b = b;
-            }
-        }
-    }
-    return best;
+    struct win_sweep w = { .first = l->next, .stop = r, .lo = lo, .hi = hi, .n = sz->placed,
+                           .mask = ~(sz->align - 1u), .best = UINT64_MAX, .best_b = UINT64_MAX };
+    sweep(&w, 0);
+    sweep(&w, 1);
+    return w.best;
 }
 
 /*
