@@ -72,8 +72,9 @@
  *                   gmc_victim_heat_placed) over the model's state, placed
  *                   best fit (GMC_RANGE_BEST) with the library's range
  *                   allocator and its drm_mm-style eviction scan (victims
- *                   in policy order until a window fits; only the window's
- *                   victims go): must reproduce the library's bytes exactly
+ *                   in policy order until a free run fits; only the
+ *                   victims of the run's window with the fewest victim
+ *                   bytes go): must reproduce the library's bytes exactly
  *                   (evict_replica_match), which checks the accounting of
  *                   the models against the real run.
  *   LRU             plain LRU (no priorities, no hot set), the same
@@ -719,6 +720,54 @@ static int start_cmp(const void *pa, const void *pb)
     return a < b ? -1 : (a > b);
 }
 
+/* Bytes of the scan's victims cand[0..i] that overlap [at, at + sz). */
+static uint64_t victim_bytes(const struct model *m, uint32_t i, uint64_t at, uint64_t sz)
+{
+    uint64_t b = 0;
+    for (uint32_t j = 0; j <= i; j++) {
+        const struct m_item *x = &m->it[m->cand[j]];
+        uint64_t xs = m->t->a[m->cand[j]].size;
+        if (x->placed && x->node.start < at + sz && x->node.start + xs > at)
+            b += xs;
+    }
+    return b;
+}
+
+/* As the library's scan (host/vidmm/gmc_resid.c, least_evicted): in the
+ * free run that starts at lo (holes and the victims cand[0..i]), the window
+ * of sz bytes whose victims add up to the fewest bytes, the lowest of equal
+ * ones; tried at the run's ends and at each victim's ends. */
+static uint64_t least_evicted(const struct model *m, uint32_t i, uint64_t lo, uint64_t sz)
+{
+    uint64_t hi = m->base + m->cap; /* the run's end: the first block at or after lo that stays */
+    for (uint32_t j = 0; j < m->t->na; j++) {
+        const struct m_item *x = &m->it[j];
+        int victim = 0;
+        for (uint32_t k = 0; k <= i && !victim; k++)
+            victim = m->cand[k] == j;
+        if (x->placed && !x->deleted && !victim && x->node.start >= lo && x->node.start < hi)
+            hi = x->node.start;
+    }
+    uint64_t best = lo, best_b = victim_bytes(m, i, lo, sz);
+    for (uint32_t j = 0; j <= i; j++) {
+        const struct m_item *x = &m->it[m->cand[j]];
+        if (!x->placed || x->node.start < lo || x->node.start >= hi)
+            continue;
+        uint64_t e = x->node.start + m->t->a[m->cand[j]].size;
+        uint64_t c[3] = { e, x->node.start >= sz ? x->node.start - sz : lo, hi - sz };
+        for (unsigned k = 0; k < 3u; k++) {
+            if (c[k] < lo || c[k] > hi || hi - c[k] < sz)
+                continue;
+            uint64_t b = victim_bytes(m, i, c[k], sz);
+            if (b < best_b || (b == best_b && c[k] < best)) {
+                best = c[k];
+                best_b = b;
+            }
+        }
+    }
+    return best;
+}
+
 /* Place id, evicting unreferenced allocations in policy order. */
 static void place_evict(struct model *m, uint32_t id)
 {
@@ -745,7 +794,8 @@ static void place_evict(struct model *m, uint32_t id)
     if (m->contig == 2) {
         /* drm_mm-style eviction scan: add victims in policy order until the
          * lowest hole they would open together with free space fits, then
-         * evict only the victims inside that hole. */
+         * evict only the victims inside the window of that hole whose
+         * victims add up to the fewest bytes. */
         uint8_t *in_s = calloc(m->t->na, 1);
         uint32_t *blk = calloc(m->t->na, sizeof(*blk));
         if (in_s == NULL || blk == NULL)
@@ -768,6 +818,7 @@ static void place_evict(struct model *m, uint32_t id)
             }
             if (ws == UINT64_MAX)
                 continue;
+            ws = least_evicted(m, i, ws, sz);
             int hot_out = 0;
             for (uint32_t j = 0; j <= i; j++) {
                 const struct m_item *x = &m->it[m->cand[j]];

@@ -9,7 +9,8 @@
   past a time limit, HiGHS's proven lower bound (its dual bound, at least
   the LP relaxation's), labelled `exact` or `lower_bound`.
 * `simulate(trace, 'lru'|'clock')`: plain LRU and CLOCK with the library's
-  placement (best fit, the drm_mm-style eviction scan) and write-back rule.
+  placement (best fit, the drm_mm-style eviction scan, its window the one
+  with the fewest victim bytes) and write-back rule.
 * `brute_force(trace)`: exhaustive search of every eviction schedule (tiny
   traces only), the check on the integer program's formulation.
 
@@ -231,8 +232,12 @@ def optimum(t, time_limit=60.0):
     t0 = time.monotonic()
     c, A, ub, n = build_program(t)
     cons = LinearConstraint(A, -np.inf, ub)
+    # The write-back variables: the only ones with a -1 in an episode row.
+    Ac = A.tocoo()
+    wb = np.zeros(len(c), dtype=bool)
+    wb[Ac.col[(Ac.row >= len(t.steps)) & (Ac.data < 0)]] = True
     if n == 0:
-        return {"bytes": 0, "kind": "exact", "lp_bytes": 0, "seconds": 0.0}
+        return {"bytes": 0, "kind": "exact", "lp_bytes": 0, "seconds": 0.0, "in_bytes": 0, "wb_bytes": 0}
     lp = milp(c, constraints=cons, bounds=Bounds(0, 1), integrality=np.zeros(len(c)))
     if lp.status != 0:
         raise TraceError(f"{t.name}: LP relaxation: {lp.message}")
@@ -241,8 +246,12 @@ def optimum(t, time_limit=60.0):
              options={"time_limit": time_limit, "mip_rel_gap": 0.0})
     if r.status == 0:
         # Proven optimal (gap 0); the objective is a whole number of pages.
+        # Split into bytes paged in and written back by the schedule found.
+        x = np.round(r.x)
+        wbp = int(round(float(c[wb] @ x[wb])))
         return {"bytes": int(round(r.fun)) * UNIT, "kind": "exact", "lp_bytes": int(np.ceil(lp_pages - 1e-6)) * UNIT,
-                "seconds": round(time.monotonic() - t0, 2)}
+                "seconds": round(time.monotonic() - t0, 2), "in_bytes": (int(round(r.fun)) - wbp) * UNIT,
+                "wb_bytes": wbp * UNIT}
     bound = lp_pages
     if getattr(r, "mip_dual_bound", None) is not None and np.isfinite(r.mip_dual_bound):
         bound = max(bound, r.mip_dual_bound)
@@ -408,6 +417,28 @@ class _Sim:
         second = [i for i in sweep if self.it[i].ref]
         return first + second, (sweep, len(first))
 
+    def _least_evicted(self, victims, chosen, lo, size):
+        """As the library's scan (gmc_resid.c, least_evicted): in the free
+        run starting at lo (holes and the scan's victims), the window of
+        `size` bytes whose victims add up to the fewest bytes, the lowest of
+        equal ones; tried at the run's ends and at each victim's ends."""
+        hi = min([s for s, _ in self._blocks(chosen) if s >= lo] + [self.t.cap])
+        run = [v for v in victims if self.it[v].placed and lo <= self.it[v].start < hi]
+
+        def cost(at):
+            return sum(self.t.sizes[v] for v in run
+                       if self.it[v].start < at + size and self.it[v].start + self.t.sizes[v] > at)
+        best, best_b = lo, cost(lo)
+        for v in run:
+            s = self.it[v].start
+            for at in (s + self.t.sizes[v], s - size if s >= size else lo, hi - size):
+                if at < lo or at + size > hi:
+                    continue
+                b = cost(at)
+                if b < best_b or (b == best_b and at < best):
+                    best, best_b = at, b
+        return best
+
     def _place_evict(self, i):
         if self._place(i):
             return
@@ -419,6 +450,7 @@ class _Sim:
             ws = self._hole(size, chosen)
             if ws is None:
                 continue
+            ws = self._least_evicted(order[:k + 1], chosen, ws, size)
             if clk is not None:
                 # the hand swept up to v: reference bits passed over are cleared
                 sweep, nfirst = clk

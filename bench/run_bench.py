@@ -106,6 +106,12 @@ def eviction_vs_optimum(build, insample, res):
     out["evict_vs_opt_bytes_weighted"] = round(pol / sum(ev[f"evict_{t}_opt_bytes"] for t in INSAMPLE), 3)
     out["evict_oos_vs_opt_mean"] = round(sum(ev[f"evict_fam_{f}_vs_opt_mean"] for f in fams) / len(fams), 3)
     out["evict_oos_vs_opt_worst"] = max(ev[f"evict_fam_{f}_vs_opt_worst"] for f in fams)
+    # Where the gap comes from, per family (bench/evict_breakdown.py): the
+    # library's run replayed by a replica (checked against gmc run's bytes),
+    # its write-backs and evictions beyond the room needed, and the same
+    # order or a clairvoyant one with and without contiguous placement.
+    out.update(run_json([SCIPY_PYTHON, os.path.join(ROOT, "bench", "evict_breakdown.py"),
+                         os.path.join(build, "bench", "evict_rows.json")]))
     return out
 
 
@@ -174,6 +180,11 @@ def defined_symbols(paths):
     return names
 
 
+# Examples written for a board's segments, run on the sim backend strapped
+# with them (as tests/board/test_board_link.py runs board_hx8k, HX8K_DEV).
+EXAMPLE_DEVICES = {"board_hx8k": "sim:seg1=0/0x1000/0x84,seg2=0x80000000/0x100000/0x191"}
+
+
 def end_to_end(build):
     """Per example workload: simulated cycles per wall second under gmc run,
     and where the time goes: perf's cpu-clock samples attributed to the host
@@ -188,9 +199,10 @@ def end_to_end(build):
     env = dict(os.environ, GMC_NO_PNG="1")
     for ex in sorted(f[:-6] for f in os.listdir(os.path.join(ROOT, "examples")) if f.endswith(".trace")):
         trace = os.path.join(ROOT, "examples", ex + ".trace")
+        dev = ["--device", EXAMPLE_DEVICES[ex]] if ex in EXAMPLE_DEVICES else []
         with tempfile.TemporaryDirectory() as tmp:
             rep = os.path.join(tmp, "rep")
-            subprocess.run([gmc, "run", trace, "--progress", "none", "--report", rep], check=True,
+            subprocess.run([gmc, "run", trace, *dev, "--progress", "none", "--report", rep], check=True,
                            capture_output=True, env=env)
             with open(os.path.join(rep, "stats.json")) as f:
                 st = json.load(f)
@@ -200,7 +212,7 @@ def end_to_end(build):
                 continue
             data = os.path.join(tmp, "perf.data")
             r = subprocess.run(["perf", "record", "-e", "cpu-clock", "-F", "4000", "-o", data, gmc, "run", trace,
-                                "--progress", "none", "--report", rep], capture_output=True, env=env)
+                                *dev, "--progress", "none", "--report", rep], capture_output=True, env=env)
             if r.returncode != 0:
                 print(f"run_bench: perf record failed, no time shares: {r.stderr[-300:]!r}", file=sys.stderr)
                 continue

@@ -147,6 +147,80 @@ struct victims {
     size_t n, cap;
 };
 
+/* One sweep of least_evicted(): candidate window starts in increasing
+ * order, each ends_at = 0 the start at or after a victim's end, 1 the start
+ * that makes the window end at or before a victim's start (the run's start
+ * or end closes the sequence). The window's victims are the nodes between
+ * two cursors that only move forward, so a sweep is O(victims in the run). */
+struct win_sweep {
+    const struct gmc_range_node *first, *stop; /* the run's victims: first .. stop (exclusive) */
+    uint64_t lo, hi, n, mask;
+    uint64_t best, best_b;                     /* the cheapest window so far */
+};
+
+static void sweep(struct win_sweep *w, int ends_at)
+{
+    const struct gmc_range_node *l = w->first, *r = w->first, *x = w->first;
+    const uint64_t up = ~w->mask; /* align - 1 */
+    uint64_t bytes = 0;
+    int edge = 1; /* the run's own edge is still to try: first when starting, last when ending */
+    for (;;) {
+        uint64_t at;
+        if (!ends_at && edge) {
+            at = (w->lo + up) & w->mask;
+            edge = 0;
+        } else if (x != w->stop) {
+            const struct gmc_range_node *v = x;
+            x = x->next;
+            if (!ends_at)
+                at = (v->start + v->size + up) & w->mask;
+            else if (v->start >= w->n)
+                at = (v->start - w->n) & w->mask;
+            else
+                continue; /* a window ending there would start below 0 */
+        } else if (ends_at && edge) {
+            at = (w->hi - w->n) & w->mask;
+            edge = 0;
+        } else {
+            break;
+        }
+        if (at < w->lo || at > w->hi || w->hi - at < w->n)
+            continue;
+        while (r != w->stop && r->start < at + w->n) {
+            bytes += r->size;
+            r = r->next;
+        }
+        while (l != r && l->start + l->size <= at) {
+            bytes -= l->size;
+            l = l->next;
+        }
+        if (bytes < w->best_b || (bytes == w->best_b && at < w->best)) {
+            w->best = at;
+            w->best_b = bytes;
+        }
+    }
+}
+
+/*
+ * The window in the free run [lo, hi) (holes and the scan's victims
+ * between the nodes l and r, which stay) whose victims add up to the
+ * fewest bytes; the lowest of equal ones. A window that evicts the fewest
+ * bytes has an edge at an edge of the run or of a victim, so only those
+ * positions are tried: the run's start and the end of each victim (the
+ * window starts there), the run's end and the start of each victim (the
+ * window ends there), aligned inwards. Two sweeps over the run's victims,
+ * which the scan has looked at: O(those victims).
+ */
+static uint64_t least_evicted(const struct gmc_range_node *l, const struct gmc_range_node *r, uint64_t lo,
+                              uint64_t hi, const struct gmc_place_size *sz)
+{
+    struct win_sweep w = { .first = l->next, .stop = r, .lo = lo, .hi = hi, .n = sz->placed,
+                           .mask = ~(sz->align - 1u), .best = UINT64_MAX, .best_b = UINT64_MAX };
+    sweep(&w, 0);
+    sweep(&w, 1);
+    return w.best;
+}
+
 /*
  * The eviction scan, after drm_mm's: walk the segment's eviction
  * candidates in victim order (gmc_cand.h), adding each to the scan, until
@@ -155,8 +229,9 @@ struct victims {
  * range then makes room, and victims elsewhere stay. vs gets the victims
  * looked at (a prefix of the victim order); *upto is how many when they
  * open a range, 0 when none does (then every candidate was looked at);
- * *win is the range's start. Nothing but the segment's candidates is
- * visited.
+ * *win is the range's start: of the free run the victims opened, the
+ * window whose victims add up to the fewest bytes (least_evicted). Nothing
+ * but the segment's candidates is visited.
  */
 static int scan_window(gmc_device *dev, unsigned seg, const struct gmc_valloc *except,
                        const struct gmc_place_size *sz, struct victims *vs, uint64_t *win, size_t *upto)
@@ -190,7 +265,7 @@ static int scan_window(gmc_device *dev, unsigned seg, const struct gmc_valloc *e
         uint64_t hi = r == &m->head ? mend : r->start;
         uint64_t at = (lo + (sz->align - 1u)) & ~(sz->align - 1u);
         if (at >= lo && at < hi && hi - at >= sz->placed) {
-            *win = at;
+            *win = least_evicted(l, r, lo, hi, sz);
             *upto = vs->n;
             break;
         }

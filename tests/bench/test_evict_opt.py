@@ -72,11 +72,17 @@ check(eo.brute_force(t) == 3 * PAGE, "hand trace: brute force")
 # needed again costs the reloads only once it has a system copy.
 t = make([1, 1], 1, [([0], [], []), ([1], [], []), ([0], [], []), ([1], [], [])])
 # A fill, evict A (wb 1), B fill, evict B (wb 1) + A in (1), evict A clean, B in (1): 4 pages
-check(eo.optimum(t)["bytes"] == 4 * PAGE, "one-slot alternation: 4 pages")
+o = eo.optimum(t)
+check(o["bytes"] == 4 * PAGE, "one-slot alternation: 4 pages")
+# Every switch is forced, so the split is unique: A and B written back once
+# each, then each paged in once.
+check(o["in_bytes"] == 2 * PAGE and o["wb_bytes"] == 2 * PAGE, f"one-slot alternation: the split {o}")
 # A write after the page-in makes the next eviction write back again.
 t = make([1, 1], 1, [([0], [], []), ([1], [], []), ([0], [0], []), ([1], [], []), ([0], [], [])])
 # wb A, fill B; wb B, in A (written); wb A, in B; B clean dropped, in A: 1+1+1+1+1+1 = 6
-check(eo.optimum(t)["bytes"] == 6 * PAGE, "write after page-in: 6 pages")
+o = eo.optimum(t)
+check(o["bytes"] == 6 * PAGE, "write after page-in: 6 pages")
+check(o["in_bytes"] == 3 * PAGE and o["wb_bytes"] == 3 * PAGE, f"write after page-in: the split {o}")
 # Destroying is free: a dirty allocation destroyed instead of evicted pays nothing.
 t = make([2, 2], 2, [([0], [0], [0]), ([1], [], [])])
 check(eo.optimum(t)["bytes"] == 0, "destroyed before the next step: 0")

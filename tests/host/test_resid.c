@@ -393,6 +393,46 @@ static void test_clean_before_dirty(void **state)
     t_close(dev);
 }
 
+/* The scan stops at the first victim that opens room; of that free run
+ * (victims and holes together) only a window of the wanted size is
+ * emptied, the one whose victims add up to the fewest bytes: here the
+ * window ending at the run's end, which spares the first victim. */
+static void test_scan_window_fewest_bytes(void **state)
+{
+    (void)state;
+    gmc_device *dev = t_open(NULL);
+    gmc_client *c = t_client(dev);
+    const uint64_t SZ = 256 * KiB;
+    static const uint32_t prio[8] = { GMC_PRIORITY_MINIMUM, GMC_PRIORITY_LOW, GMC_PRIORITY_NORMAL,
+                                      GMC_PRIORITY_NORMAL, GMC_PRIORITY_NORMAL, GMC_PRIORITY_NORMAL,
+                                      GMC_PRIORITY_NORMAL, GMC_PRIORITY_NORMAL };
+    gmc_handle h[8];
+    for (unsigned i = 0; i < 8; i++) {
+        struct gmc_alloc_desc d;
+        t_desc(&d, SZ, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+        d.priority = prio[i];
+        h[i] = t_create(c, &d);
+        assert_int_equal(t_info(c, h[i]).offset, i * SZ); /* 8 x 256 KiB fill the 2 MiB */
+        ok(t_resident1(c, h[i]));
+        ok(t_evict1(c, h[i]));
+    }
+    ok(gmc_alloc_destroy(c, h[2])); /* a 256 KiB hole at 512 KiB */
+    /* 512 KiB: h0 (MINIMUM) alone opens no room, h0 and h1 with the hole
+     * open [0, 768 KiB); the window [256 KiB, 768 KiB) evicts h1 alone */
+    struct gmc_device_stats s0 = t_stats(dev);
+    gmc_handle n = t_new(c, 2 * SZ, GMC_ALLOC_CPU_VISIBLE, BIT(SEG_VIS));
+    ok(t_resident1(c, n));
+    struct gmc_device_stats s1 = t_stats(dev);
+    assert_true(placed_at(c, h[0], SEG_VIS));
+    assert_false(placed_at(c, h[1], SEG_VIS));
+    assert_int_equal(t_info(c, n).offset, SZ);
+    assert_int_equal(s1.evictions - s0.evictions, 1);
+    assert_int_equal(s1.bytes_paged_out - s0.bytes_paged_out, SZ); /* h1, dirty from its fill */
+    for (unsigned i = 3; i < 8; i++)
+        assert_true(placed_at(c, h[i], SEG_VIS));
+    t_close(dev);
+}
+
 /* A loop over ten allocations where eight fit, one at a time: plain LRU
  * would page every one in on every pass; the hot set keeps seven and pages
  * only the other three. */
@@ -1423,6 +1463,7 @@ int main(void)
         cmocka_unit_test(test_pinned_never_evicted),
         cmocka_unit_test(test_hot_set),
         cmocka_unit_test(test_clean_before_dirty),
+        cmocka_unit_test(test_scan_window_fewest_bytes),
         cmocka_unit_test(test_loop_keeps_hot_part),
         cmocka_unit_test(test_evict_via_aperture),
         cmocka_unit_test(test_kept_system_copy),
