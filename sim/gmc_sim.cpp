@@ -951,6 +951,17 @@ int gmc_sim_host_release(gmc_sim *sim)
     return GMC_SIM_OK;
 }
 
+uint64_t gmc_sim_host_hung(const gmc_sim *sim)
+{
+    if (!sim) return 0;
+    uint64_t n = 0;
+    for (const HostBurst &h : sim->rd_q)
+        if (h.hang) n++;
+    for (const BResp &b : sim->b_q)
+        if (b.hang) n++;
+    return n;
+}
+
 int gmc_sim_irq(const gmc_sim *sim)
 {
     return sim ? (sim->top->irq ? 1 : 0) : 0;

@@ -137,6 +137,9 @@ void gmc_sim_host_inject_clear(gmc_sim *sim);
  * up on them, as a completion timeout does); a hung write's data was never
  * stored. Other injections and new accesses are unaffected. */
 int gmc_sim_host_release(gmc_sim *sim);
+/* How many hung reads and writes the bus holds now (not answered, not
+ * released). No bus, no cycle. */
+uint64_t gmc_sim_host_hung(const gmc_sim *sim);
 
 /* The IRQ line, and a callback called on each change with the new level. */
 typedef void (*gmc_sim_irq_fn)(void *user, int level, uint64_t cycle);
