@@ -498,7 +498,8 @@ $(BUILD)/xcheck/ok: spec/gmc.toml tools/gen.py tools/gmc_spec.py tools/gen_spec.
 
 # Script tests print their own "name: N passed, M failed" line.
 # The bridge testbench is a vvp script (#! /usr/bin/vvp).
-SCRIPT_TESTS = $(GEN_TESTS) tests/lint/test_check_layers.py tests/build/test_fresh_make.sh tests/install/test_install.sh tests/pci/test_pci_rtl.sh tests/formal/test_formal.sh $(BUILD)/fw/tb/tb_fw_bridge.vvp
+SCRIPT_TESTS = $(GEN_TESTS) tests/lint/test_check_layers.py tests/build/test_fresh_make.sh tests/install/test_install.sh tests/pci/test_pci_rtl.sh tests/formal/test_formal.sh $(BUILD)/fw/tb/tb_fw_bridge.vvp \
+               $(BUILD)/fw/tb/tb_dmu_smoke.vvp
 # The CLI script tests run $(BUILD)/rel/bin/gmc and $(BUILD)/asan/bin/gmc.
 SCRIPT_TESTS += $(CLI_SCRIPT_TESTS)
 # The board path end to end: gmc over uart:<pty> against gmc-board-sim.
@@ -512,7 +513,7 @@ SCRIPT_TESTS += tests/sim/test_sched_fallback.sh
 
 test: deps-test check-gen lint $(BUILD)/xcheck/ok $(TEST_BINS_rel) $(TEST_BINS_asan) $(SIM_TEST_BINS_rel) $(SIM_TEST_BINS_asan) \
       $(CLI_TEST_BINS_rel) $(CLI_TEST_BINS_asan) $(BUILD)/rel/bin/gmc $(BUILD)/asan/bin/gmc \
-      $(BUILD)/rel/lib/libgmc_sim.so $(BUILD)/fw/tb/tb_fw_bridge.vvp $(PCI_RTL_BINS) $(BUILD)/rel/bin/gmc-board-sim \
+      $(BUILD)/rel/lib/libgmc_sim.so $(BUILD)/fw/tb/tb_fw_bridge.vvp $(BUILD)/fw/tb/tb_dmu_smoke.vvp $(PCI_RTL_BINS) $(BUILD)/rel/bin/gmc-board-sim \
       $(FUZZ_REPLAY_BINS_rel) $(FUZZ_REPLAY_BINS_asan) $(CMP_TESTS) $(EVL_TESTS)
 	@BUILD=$(BUILD) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  tools/run_tests.sh $(SCRIPT_TESTS) $(TEST_BINS_rel) $(TEST_BINS_asan) $(SIM_TEST_BINS_rel) $(SIM_TEST_BINS_asan) \
@@ -565,6 +566,20 @@ $(BUILD)/cmp/bin/bench-dma: bench/bench_dma.c hw/gmc_dma_pkt.c hw/gmc_pkt.c $(BU
 $(BUILD)/fw/dmc/yosys.log: rtl/gmc_dmc.v rtl/gmc_dmc_range.v rtl/gmc_dma_check.v rtl/gmc_clk_gate.v $(RTL_INC)
 	@mkdir -p $(@D)
 	$(YOSYS) -q -l $@.tmp -p 'read_verilog -Irtl rtl/gmc_dmc.v rtl/gmc_dmc_range.v rtl/gmc_dma_check.v rtl/gmc_clk_gate.v; chparam -set VRAM_BYTES 8192 -set APERTURE_PAGES 256 gmc_dmc; synth_ice40 -top gmc_dmc; stat' >/dev/null
+	mv $@.tmp $@
+
+# The micro-sequenced engine (gmc_dmu, work in progress, not in gmc_top)
+# synthesised alone at the HX8K board's parameters and packed
+# (nextpnr-ice40 --pack-only) for its logic-cell count: make dmu-size.
+.PHONY: dmu-size
+dmu-size: $(BUILD)/fw/dmu/pack.log
+	@grep 'SB_\|cells' $(BUILD)/fw/dmu/stat.txt
+	@grep -h 'ICESTORM_LC:\|ICESTORM_RAM:' $<
+$(BUILD)/fw/dmu/pack.log: rtl/gmc_dmu.v rtl/gmc_dmu_rf.v rtl/gmc_dmu_rom.v rtl/gmc_dmu_ucode.vh $(RTL_INC)
+	@mkdir -p $(@D)
+	$(YOSYS) -q -l $(@D)/yosys.log -p 'read_verilog -Irtl rtl/gmc_dmu.v rtl/gmc_dmu_rf.v rtl/gmc_dmu_rom.v; chparam -set VRAM_BYTES 8192 gmc_dmu; synth_ice40 -top gmc_dmu -json $(@D)/gmc_dmu.json; tee -o $(@D)/stat.txt stat' >/dev/null
+	$(NEXTPNR) --hx8k --package ct256 --json $(@D)/gmc_dmu.json --pack-only -l $@.tmp -q
+	grep -q 'ICESTORM_LC:' $@.tmp
 	mv $@.tmp $@
 
 $(BUILD)/rel/bin/bench-resid: bench/bench_resid.c $(BUILD)/rel/lib/libgmc.a $(BUILD)/rel/lib/libgmc_sim.a
@@ -654,6 +669,12 @@ $(BUILD)/fw/tb/tb_fw_bridge.vvp: tests/fw/tb_fw_bridge.v $(FW_COMMON) $(FW_INC) 
 	@mkdir -p $(@D)
 	$(IVERILOG) -g2005 -Wall -Wno-sensitivity-entire-array -Irtl -Ifirmware/common -s tb_fw_bridge -o $@ \
 	  $< firmware/icebreaker/gmc_board_icebreaker.v $(FW_COMMON) $(RTL)
+
+# The micro-sequenced engine's smoke test (gmc_dmu and its microcode: one
+# FENCE packet from the ring).
+$(BUILD)/fw/tb/tb_dmu_smoke.vvp: tests/rtl_dmu/tb_dmu_smoke.v rtl/gmc_dmu.v rtl/gmc_dmu_rf.v rtl/gmc_dmu_rom.v rtl/gmc_dmu_ucode.vh $(RTL_INC)
+	@mkdir -p $(@D)
+	$(IVERILOG) -g2005 -Wall -Irtl -s tb_dmu_smoke -o $@ $< rtl/gmc_dmu.v rtl/gmc_dmu_rf.v rtl/gmc_dmu_rom.v
 
 test-fw: $(BUILD)/fw/tb/tb_fw_bridge.vvp
 	$(VVP) -n $<

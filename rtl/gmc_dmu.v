@@ -39,7 +39,6 @@
 //   6 RET
 module gmc_dmu #(
     parameter integer VRAM_BYTES = 8 * 1024 * 1024,
-    parameter integer PROT_RANGES = 4,
     // AXI ID width of the master, >= 4.
     parameter integer ID_WIDTH = 4,
     // VRAM word address width, derived.
@@ -49,14 +48,15 @@ module gmc_dmu #(
     input  wire                      rst,
 
     input  wire                      enable,
-    input  wire [47:12]              ring_base,
     input  wire [4:0]                ring_log2,
     input  wire [19:0]               tail,
     input  wire [31:0]               watchdog,
-    input  wire [31:0]               pt_base,
-    input  wire [47:12]              dummy_page,
-    input  wire [32*PROT_RANGES-1:0] prot_base,
-    input  wire [32*PROT_RANGES-1:0] prot_limit,
+    // The configuration the microcode reads (ring base, page table base,
+    // dummy page, protected ranges): written by the register block into a
+    // 32 x 32 configuration RAM as the host writes it, read by IN.
+    input  wire                      cfg_we,
+    input  wire [4:0]                cfg_wa,
+    input  wire [31:0]               cfg_wd,
     input  wire                      cmd_skip,
     input  wire                      cmd_reset,
 
@@ -189,7 +189,6 @@ module gmc_dmu #(
     reg  [47:0] addr;            // the one address: AR, AW, GART request, VRAM word
     reg  [63:0] wdata;
     reg  [7:0]  wstrb;
-    reg  [2:0]  dpos;            // next byte of wdata to gather
     reg  [63:0] buf_q;           // response buffer: R beat, VRAM word, GART answer
     reg         rsp, rsp_err, rsp_last, rsp_inv;
     reg         brsp, brsp_err;
@@ -222,7 +221,8 @@ module gmc_dmu #(
     wire any_hs = ar_hs || aw_hs || w_hs || m_axi_rvalid || m_axi_bvalid;
     wire wd_owes = owes_cur || ar_v || aw_v;
     wire can_fetch = !faulted && enable && (in_ib || head != tail);
-    wire wd_fire = watchdog != 32'd0 && wd_owes && !any_hs && wd_cnt + 32'd1 >= watchdog;
+    // (wd_cnt counts down from WATCHDOG: it fires when it is 1.)
+    wire wd_fire = watchdog != 32'd0 && wd_owes && !any_hs && wd_cnt == 32'd1;
 
     assign vec_reset = cmd_reset;
     assign vec_to = wd_fire && !faulted && (busy || can_fetch);
@@ -320,17 +320,27 @@ module gmc_dmu #(
         endcase
     end
 
-    // Inputs (IN): the response buffer and the configuration.
-    localparam integer N_IN = 17 + 4 * PROT_RANGES;
-    wire [16*64-1:0] ins;
-    assign ins[16*17-1:0] = {dummy_page[47:32], dummy_page[31:16], {dummy_page[15:12], 12'd0},
-                             pt_base[31:16], pt_base[15:0], 12'd0, head[19:16], head[15:0],
-                             12'd0, tail[19:16], tail[15:0], {11'd0, ring_log2},
-                             ring_base[47:32], ring_base[31:16], {ring_base[15:12], 12'd0},
-                             buf_q[63:48], buf_q[47:32], buf_q[31:16], buf_q[15:0]};
-    assign ins[16*N_IN-1:16*17] = {prot_limit, prot_base};
-    assign ins[16*64-1:16*N_IN] = {(16*(64-N_IN)){1'b0}};
-    wire [15:0] in_v = ins[16*rb[5:0] +: 16];
+    // Inputs (IN): src 0..3 the response buffer, 4..7 HEAD and TAIL,
+    // 64..127 the configuration RAM's halves (word (src - 64) / 2).
+    wire [31:0] cfg_q;
+    gmc_dmu_rf #(.AW(5), .DW(16)) u_cfgl (.clk(clk), .we(cfg_we), .wa(cfg_wa), .wd(cfg_wd[15:0]),
+                                          .ra(rb[5:1]), .rd(cfg_q[15:0]));
+    gmc_dmu_rf #(.AW(5), .DW(16)) u_cfgh (.clk(clk), .we(cfg_we), .wa(cfg_wa), .wd(cfg_wd[31:16]),
+                                          .ra(rb[5:1]), .rd(cfg_q[31:16]));
+    reg [15:0] in_v;
+    always @(*) begin
+        if (rb[6]) in_v = rb[0] ? cfg_q[31:16] : cfg_q[15:0];
+        else case (rb[2:0])
+            3'd0: in_v = buf_q[15:0];
+            3'd1: in_v = buf_q[31:16];
+            3'd2: in_v = buf_q[47:32];
+            3'd3: in_v = buf_q[63:48];
+            3'd4: in_v = head[15:0];
+            3'd5: in_v = {12'd0, head[19:16]};
+            3'd6: in_v = tail[15:0];
+            default: in_v = {12'd0, tail[19:16]};
+        endcase
+    end
 
     always @(*) begin
         rf_we = x && (cls == C_ALU || cls == C_ALUI || cls == C_LDI || cls == C_IN);
@@ -376,7 +386,6 @@ module gmc_dmu #(
 
     // ------------------------------------------------------------ execute
 
-    wire [63:0] gath_v = buf_q >> {ra[2:0], 3'd0};
     wire        is_out = x && cls == C_OUT;
     integer b;
 
@@ -397,8 +406,8 @@ module gmc_dmu #(
             if (aw_hs && aw_e == b[1:0]) owe_wr[b] <= 1'b1;
             else if (m_axi_bvalid && b_e == b[1:0]) owe_wr[b] <= 1'b0;
         end
-        if (!wd_owes || any_hs || (!busy && !can_fetch)) wd_cnt <= 32'd0;
-        else wd_cnt <= wd_cnt + 32'd1;
+        if (!wd_owes || any_hs || (!busy && !can_fetch)) wd_cnt <= watchdog;
+        else if (wd_cnt > 32'd1) wd_cnt <= wd_cnt - 32'd1;
 
         // Responses into the buffer.
         if (r_take) begin
@@ -439,16 +448,17 @@ module gmc_dmu #(
                 6'd0: addr[15:0] <= a_q;
                 6'd1: addr[31:16] <= a_q;
                 6'd2: addr[47:32] <= a_q;
-                6'd3: buf_q[15:0] <= a_q;
-                6'd4: buf_q[31:16] <= a_q;
-                6'd5: buf_q[47:32] <= a_q;
-                6'd6: buf_q[63:48] <= a_q;
-                6'd7: begin wdata <= 64'd0; wstrb <= 8'd0; dpos <= a_q[2:0]; end
-                6'd8, 6'd9: begin
-                    wdata[8*dpos +: 8] <= sel[0] ? buf_q[8*dpos[1:0] +: 8] : gath_v[7:0];
-                    wstrb[dpos] <= 1'b1;
-                    dpos <= dpos + 3'd1;
-                end
+                // The write word fills from the top, a byte or a half at a
+                // time, so the microcode gathers the destination block's
+                // bytes in order (a byte of no strobe for each one skipped):
+                // a byte of the response buffer (which rotates by a byte,
+                // so its next byte comes down), an empty byte, A.
+                6'd3: begin wdata <= {buf_q[7:0], wdata[63:8]}; wstrb <= {1'b1, wstrb[7:1]};
+                            buf_q <= {buf_q[7:0], buf_q[63:8]}; end
+                6'd4: begin wdata <= {8'd0, wdata[63:8]}; wstrb <= {1'b0, wstrb[7:1]}; end
+                6'd5: begin wdata <= {a_q, wdata[63:16]}; wstrb <= {2'b11, wstrb[7:2]}; end
+                6'd6: buf_q <= {buf_q[7:0], buf_q[63:8]};
+                6'd7: wstrb <= a_q[7:0];
                 6'd10: begin ar_v <= 1'b1; ar_s <= rb[1:0]; ar_l3 <= rb[2]; ar_e <= ep; end
                 6'd11: begin aw_v <= 1'b1; w_v <= 1'b1; aw_e <= ep; end
                 6'd12: begin g_v <= 1'b1; g_side <= rb[0]; end
@@ -485,10 +495,6 @@ module gmc_dmu #(
                 6'd20: in_ib <= rb[0];
                 6'd21: busy <= rb[0];
                 6'd22: begin faulted <= 1'b0; f_code <= 8'd0; end
-                6'd23: wdata[15:0] <= a_q;
-                6'd24: wdata[31:16] <= a_q;
-                6'd25: wdata[47:32] <= a_q;
-                6'd26: wdata[63:48] <= a_q;
                 default: ;
             endcase
         end
@@ -535,7 +541,7 @@ module gmc_dmu #(
             ep <= 2'd0;
             owe_rd <= 4'd0;
             owe_wr <= 4'd0;
-            wd_cnt <= 32'd0;
+            wd_cnt <= 32'hFFFF_FFFF;
             ev_packets <= 2'd0;
             ev_fault <= 1'b0;
             ev_fence_irq <= 1'b0;
@@ -547,7 +553,7 @@ module gmc_dmu #(
 
     /* verilator lint_off UNUSEDSIGNAL */
     wire unused = &{1'b0, m_axi_rid, m_axi_bid, m_axi_rresp[0], m_axi_bresp[0], fun[31:28], fun[3:0],
-                    gath_v[63:8], addr[2:0], rb[7:6], ui[19:9]};
+                    addr[2:0], rb[7], ui[19:9]};
     /* verilator lint_on UNUSEDSIGNAL */
 
 endmodule

@@ -37,17 +37,19 @@ COND = {"always": 0, "z": 1, "c": 2, "zc": 3, "rsp": 4, "rsp_err": 5, "rsp_last"
         "rsp_inv": 7, "brsp": 8, "brsp_err": 9, "ar_busy": 10, "wr_busy": 11,
         "port_busy": 12, "can_fetch": 13, "in_ib": 14, "faulted": 15, "skip": 16,
         "owes": 17}
-OUT = {"addr0": 0, "addr1": 1, "addr2": 2, "buf0": 3, "buf1": 4, "buf2": 5, "buf3": 6,
-       "wclr": 7, "gather": 8, "gpat": 9, "ar": 10, "aw": 11, "greq": 12, "vrd": 13,
+OUT = {"addr0": 0, "addr1": 1, "addr2": 2, "gather": 3, "wskip": 4, "wpush": 5, "rot": 6,
+       "strobe": 7, "ar": 10, "aw": 11, "greq": 12, "vrd": 13,
        "vwr": 14, "ack": 15, "headnext": 16, "ev": 17, "cnt": 18, "fault": 19, "ib": 20,
        "busy": 21, "unfault": 22, "wd0": 23, "wd1": 24, "wd2": 25, "wd3": 26}
-IN = {"buf0": 0, "buf1": 1, "buf2": 2, "buf3": 3, "ring0": 4, "ring1": 5, "ring2": 6,
-      "ringlog2": 7, "tail0": 8, "tail1": 9, "head0": 10, "head1": 11, "pt0": 12, "pt1": 13,
-      "dummy0": 14, "dummy1": 15, "dummy2": 16}
-# prot_base / prot_limit halves follow: PROT_RANGES at the HX8K's 4.
+IN = {"buf0": 0, "buf1": 1, "buf2": 2, "buf3": 3, "head0": 4, "head1": 5, "tail0": 6, "tail1": 7,
+      # The configuration RAM (word w, half h: 64 + 2w + h), as the
+      # register block writes it: ring base, page table base, dummy page.
+      "ring0": 64, "ring1": 65, "ring2": 66, "pt0": 68, "pt1": 69,
+      "dummy0": 70, "dummy1": 71, "dummy2": 72}
+# DMA_PROT_BASE / _LIMIT of the four protected ranges: words 8..11, 12..15.
 for _i in range(8):
-    IN[f"pbase{_i}"] = 17 + _i
-    IN[f"plimit{_i}"] = 25 + _i
+    IN[f"pbase{_i}"] = 64 + 16 + _i
+    IN[f"plimit{_i}"] = 64 + 24 + _i
 
 
 class AsmError(Exception):
