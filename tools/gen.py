@@ -38,6 +38,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RENDERERS = (gen_spec, gen_host, gen_bridge, dmu_asm)
 # Every generated file, relative to the root.
 OUTPUTS = tuple(sorted(path for r in RENDERERS for path in r.PATHS))
+# Inputs outside spec/ (relative to the root), e.g. microcode source.
+INPUTS = tuple(sorted(path for r in RENDERERS for path in getattr(r, "SOURCES", ())))
 
 
 def render_all(specs):
