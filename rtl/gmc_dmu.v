@@ -510,7 +510,13 @@ module gmc_dmu #(
             end
         endcase
 
-        if (cmd_skip && faulted) skip_p <= 1'b1;
+        // SKIP clears the fault at once (DMA_STATUS reads it in the next
+        // cycle); the microcode's SKIP vector moves HEAD on.
+        if (cmd_skip && faulted) begin
+            skip_p <= 1'b1;
+            faulted <= 1'b0;
+            f_code <= 8'd0;
+        end
         if (vec) begin
             pc <= vec_pc;
             ph <= PH_D;   // (the ROM reads the vector in this cycle)

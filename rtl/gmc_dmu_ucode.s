@@ -158,7 +158,6 @@ fault_pkt:
         out fault, T0
         jmp idle
 
-skip:   out ack, ZERO, #4
-        out unfault, ZERO
+skip:   out ack, ZERO, #4       ; (the fault is cleared by the hardware)
         out headnext, ZERO
         jmp idle
