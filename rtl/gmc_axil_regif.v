@@ -7,10 +7,14 @@
 // held; the write happens once both are held and no response is pending.
 // The register block answers combinationally (reg_wr_resp, reg_rd_data,
 // reg_rd_resp) in the cycle of the strobe. Responses stay valid, with
-// stable payloads, until the master takes them.
+// stable payloads, until the master takes them. With LATE_RD, a read the
+// register block marks reg_rd_late in its strobe cycle is answered a cycle
+// later with reg_rd_late_data (OKAY): registers held in a block RAM, read
+// with the strobe's address.
 module gmc_axil_regif #(
     // Byte address width of the register space.
-    parameter integer ADDR_WIDTH = 16
+    parameter integer ADDR_WIDTH = 16,
+    parameter integer LATE_RD = 0
 ) (
     input  wire                  clk,
     input  wire                  rst,
@@ -43,7 +47,9 @@ module gmc_axil_regif #(
     output wire                  reg_rd_en,
     output wire [ADDR_WIDTH-1:0] reg_rd_addr,
     input  wire [31:0]           reg_rd_data,
-    input  wire [1:0]            reg_rd_resp
+    input  wire [1:0]            reg_rd_resp,
+    input  wire                  reg_rd_late,
+    input  wire [31:0]           reg_rd_late_data
 );
 
     reg                  aw_full_reg, w_full_reg;
@@ -64,7 +70,8 @@ module gmc_axil_regif #(
     assign reg_wr_data = w_data_reg;
     assign reg_wr_strb = w_strb_reg;
 
-    assign s_axil_arready = !s_axil_rvalid;
+    reg late_reg;
+    assign s_axil_arready = !s_axil_rvalid && !late_reg;
     assign reg_rd_en   = s_axil_arvalid && s_axil_arready;
     assign reg_rd_addr = {s_axil_araddr[ADDR_WIDTH-1:2], 2'b00};
 
@@ -87,10 +94,17 @@ module gmc_axil_regif #(
             s_axil_bvalid <= 1'b0;
         end
 
-        if (reg_rd_en) begin
+        if (reg_rd_en && LATE_RD != 0 && reg_rd_late) begin
+            late_reg <= 1'b1;
+        end else if (reg_rd_en) begin
             s_axil_rvalid <= 1'b1;
             s_axil_rdata <= reg_rd_data;
             s_axil_rresp <= reg_rd_resp;
+        end else if (late_reg) begin
+            late_reg <= 1'b0;
+            s_axil_rvalid <= 1'b1;
+            s_axil_rdata <= reg_rd_late_data;
+            s_axil_rresp <= 2'd0;
         end else if (s_axil_rvalid && s_axil_rready) begin
             s_axil_rvalid <= 1'b0;
         end
@@ -100,6 +114,7 @@ module gmc_axil_regif #(
             w_full_reg <= 1'b0;
             s_axil_bvalid <= 1'b0;
             s_axil_rvalid <= 1'b0;
+            late_reg <= 1'b0;
         end
     end
 

@@ -16,7 +16,12 @@ module gmc_regs #(
     parameter integer CPU_WINDOW_BYTES = 2 * 1024 * 1024,
     parameter integer PROT_RANGES = 4,
     // Which DMA paging engine is present (CAPS.DMA_ENGINE): 0 none, 1 full,
-    // 2 compact (enum DMA_ENGINE). CAPS.DMA is 1 for either engine.
+    // 2 compact, 3 micro-sequenced (enum DMA_ENGINE). CAPS.DMA is 1 for
+    // any engine. With 3, DMA_FENCE, DMA_READ_RESULT, DMA_FAULT_PKT and
+    // DMA_FAULT_ADDR are read from the engine's status RAM (dma_st_ra /
+    // dma_st_rd, answered a cycle later through reg_rd_late), and the
+    // configuration the engine reads is copied into its configuration RAM
+    // as the host writes it (dma_cfg_*).
     parameter integer DMA_ENGINE = 1,
     // Width of the CNT_* performance counters, 32..64.
     parameter integer COUNTER_WIDTH = 64,
@@ -132,7 +137,14 @@ module gmc_regs #(
     input  wire [3:0]                dma_rd_ap,
     input  wire [3:0]                dma_wr_vram,
     input  wire [3:0]                dma_wr_sys,
-    input  wire [3:0]                dma_wr_ap
+    input  wire [3:0]                dma_wr_ap,
+    output wire [5:0]                dma_st_ra,
+    input  wire [31:0]               dma_st_rd,
+    output wire                      reg_rd_late,
+    output wire [31:0]               reg_rd_late_data,
+    output reg                       dma_cfg_we,
+    output reg  [4:0]                dma_cfg_wa,
+    output reg  [31:0]               dma_cfg_wd
 );
 
     `include "gmc_regs.vh"
@@ -347,7 +359,7 @@ module gmc_regs #(
                 GMC_REG_VERSION:         reg_rd_data = {GMC_VERSION_MAJOR, GMC_VERSION_MINOR};
                 GMC_REG_CAPS:            reg_rd_data = (32'd1 << GMC_CAPS_GART_LSB)
                                                      | ((DMA_ENGINE != 0 ? 32'd1 : 32'd0) << GMC_CAPS_DMA_LSB)
-                                                     | ((DMA_ENGINE == 2 ? 32'd2 : DMA_ENGINE == 1 ? 32'd1 : 32'd0) << GMC_CAPS_DMA_ENGINE_LSB)
+                                                     | ((DMA_ENGINE == 3 ? 32'd3 : DMA_ENGINE == 2 ? 32'd2 : DMA_ENGINE == 1 ? 32'd1 : 32'd0) << GMC_CAPS_DMA_ENGINE_LSB)
                                                      | (32'd1 << GMC_CAPS_PROTECTION_LSB)
                                                      | ({31'd0, STRAPS} << GMC_CAPS_SIM_STRAPS_LSB)
                                                      | (PROT_RANGES << GMC_CAPS_PROT_RANGES_LSB)
@@ -448,7 +460,32 @@ module gmc_regs #(
         end
     end
 
+    // The micro-sequenced engine's status RAM: word 2k / 2k+1 the LO / HI
+    // half of DMA_FENCE, DMA_READ_RESULT, DMA_FAULT_PKT, DMA_FAULT_ADDR
+    // (k = 0..3). Its HI halves are read live (not snapshotted by the LO
+    // read), and the fault registers read 0 unless the engine is faulted.
+    reg  [3:0]  st_word;
+    always @* begin
+        case (reg_rd_addr)
+            GMC_REG_DMA_FENCE_LO:       st_word = 4'd8;
+            GMC_REG_DMA_FENCE_HI:       st_word = 4'd9;
+            GMC_REG_DMA_READ_RESULT_LO: st_word = 4'd10;
+            GMC_REG_DMA_READ_RESULT_HI: st_word = 4'd11;
+            GMC_REG_DMA_FAULT_PKT_LO:   st_word = 4'd12;
+            GMC_REG_DMA_FAULT_PKT_HI:   st_word = 4'd13;
+            GMC_REG_DMA_FAULT_ADDR_LO:  st_word = 4'd14;
+            GMC_REG_DMA_FAULT_ADDR_HI:  st_word = 4'd15;
+            default:                    st_word = 4'd0;
+        endcase
+    end
+    reg late_fault_reg;
+    assign dma_st_ra = {3'd0, st_word[2:0]};
+    assign reg_rd_late = DMA_ENGINE == 3 && reg_rd_en && st_word[3];
+    assign reg_rd_late_data = (late_fault_reg && {2'd0, dma_state} != GMC_DMA_STATE_FAULTED) ? 32'd0 : dma_st_rd;
+
     // ----------------------------------------------------------- writes
+
+    wire [15:0] wr_prot_rel = reg_wr_addr - GMC_REG_PROT_BASE;
 
     reg  [1:0]  wr_acc;
     wire        wr_ok = reg_wr_en && (wr_acc == GMC_ACC_RW || wr_acc == GMC_ACC_WO);
@@ -519,6 +556,40 @@ module gmc_regs #(
     /* verilator lint_on UNUSEDSIGNAL */
 
     integer i;
+    always @(posedge clk) begin
+        // The micro-sequenced engine's configuration RAM: word 0/1 the
+        // ring base LO/HI, 2 PT_BASE, 3/4 DUMMY_PAGE LO/HI, 8+i / 12+i
+        // PROT_BASE / PROT_LIMIT of range i. (The written word as it
+        // comes, under the register's writable mask: full-word writes.)
+        late_fault_reg <= st_word[3] && st_word[2];
+        dma_cfg_we <= 1'b0;
+        if (DMA_ENGINE == 3 && wr_ok) begin
+            dma_cfg_wa <= 5'd31;
+            dma_cfg_wd <= reg_wr_data;
+            case (reg_wr_addr)
+                GMC_REG_DMA_RING_BASE_LO: begin dma_cfg_we <= 1'b1; dma_cfg_wa <= 5'd0;
+                                          dma_cfg_wd <= reg_wr_data & GMC_REG_DMA_RING_BASE_LO_WMASK; end
+                GMC_REG_DMA_RING_BASE_HI: begin dma_cfg_we <= 1'b1; dma_cfg_wa <= 5'd1;
+                                          dma_cfg_wd <= reg_wr_data & GMC_REG_DMA_RING_BASE_HI_WMASK; end
+                GMC_REG_PT_BASE:          begin dma_cfg_we <= 1'b1; dma_cfg_wa <= 5'd2;
+                                          dma_cfg_wd <= reg_wr_data & GMC_REG_PT_BASE_WMASK; end
+                GMC_REG_DUMMY_PAGE_LO:    begin dma_cfg_we <= 1'b1; dma_cfg_wa <= 5'd3;
+                                          dma_cfg_wd <= reg_wr_data & GMC_REG_DUMMY_PAGE_LO_WMASK; end
+                GMC_REG_DUMMY_PAGE_HI:    begin dma_cfg_we <= 1'b1; dma_cfg_wa <= 5'd4;
+                                          dma_cfg_wd <= reg_wr_data & GMC_REG_DUMMY_PAGE_HI_WMASK; end
+                default:
+                    if (reg_wr_addr >= GMC_REG_PROT_BASE && {16'd0, wr_prot_rel} < PROT_SPAN
+                        && {19'd0, wr_prot_rel[15:3]} < PROT_RANGES) begin
+                        dma_cfg_we <= 1'b1;
+                        dma_cfg_wa <= {2'b01, wr_prot_rel[2], wr_prot_rel[4:3]};
+                        dma_cfg_wd <= reg_wr_data & (wr_prot_rel[2] ? GMC_REG_PROT_LIMIT_WMASK
+                                                                    : GMC_REG_PROT_BASE_WMASK);
+                    end
+            endcase
+        end
+        if (rst) dma_cfg_we <= 1'b0;
+    end
+
     always @(posedge clk) begin
         inv_all <= 1'b0;
         inv_page_valid <= 1'b0;

@@ -194,6 +194,7 @@ localparam [3:0] GMC_DMA_STATE_FAULTED = 4'd2;
 localparam [3:0] GMC_DMA_ENGINE_NONE = 4'd0;
 localparam [3:0] GMC_DMA_ENGINE_FULL = 4'd1;
 localparam [3:0] GMC_DMA_ENGINE_COMPACT = 4'd2;
+localparam [3:0] GMC_DMA_ENGINE_MICRO = 4'd3;
 
 // enum DMA_FAULT: Why the DMA engine stopped (DMA_FAULT_CODE.CODE).
 localparam [3:0] GMC_DMA_FAULT_NONE = 4'd0;

@@ -203,12 +203,13 @@ module gmc_top #(
 
     wire        reg_wr_en, reg_rd_en;
     wire [15:0] reg_wr_addr, reg_rd_addr;
-    wire [31:0] reg_wr_data, reg_rd_data;
+    wire [31:0] reg_wr_data, reg_rd_data, reg_rd_late_data;
+    wire        reg_rd_late;
     wire [3:0]  reg_wr_strb;
     wire [1:0]  reg_wr_resp, reg_rd_resp;
 
     gmc_axil_regif #(
-        .ADDR_WIDTH(16)
+        .ADDR_WIDTH(16), .LATE_RD(DMA_ENGINE == 3 ? 1 : 0)
     ) u_regif (
         .clk(clk), .rst(rst),
         .s_axil_awaddr(s_axil_awaddr), .s_axil_awvalid(s_axil_awvalid), .s_axil_awready(s_axil_awready),
@@ -220,7 +221,7 @@ module gmc_top #(
         .reg_wr_en(reg_wr_en), .reg_wr_addr(reg_wr_addr), .reg_wr_data(reg_wr_data),
         .reg_wr_strb(reg_wr_strb), .reg_wr_resp(reg_wr_resp),
         .reg_rd_en(reg_rd_en), .reg_rd_addr(reg_rd_addr), .reg_rd_data(reg_rd_data),
-        .reg_rd_resp(reg_rd_resp)
+        .reg_rd_resp(reg_rd_resp), .reg_rd_late(reg_rd_late), .reg_rd_late_data(reg_rd_late_data)
     );
 
     wire                      apf_rd_valid, apf_wr_valid;
@@ -256,6 +257,12 @@ module gmc_top #(
     wire [3:0]                dma_rd_vram, dma_rd_sys, dma_rd_ap, dma_wr_vram, dma_wr_sys, dma_wr_ap;
     wire                      dma_inv_all, dma_inv_page_valid;
     wire [31:0]               dma_inv_page;
+    // The micro-sequenced engine's status and configuration RAM ports.
+    wire [5:0]                dma_st_ra;
+    wire [31:0]               dma_st_rd;
+    wire                      dma_cfg_we;
+    wire [4:0]                dma_cfg_wa;
+    wire [31:0]               dma_cfg_wd;
 
     gmc_regs #(
         .VRAM_BYTES(VRAM_BYTES), .TLB_ENTRIES(TLB_ENTRIES), .APERTURE_BASE(APERTURE_BASE),
@@ -300,7 +307,10 @@ module gmc_top #(
         .dma_ev_packets(dma_ev_packets), .dma_ev_fault(dma_ev_fault),
         .dma_ev_fence_irq(dma_ev_fence_irq),
         .dma_rd_vram(dma_rd_vram), .dma_rd_sys(dma_rd_sys), .dma_rd_ap(dma_rd_ap),
-        .dma_wr_vram(dma_wr_vram), .dma_wr_sys(dma_wr_sys), .dma_wr_ap(dma_wr_ap)
+        .dma_wr_vram(dma_wr_vram), .dma_wr_sys(dma_wr_sys), .dma_wr_ap(dma_wr_ap),
+        .dma_st_ra(dma_st_ra), .dma_st_rd(dma_st_rd), .reg_rd_late(reg_rd_late),
+        .reg_rd_late_data(reg_rd_late_data),
+        .dma_cfg_we(dma_cfg_we), .dma_cfg_wa(dma_cfg_wa), .dma_cfg_wd(dma_cfg_wd)
     );
 
     // TLB invalidation from the registers and from the DMA engine; two
@@ -443,6 +453,11 @@ module gmc_top #(
             ) u_dma (
                 `include "gmc_dma_conn.vh"
             );
+            // (The micro-sequenced engine's RAM ports are not used.)
+            assign dma_st_rd = 32'd0;
+            /* verilator lint_off UNUSEDSIGNAL */
+            wire unused_dmu = &{1'b0, dma_st_ra, dma_cfg_we, dma_cfg_wa, dma_cfg_wd};
+            /* verilator lint_on UNUSEDSIGNAL */
         end else if (DMA_ENGINE == 2) begin : g_dmc
             // The compact engine: the same ports and contract, one packet,
             // one word and one bus transaction at a time (docs/dma.md).
@@ -452,7 +467,67 @@ module gmc_top #(
             ) u_dmc (
                 `include "gmc_dma_conn.vh"
             );
+            // (The micro-sequenced engine's RAM ports are not used.)
+            assign dma_st_rd = 32'd0;
+            /* verilator lint_off UNUSEDSIGNAL */
+            wire unused_dmu = &{1'b0, dma_st_ra, dma_cfg_we, dma_cfg_wa, dma_cfg_wd};
+            /* verilator lint_on UNUSEDSIGNAL */
+        end else if (DMA_ENGINE == 3) begin : g_dmu
+            // The micro-sequenced engine (work in progress: NOP and FENCE
+            // only; docs/dma.md). Its fence, read result and fault
+            // registers are in its status RAM, read by u_regs.
+            gmc_dmu #(
+                .VRAM_BYTES(VRAM_BYTES), .ID_WIDTH(M_ID_WIDTH), .VRAM_AW(VRAM_AW)
+            ) u_dmu (
+                .clk(clk), .rst(rst),
+                .enable(dma_enable), .ring_log2(dma_ring_log2), .tail(dma_tail), .watchdog(dma_watchdog),
+                .cfg_we(dma_cfg_we), .cfg_wa(dma_cfg_wa), .cfg_wd(dma_cfg_wd),
+                .cmd_skip(dma_cmd_skip), .cmd_reset(dma_cmd_reset),
+                .st_state(dma_state), .st_indirect(dma_indirect), .st_rd_out(dma_rd_out),
+                .st_wr_out(dma_wr_out), .st_head(dma_head), .st_fault_code(dma_fault_code),
+                .st_ra(dma_st_ra), .st_rd(dma_st_rd),
+                .ev_packets(dma_ev_packets), .ev_fault(dma_ev_fault), .ev_fence_irq(dma_ev_fence_irq),
+                .cnt_rd_vram(dma_rd_vram), .cnt_rd_sys(dma_rd_sys), .cnt_rd_ap(dma_rd_ap),
+                .cnt_wr_vram(dma_wr_vram), .cnt_wr_sys(dma_wr_sys), .cnt_wr_ap(dma_wr_ap),
+                .g_req_valid(dg_valid), .g_req_ready(ga_ready[2:1]), .g_req_addr(dg_addr),
+                .g_req_write(dg_write), .g_resp_valid(ga_resp[2:1]), .g_resp_fault(g_resp_fault),
+                .g_resp_code(g_resp_code), .g_resp_addr(g_resp_addr), .g_resp_system(g_resp_system),
+                .inv_all(dma_inv_all), .inv_page_valid(dma_inv_page_valid), .inv_page(dma_inv_page),
+                .vr_req(d_rd_req), .vr_addr(d_rd_addr), .vr_gnt(d_rd_gnt), .vr_valid(d_rd_valid),
+                .vr_data(vram_rd_data),
+                .vw_req(d_wr_req), .vw_addr(d_wr_addr), .vw_data(d_wr_data), .vw_strb(d_wr_strb),
+                .vw_gnt(d_wr_gnt),
+                .m_axi_awid(m_axi_awid), .m_axi_awaddr(m_axi_awaddr), .m_axi_awlen(m_axi_awlen),
+                .m_axi_awsize(m_axi_awsize), .m_axi_awburst(m_axi_awburst), .m_axi_awlock(m_axi_awlock),
+                .m_axi_awcache(m_axi_awcache), .m_axi_awprot(m_axi_awprot),
+                .m_axi_awvalid(m_axi_awvalid), .m_axi_awready(m_axi_awready),
+                .m_axi_wdata(m_axi_wdata), .m_axi_wstrb(m_axi_wstrb), .m_axi_wlast(m_axi_wlast),
+                .m_axi_wvalid(m_axi_wvalid), .m_axi_wready(m_axi_wready),
+                .m_axi_bid(m_axi_bid), .m_axi_bresp(m_axi_bresp), .m_axi_bvalid(m_axi_bvalid),
+                .m_axi_bready(m_axi_bready),
+                .m_axi_arid(m_axi_arid), .m_axi_araddr(m_axi_araddr), .m_axi_arlen(m_axi_arlen),
+                .m_axi_arsize(m_axi_arsize), .m_axi_arburst(m_axi_arburst), .m_axi_arlock(m_axi_arlock),
+                .m_axi_arcache(m_axi_arcache), .m_axi_arprot(m_axi_arprot),
+                .m_axi_arvalid(m_axi_arvalid), .m_axi_arready(m_axi_arready),
+                .m_axi_rid(m_axi_rid), .m_axi_rdata(m_axi_rdata), .m_axi_rresp(m_axi_rresp),
+                .m_axi_rlast(m_axi_rlast), .m_axi_rvalid(m_axi_rvalid), .m_axi_rready(m_axi_rready)
+            );
+            // (No clock gate yet: the engine's clock always runs. The ring
+            // base reaches it through its configuration RAM.)
+            assign dma_clk_run = 1'b1;
+            /* verilator lint_off UNUSEDSIGNAL */
+            wire unused_cfg = &{1'b0, dma_clk_on, dma_ring_base};
+            /* verilator lint_on UNUSEDSIGNAL */
+            assign dma_fence = 64'd0;
+            assign dma_read_result = 64'd0;
+            assign dma_fault_pkt = 48'd0;
+            assign dma_fault_addr = 48'd0;
         end else begin : g_no_dma
+            // (The micro-sequenced engine's RAM ports are not used.)
+            assign dma_st_rd = 32'd0;
+            /* verilator lint_off UNUSEDSIGNAL */
+            wire unused_dmu = &{1'b0, dma_st_ra, dma_cfg_we, dma_cfg_wa, dma_cfg_wd};
+            /* verilator lint_on UNUSEDSIGNAL */
             // No engine: the master never issues a request and accepts any
             // response; the DMA registers keep their reset values.
             assign m_axi_awid = {M_ID_WIDTH{1'b0}};

@@ -16,6 +16,9 @@ turn it into files (each generated file's banner names its renderer):
                         cases, flag macros and the CLI's flag name tables
   tools/gen_bridge.py   spec/bridge.toml: firmware/common/gmc_bridge.vh,
                         include/gmc_bridge.h
+  tools/dmu_asm.py      rtl/gmc_dmu_ucode.s (not a spec file): the
+                        micro-sequenced DMA engine's microcode,
+                        rtl/gmc_dmu_ucode.vh
 
 Only the Python standard library is used (tomllib, Python >= 3.11).
 """
@@ -25,15 +28,18 @@ import tomllib
 
 sys.dont_write_bytecode = True  # importing the renderers leaves no __pycache__ in tools/
 
+import dmu_asm  # noqa: E402
 import gen_bridge  # noqa: E402
 import gen_host  # noqa: E402
 import gen_spec  # noqa: E402
 import gmc_spec  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-RENDERERS = (gen_spec, gen_host, gen_bridge)
+RENDERERS = (gen_spec, gen_host, gen_bridge, dmu_asm)
 # Every generated file, relative to the root.
 OUTPUTS = tuple(sorted(path for r in RENDERERS for path in r.PATHS))
+# Inputs outside spec/ (relative to the root), e.g. microcode source.
+INPUTS = tuple(sorted(path for r in RENDERERS for path in getattr(r, "SOURCES", ())))
 
 
 def render_all(specs):

@@ -41,7 +41,7 @@ def scratch():
     d = tempfile.mkdtemp(prefix="gmc_gen_host_")
     for sub in ("spec", "tools", "include", "cli", "tests/host"):
         shutil.copytree(os.path.join(ROOT, sub), os.path.join(d, sub))
-    for rel in OUTPUTS:
+    for rel in OUTPUTS + sorted(gen.INPUTS):
         src = os.path.join(ROOT, rel)
         dst = os.path.join(d, rel)
         os.makedirs(os.path.dirname(dst), exist_ok=True)

@@ -35,7 +35,7 @@ def copy_tree():
     # and the one loader checks them whatever is generated.
     for d in ("spec", "tools", os.path.join("tests", "host")):
         shutil.copytree(os.path.join(ROOT, d), os.path.join(tmp, d))
-    for f in gen_tool.OUTPUTS:
+    for f in gen_tool.OUTPUTS + gen_tool.INPUTS:
         os.makedirs(os.path.join(tmp, os.path.dirname(f)), exist_ok=True)
         shutil.copy(os.path.join(ROOT, f), os.path.join(tmp, f))
     return tmp

@@ -1,0 +1,567 @@
+// gmc: the micro-sequenced DMA engine (work in progress): a 16-bit processor whose state lives in block RAM.
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+// docs/dma.md, "A micro-sequenced engine", is the design. This module is
+// the datapath and sequencer only: its microcode (rtl/gmc_dmu_ucode.s,
+// assembled by tools/dmu_asm.py) does not implement the DMA contract yet,
+// and gmc_top does not instantiate it. It exists to measure what the
+// hardware of such an engine costs on the iCE40 (make dmu-size).
+//
+// The machine:
+//   - a register file of 256 x 16 bits in block RAM, two copies with the
+//     same writes for the two ALU operands (A = ui[15:8], B = ui[7:0]);
+//     registers 0x80..0xFF are mirrored into a 64 x 32 status RAM that the
+//     register block reads through st_ra / st_rd (one cycle later): fence,
+//     read result, fault packet and address, counters;
+//   - 512 x 32 bits of microcode in block RAM (gmc_dmu_rom);
+//   - a 16-bit ALU (add, subtract with carry chaining, logic, funnel
+//     shifts by 4, 8 and 12 bits), flags C, Z and ZC (zero over a chain);
+//   - in flip-flops only what a bus needs at once: one 48-bit address
+//     register shared by AR, AW, the GART request and the VRAM ports (the
+//     engine has one transaction in flight), the 64-bit write word and
+//     strobes, the 64-bit response buffer (R beat, VRAM word or GART
+//     answer), the AXI valid bits, epochs and owe flags, the watchdog,
+//     HEAD (read continuously by the register block).
+// A micro-instruction takes three cycles: F (microcode address), D
+// (instruction word out of the ROM, file read addresses), X (operands out
+// of the file, execute, write back). Hardware events redirect the
+// sequencer to a vector: reset 0, RESET command 1, watchdog 2, SKIP 3.
+//
+// Micro-instruction (32 bits), class in [31:28]:
+//   0 ALU  f[27:24] rd[23:16] ra[15:8] rb[7:0]     rd <= A f B
+//   1 ALUI f[27:24] rd[23:16] ra[15:8] imm[7:0]    rd <= A f imm
+//   2 LDI  rd[23:16] imm[15:0]
+//   3 IN   rd[23:16] src[5:0]                      rd <= input src
+//   4 OUT  dst[27:22] ra[15:8] aux[7:0]            bus action with A
+//   5 BR   cond[27:22] pol[21] call[20] target[8:0] (cond 32+k: bit k of A, ra[15:8])
+//   6 RET
+module gmc_dmu #(
+    parameter integer VRAM_BYTES = 8 * 1024 * 1024,
+    // AXI ID width of the master, >= 4.
+    parameter integer ID_WIDTH = 4,
+    // VRAM word address width, derived.
+    parameter integer VRAM_AW = $clog2(VRAM_BYTES / 8)
+) (
+    input  wire                      clk,
+    input  wire                      rst,
+
+    input  wire                      enable,
+    input  wire [4:0]                ring_log2,
+    input  wire [19:0]               tail,
+    input  wire [31:0]               watchdog,
+    // The configuration the microcode reads (ring base, page table base,
+    // dummy page, protected ranges): written by the register block into a
+    // 32 x 32 configuration RAM as the host writes it, read by IN.
+    input  wire                      cfg_we,
+    input  wire [4:0]                cfg_wa,
+    input  wire [31:0]               cfg_wd,
+    input  wire                      cmd_skip,
+    input  wire                      cmd_reset,
+
+    output wire [1:0]                st_state,
+    output wire                      st_indirect,
+    output wire [7:0]                st_rd_out,
+    output wire [7:0]                st_wr_out,
+    output wire [19:0]               st_head,
+    output wire [8:0]                st_fault_code,
+    // Status RAM read port: word st_ra holds file registers 0x80 + 2*st_ra
+    // (bits 15:0) and 0x81 + 2*st_ra (bits 31:16).
+    input  wire [5:0]                st_ra,
+    output wire [31:0]               st_rd,
+    output reg  [1:0]                ev_packets,
+    output reg                       ev_fault,
+    output reg                       ev_fence_irq,
+    output reg  [3:0]                cnt_rd_vram,
+    output reg  [3:0]                cnt_rd_sys,
+    output reg  [3:0]                cnt_rd_ap,
+    output reg  [3:0]                cnt_wr_vram,
+    output reg  [3:0]                cnt_wr_sys,
+    output reg  [3:0]                cnt_wr_ap,
+
+    output wire [1:0]                g_req_valid,
+    input  wire [1:0]                g_req_ready,
+    output wire [63:0]               g_req_addr,
+    output wire [1:0]                g_req_write,
+    input  wire [1:0]                g_resp_valid,
+    input  wire                      g_resp_fault,
+    input  wire [3:0]                g_resp_code,
+    input  wire [47:0]               g_resp_addr,
+    input  wire                      g_resp_system,
+    output reg                       inv_all,
+    output reg                       inv_page_valid,
+    output wire [31:0]               inv_page,
+
+    output wire                      vr_req,
+    output wire [VRAM_AW-1:0]        vr_addr,
+    input  wire                      vr_gnt,
+    input  wire                      vr_valid,
+    input  wire [63:0]               vr_data,
+    output wire                      vw_req,
+    output wire [VRAM_AW-1:0]        vw_addr,
+    output wire [63:0]               vw_data,
+    output wire [7:0]                vw_strb,
+    input  wire                      vw_gnt,
+
+    output wire [ID_WIDTH-1:0]       m_axi_awid,
+    output wire [47:0]               m_axi_awaddr,
+    output wire [7:0]                m_axi_awlen,
+    output wire [2:0]                m_axi_awsize,
+    output wire [1:0]                m_axi_awburst,
+    output wire                      m_axi_awlock,
+    output wire [3:0]                m_axi_awcache,
+    output wire [2:0]                m_axi_awprot,
+    output wire                      m_axi_awvalid,
+    input  wire                      m_axi_awready,
+    output wire [63:0]               m_axi_wdata,
+    output wire [7:0]                m_axi_wstrb,
+    output wire                      m_axi_wlast,
+    output wire                      m_axi_wvalid,
+    input  wire                      m_axi_wready,
+    input  wire [ID_WIDTH-1:0]       m_axi_bid,
+    input  wire [1:0]                m_axi_bresp,
+    input  wire                      m_axi_bvalid,
+    output wire                      m_axi_bready,
+    output wire [ID_WIDTH-1:0]       m_axi_arid,
+    output wire [47:0]               m_axi_araddr,
+    output wire [7:0]                m_axi_arlen,
+    output wire [2:0]                m_axi_arsize,
+    output wire [1:0]                m_axi_arburst,
+    output wire                      m_axi_arlock,
+    output wire [3:0]                m_axi_arcache,
+    output wire [2:0]                m_axi_arprot,
+    output wire                      m_axi_arvalid,
+    input  wire                      m_axi_arready,
+    input  wire [ID_WIDTH-1:0]       m_axi_rid,
+    input  wire [63:0]               m_axi_rdata,
+    input  wire [1:0]                m_axi_rresp,
+    input  wire                      m_axi_rlast,
+    input  wire                      m_axi_rvalid,
+    output wire                      m_axi_rready
+);
+
+    `include "gmc_regs.vh"
+
+    // ------------------------------------------------------------ sequencer
+
+    localparam [1:0] PH_F = 2'd0, PH_D = 2'd1, PH_X = 2'd2;
+    localparam [3:0] C_ALU = 4'd0, C_ALUI = 4'd1, C_LDI = 4'd2, C_IN = 4'd3,
+                     C_OUT = 4'd4, C_BR = 4'd5, C_RET = 4'd6;
+    localparam [8:0] V_RESET = 9'd1, V_TIMEOUT = 9'd2, V_SKIP = 9'd3;
+
+    reg  [1:0]  ph;
+    reg  [8:0]  pc, ret;
+    wire [31:0] ui;
+    wire [3:0]  cls = ui[31:28];
+    wire [3:0]  fn  = ui[27:24];
+    wire [7:0]  rd  = ui[23:16];
+    wire [7:0]  ra  = ui[15:8];
+    wire [7:0]  rb  = ui[7:0];
+    wire [5:0]  sel = ui[27:22];
+    wire        x   = ph == PH_X;
+
+    reg  [8:0]  pc_next;
+    wire        vec_reset, vec_to, vec_skip;
+    wire        vec = vec_reset || vec_to || vec_skip;
+    wire [8:0]  vec_pc = vec_reset ? V_RESET : vec_to ? V_TIMEOUT : V_SKIP;
+    // The ROM reads the instruction of the next X (or the vector's).
+    wire [8:0]  rom_a = vec ? vec_pc : (x ? pc_next : pc);
+
+    gmc_dmu_rom u_rom (.clk(clk), .a(rom_a), .q(ui));
+
+    // ------------------------------------------------------------ register file
+
+    wire [15:0] a_q, b_q;
+    reg  [15:0] res;
+    reg         rf_we;
+    gmc_dmu_rf #(.AW(8), .DW(16)) u_rfa (.clk(clk), .we(rf_we), .wa(rd), .wd(res), .ra(ra), .rd(a_q));
+    gmc_dmu_rf #(.AW(8), .DW(16)) u_rfb (.clk(clk), .we(rf_we), .wa(rd), .wd(res), .ra(rb), .rd(b_q));
+    wire [15:0] st_lo, st_hi;
+    gmc_dmu_rf #(.AW(6), .DW(16)) u_stl (.clk(clk), .we(rf_we && rd[7] && !rd[0]), .wa(rd[6:1]), .wd(res),
+                                         .ra(st_ra), .rd(st_lo));
+    gmc_dmu_rf #(.AW(6), .DW(16)) u_sth (.clk(clk), .we(rf_we && rd[7] && rd[0]), .wa(rd[6:1]), .wd(res),
+                                         .ra(st_ra), .rd(st_hi));
+    assign st_rd = {st_hi, st_lo};
+
+    // ------------------------------------------------------------ bus state
+
+    reg  [47:0] addr;            // the one address: AR, AW, GART request, VRAM word
+    reg  [63:0] wdata;
+    reg  [7:0]  wstrb;
+    reg  [63:0] buf_q;           // response buffer: R beat, VRAM word, GART answer
+    reg         rsp, rsp_err, rsp_last, rsp_inv;
+    reg         brsp, brsp_err;
+    reg         ar_v, aw_v, w_v, g_v, g_side, vr_v, vr_w, vw_v, vw_all;
+    reg  [1:0]  ar_s;
+    reg         ar_l3;
+    reg  [1:0]  ar_e, aw_e, ep;
+    reg  [3:0]  owe_rd, owe_wr;
+    reg  [31:0] wd_cnt;
+    reg  [19:0] head;
+    reg         busy, faulted, in_ib, skip_p;
+    reg  [7:0]  f_code;
+    reg         fc, fz, fzc;     // ALU flags
+
+    wire ar_room = !owe_rd[ar_e];
+    wire aw_room = !owe_wr[aw_e];
+    wire ar_hs = ar_v && ar_room && m_axi_arready;
+    wire aw_hs = aw_v && aw_room && m_axi_awready;
+    wire w_hs  = w_v && m_axi_wready;
+    wire [1:0] r_e = m_axi_rid[3:2];
+    wire [1:0] b_e = m_axi_bid[3:2];
+    // A beat of the engine's read (taken only while the buffer is free; a
+    // beat of an older epoch is taken and dropped at once).
+    wire r_mine = m_axi_rvalid && r_e == ep && !ar_v;
+    wire r_take = r_mine && !rsp;
+    wire b_cur = m_axi_bvalid && b_e == ep && !aw_v;
+
+    wire owes_cur = owe_rd[ep] || owe_wr[ep]
+                    || (ar_v && ar_e == ep) || (aw_v && aw_e == ep) || w_v;
+    wire any_hs = ar_hs || aw_hs || w_hs || m_axi_rvalid || m_axi_bvalid;
+    wire wd_owes = owes_cur || ar_v || aw_v;
+    wire can_fetch = !faulted && enable && (in_ib || head != tail);
+    // (wd_cnt counts down from WATCHDOG: it fires when it is 1.)
+    wire wd_fire = watchdog != 32'd0 && wd_owes && !any_hs && wd_cnt == 32'd1;
+
+    assign vec_reset = cmd_reset;
+    assign vec_to = wd_fire && !faulted && (busy || can_fetch);
+    assign vec_skip = cmd_skip && faulted;
+
+    function [1:0] next_epoch;
+        input [1:0] e;
+        input [3:0] ord;
+        input [3:0] owr;
+        input       arp;
+        input [1:0] are;
+        input       awp;
+        input [1:0] awe;
+        reg   [1:0] c;
+        reg         found;
+        integer     i;
+        begin
+            next_epoch = e + 2'd1;
+            found = 1'b0;
+            for (i = 1; i < 4; i = i + 1) begin
+                c = e + i[1:0];
+                if (!found && !ord[c] && !owr[c]
+                    && !(arp && are == c) && !(awp && awe == c)) begin
+                    next_epoch = c;
+                    found = 1'b1;
+                end
+            end
+        end
+    endfunction
+
+    // ------------------------------------------------------------ outputs
+
+    assign m_axi_arid = {{(ID_WIDTH-4){1'b0}}, ar_e, ar_s};
+    assign m_axi_araddr = addr;
+    assign m_axi_arlen = {6'd0, ar_l3, ar_l3};
+    assign m_axi_arsize = 3'd3;
+    assign m_axi_arburst = 2'd1;
+    assign m_axi_arlock = 1'b0;
+    assign m_axi_arcache = 4'b0011;
+    assign m_axi_arprot = 3'b000;
+    assign m_axi_arvalid = ar_v && ar_room;
+    assign m_axi_rready = !r_mine || !rsp;
+    assign m_axi_awid = {{(ID_WIDTH-4){1'b0}}, aw_e, 2'd3};
+    assign m_axi_awaddr = {addr[47:3], 3'd0};
+    assign m_axi_awlen = 8'd0;
+    assign m_axi_awsize = 3'd3;
+    assign m_axi_awburst = 2'd1;
+    assign m_axi_awlock = 1'b0;
+    assign m_axi_awcache = 4'b0011;
+    assign m_axi_awprot = 3'b000;
+    assign m_axi_awvalid = aw_v && aw_room;
+    assign m_axi_wdata = wdata;
+    assign m_axi_wstrb = wstrb;
+    assign m_axi_wlast = 1'b1;
+    assign m_axi_wvalid = w_v;
+    assign m_axi_bready = 1'b1;
+
+    assign g_req_valid = {g_v && g_side, g_v && !g_side};
+    assign g_req_addr = {addr[31:12], 12'd0, addr[31:12], 12'd0};
+    assign g_req_write = 2'b10;
+    assign inv_page = addr[31:0];
+
+    assign vr_req = vr_v;
+    assign vr_addr = addr[VRAM_AW+2:3];
+    assign vw_req = vw_v;
+    assign vw_addr = addr[VRAM_AW+2:3];
+    assign vw_data = wdata;
+    assign vw_strb = vw_all ? 8'hFF : wstrb;
+
+    assign st_state = faulted ? 2'd2 : (busy || in_ib || (enable && head != tail)) ? 2'd1 : 2'd0;
+    assign st_indirect = in_ib;
+    assign st_rd_out = {7'd0, owe_rd[0]} + {7'd0, owe_rd[1]} + {7'd0, owe_rd[2]} + {7'd0, owe_rd[3]};
+    assign st_wr_out = {7'd0, owe_wr[0]} + {7'd0, owe_wr[1]} + {7'd0, owe_wr[2]} + {7'd0, owe_wr[3]};
+    assign st_head = head;
+    assign st_fault_code = {faulted && in_ib, f_code};
+
+    // ------------------------------------------------------------ ALU
+
+    wire [15:0] opb = (cls == C_ALUI) ? {8'd0, rb} : b_q;
+    wire        sub = fn[1];
+    wire        cin = fn[0] ? fc : sub;
+    wire [16:0] sum = {1'b0, a_q} + {1'b0, sub ? ~opb : opb} + {16'd0, cin};
+    wire [31:0] fun = {opb, a_q};
+    reg  [15:0] alu;
+    always @(*) begin
+        case (fn)
+            4'd0, 4'd1, 4'd2, 4'd3: alu = sum[15:0];
+            4'd4: alu = a_q & opb;
+            4'd5: alu = a_q | opb;
+            4'd6: alu = a_q ^ opb;
+            4'd7: alu = opb;
+            4'd8: alu = fun[19:4];
+            4'd9: alu = fun[23:8];
+            default: alu = fun[27:12];
+        endcase
+    end
+
+    // Inputs (IN): src 0..3 the response buffer, 4..7 HEAD and TAIL,
+    // 64..127 the configuration RAM's halves (word (src - 64) / 2).
+    wire [31:0] cfg_q;
+    gmc_dmu_rf #(.AW(5), .DW(16)) u_cfgl (.clk(clk), .we(cfg_we), .wa(cfg_wa), .wd(cfg_wd[15:0]),
+                                          .ra(rb[5:1]), .rd(cfg_q[15:0]));
+    gmc_dmu_rf #(.AW(5), .DW(16)) u_cfgh (.clk(clk), .we(cfg_we), .wa(cfg_wa), .wd(cfg_wd[31:16]),
+                                          .ra(rb[5:1]), .rd(cfg_q[31:16]));
+    reg [15:0] in_v;
+    always @(*) begin
+        if (rb[6]) in_v = rb[0] ? cfg_q[31:16] : cfg_q[15:0];
+        else case (rb[2:0])
+            3'd0: in_v = buf_q[15:0];
+            3'd1: in_v = buf_q[31:16];
+            3'd2: in_v = buf_q[47:32];
+            3'd3: in_v = buf_q[63:48];
+            3'd4: in_v = head[15:0];
+            3'd5: in_v = {12'd0, head[19:16]};
+            3'd6: in_v = tail[15:0];
+            default: in_v = {12'd0, tail[19:16]};
+        endcase
+    end
+
+    always @(*) begin
+        rf_we = x && (cls == C_ALU || cls == C_ALUI || cls == C_LDI || cls == C_IN);
+        case (cls)
+            C_LDI: res = ui[15:0];
+            C_IN: res = in_v;
+            default: res = alu;
+        endcase
+    end
+
+    // Branch conditions.
+    reg cond;
+    always @(*) begin
+        if (sel[5]) cond = a_q[sel[3:0]];
+        else case (sel[4:0])
+            5'd0: cond = 1'b1;
+            5'd1: cond = fz;
+            5'd2: cond = fc;
+            5'd3: cond = fzc;
+            5'd4: cond = rsp;
+            5'd5: cond = rsp_err;
+            5'd6: cond = rsp_last;
+            5'd7: cond = rsp_inv;
+            5'd8: cond = brsp;
+            5'd9: cond = brsp_err;
+            5'd10: cond = ar_v;
+            5'd11: cond = aw_v || w_v;
+            5'd12: cond = vr_v || vw_v || g_v;
+            5'd13: cond = can_fetch;
+            5'd14: cond = in_ib;
+            5'd15: cond = faulted;
+            5'd16: cond = skip_p;
+            5'd17: cond = owes_cur;
+            default: cond = 1'b0;
+        endcase
+    end
+    wire taken = cls == C_BR && (cond ^ ui[21]);
+    always @(*) begin
+        if (cls == C_RET) pc_next = ret;
+        else if (taken) pc_next = ui[8:0];
+        else pc_next = pc + 9'd1;
+    end
+
+    // ------------------------------------------------------------ execute
+
+    wire        is_out = x && cls == C_OUT;
+    integer b;
+
+    always @(posedge clk) begin
+        ev_packets <= 2'd0;
+        ev_fault <= 1'b0;
+        ev_fence_irq <= 1'b0;
+        inv_all <= 1'b0;
+        inv_page_valid <= 1'b0;
+        {cnt_rd_vram, cnt_rd_sys, cnt_rd_ap, cnt_wr_vram, cnt_wr_sys, cnt_wr_ap} <= 24'd0;
+
+        if (ar_hs) ar_v <= 1'b0;
+        if (aw_hs) aw_v <= 1'b0;
+        if (w_hs) w_v <= 1'b0;
+        for (b = 0; b < 4; b = b + 1) begin
+            if (ar_hs && ar_e == b[1:0]) owe_rd[b] <= 1'b1;
+            else if (m_axi_rvalid && m_axi_rready && m_axi_rlast && r_e == b[1:0]) owe_rd[b] <= 1'b0;
+            if (aw_hs && aw_e == b[1:0]) owe_wr[b] <= 1'b1;
+            else if (m_axi_bvalid && b_e == b[1:0]) owe_wr[b] <= 1'b0;
+        end
+        if (!wd_owes || any_hs || (!busy && !can_fetch)) wd_cnt <= watchdog;
+        else if (wd_cnt > 32'd1) wd_cnt <= wd_cnt - 32'd1;
+
+        // Responses into the buffer.
+        if (r_take) begin
+            buf_q <= m_axi_rdata;
+            rsp <= 1'b1;
+            rsp_err <= m_axi_rresp[1];
+            rsp_last <= m_axi_rlast;
+        end
+        if (b_cur) begin
+            brsp <= 1'b1;
+            brsp_err <= m_axi_bresp[1];
+        end
+        if (g_v && g_req_ready[g_side]) g_v <= 1'b0;
+        if (g_resp_valid[g_side] && !g_v) begin
+            buf_q[47:0] <= g_resp_addr;
+            rsp <= 1'b1;
+            rsp_err <= g_resp_fault || !g_resp_system;
+            rsp_inv <= g_resp_code == GMC_XLATE_CODE_INVALID || !g_resp_system;
+        end
+        if (vr_v && vr_gnt) vr_v <= 1'b0;
+        if (vr_w && vr_valid) begin
+            buf_q <= vr_data;
+            rsp <= 1'b1;
+            rsp_err <= 1'b0;
+            vr_w <= 1'b0;
+        end
+        if (vw_v && vw_gnt) vw_v <= 1'b0;
+
+        // Flags.
+        if (x && (cls == C_ALU || cls == C_ALUI)) begin
+            fz <= alu == 16'd0;
+            fzc <= (fn[0] ? fzc : 1'b1) && alu == 16'd0;
+            if (fn[3:2] == 2'd0) fc <= sum[16];
+        end
+
+        if (is_out) begin
+            case (sel)
+                6'd0: addr[15:0] <= a_q;
+                6'd1: addr[31:16] <= a_q;
+                6'd2: addr[47:32] <= a_q;
+                // The write word fills from the top, a byte or a half at a
+                // time, so the microcode gathers the destination block's
+                // bytes in order (a byte of no strobe for each one skipped):
+                // a byte of the response buffer (which rotates by a byte,
+                // so its next byte comes down), an empty byte, A.
+                6'd3: begin wdata <= {buf_q[7:0], wdata[63:8]}; wstrb <= {1'b1, wstrb[7:1]};
+                            buf_q <= {buf_q[7:0], buf_q[63:8]}; end
+                6'd4: begin wdata <= {8'd0, wdata[63:8]}; wstrb <= {1'b0, wstrb[7:1]}; end
+                6'd5: begin wdata <= {a_q, wdata[63:16]}; wstrb <= {2'b11, wstrb[7:2]}; end
+                6'd6: buf_q <= {buf_q[7:0], buf_q[63:8]};
+                6'd7: wstrb <= a_q[7:0];
+                6'd10: begin ar_v <= 1'b1; ar_s <= rb[1:0]; ar_l3 <= rb[2]; ar_e <= ep; end
+                6'd11: begin aw_v <= 1'b1; w_v <= 1'b1; aw_e <= ep; end
+                6'd12: begin g_v <= 1'b1; g_side <= rb[0]; end
+                6'd13: begin vr_v <= 1'b1; vr_w <= 1'b1; end
+                6'd14: begin vw_v <= 1'b1; vw_all <= rb[0]; end
+                6'd15: begin
+                    if (rb[0]) rsp <= 1'b0;
+                    if (rb[1]) brsp <= 1'b0;
+                    if (rb[2]) skip_p <= 1'b0;
+                end
+                6'd16: head <= (head + 20'd32) & ~(20'hFFFFF << ring_log2);
+                6'd17: begin
+                    ev_packets <= rb[1:0];
+                    ev_fence_irq <= rb[2];
+                    inv_all <= rb[3];
+                    inv_page_valid <= rb[4];
+                end
+                6'd18: begin
+                    if (rb[0]) cnt_rd_vram <= a_q[3:0];
+                    if (rb[1]) cnt_rd_sys <= a_q[3:0];
+                    if (rb[2]) cnt_rd_ap <= a_q[3:0];
+                    if (rb[3]) cnt_wr_vram <= a_q[3:0];
+                    if (rb[4]) cnt_wr_sys <= a_q[3:0];
+                    if (rb[5]) cnt_wr_ap <= a_q[3:0];
+                end
+                6'd19: begin
+                    faulted <= 1'b1;
+                    f_code <= a_q[7:0];
+                    ev_fault <= 1'b1;
+                    busy <= 1'b0;
+                    g_v <= 1'b0;
+                    if (owes_cur) ep <= next_epoch(ep, owe_rd, owe_wr, ar_v, ar_e, aw_v, aw_e);
+                end
+                6'd20: in_ib <= rb[0];
+                6'd21: busy <= rb[0];
+                6'd22: begin faulted <= 1'b0; f_code <= 8'd0; end
+                default: ;
+            endcase
+        end
+
+        // Sequencer.
+        case (ph)
+            PH_F: ph <= PH_D;
+            PH_D: ph <= PH_X;
+            default: begin
+                ph <= PH_D;
+                pc <= pc_next;
+                if (x && cls == C_BR && ui[20] && taken) ret <= pc + 9'd1;
+            end
+        endcase
+
+        // SKIP clears the fault at once (DMA_STATUS reads it in the next
+        // cycle); the microcode's SKIP vector moves HEAD on.
+        if (cmd_skip && faulted) begin
+            skip_p <= 1'b1;
+            faulted <= 1'b0;
+            f_code <= 8'd0;
+        end
+        if (vec) begin
+            pc <= vec_pc;
+            ph <= PH_D;   // (the ROM reads the vector in this cycle)
+            busy <= 1'b0;
+        end
+        if (cmd_reset) begin
+            faulted <= 1'b0;
+            f_code <= 8'd0;
+            in_ib <= 1'b0;
+            head <= tail;
+            g_v <= 1'b0;
+            if (owes_cur) ep <= next_epoch(ep, owe_rd, owe_wr, ar_v, ar_e, aw_v, aw_e);
+        end
+
+        if (rst) begin
+            ph <= PH_F;
+            pc <= 9'd0;
+            ret <= 9'd0;
+            busy <= 1'b0;
+            faulted <= 1'b0;
+            f_code <= 8'd0;
+            in_ib <= 1'b0;
+            skip_p <= 1'b0;
+            head <= 20'd0;
+            ar_v <= 1'b0; aw_v <= 1'b0; w_v <= 1'b0; g_v <= 1'b0;
+            vr_v <= 1'b0; vr_w <= 1'b0; vw_v <= 1'b0;
+            rsp <= 1'b0; brsp <= 1'b0;
+            ep <= 2'd0;
+            owe_rd <= 4'd0;
+            owe_wr <= 4'd0;
+            wd_cnt <= 32'hFFFF_FFFF;
+            ev_packets <= 2'd0;
+            ev_fault <= 1'b0;
+            ev_fence_irq <= 1'b0;
+            inv_all <= 1'b0;
+            inv_page_valid <= 1'b0;
+            {cnt_rd_vram, cnt_rd_sys, cnt_rd_ap, cnt_wr_vram, cnt_wr_sys, cnt_wr_ap} <= 24'd0;
+        end
+    end
+
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire unused = &{1'b0, m_axi_rid, m_axi_bid, m_axi_rresp[0], m_axi_bresp[0], fun[31:28], fun[3:0],
+                    addr[2:0], rb[7], ui[19:9]};
+    /* verilator lint_on UNUSEDSIGNAL */
+
+endmodule
+
+`resetall

@@ -1,0 +1,34 @@
+// gmc: one block RAM of the micro-sequenced DMA engine's register file: one write port, one read port.
+`resetall
+`timescale 1ns / 1ps
+`default_nettype none
+
+// 2^AW words of DW bits, written and read on the same clock; the read data
+// is registered (one cycle after the address), as an iCE40 SB_RAM40_4K
+// gives it. A read of the word being written returns the old contents.
+// gmc_dmu keeps several of these with the same writes to get more read
+// ports. The contents start undefined: the microcode writes every word it
+// reads after reset first.
+module gmc_dmu_rf #(
+    parameter integer AW = 8,
+    parameter integer DW = 16
+) (
+    input  wire          clk,
+    input  wire          we,
+    input  wire [AW-1:0] wa,
+    input  wire [DW-1:0] wd,
+    input  wire [AW-1:0] ra,
+    output reg  [DW-1:0] rd
+);
+
+    reg [DW-1:0] mem [0:(1 << AW) - 1];
+
+    always @(posedge clk) begin
+        if (we)
+            mem[wa] <= wd;
+        rd <= mem[ra];
+    end
+
+endmodule
+
+`resetall
