@@ -260,7 +260,7 @@ static int cmd_info(int argc, char **argv)
         if (gmc_segment_query(d, i, &si) != GMC_OK)
             continue;
         char fl[400], sz[32];
-        tr_flags_str(tr_seg_flags, si.desc.flags, fl, sizeof(fl));
+        tr_flags_str(gmc_seg_flag_names, si.desc.flags, fl, sizeof(fl));
         tl_bytes_exact(si.desc.size, sz, sizeof(sz));
         printf("  %u: base 0x%09" PRIx64 "  size 0x%" PRIx64 " (%s)  banks %" PRIu32 "  cpu_offset 0x%" PRIx64
                "  flags %s\n",

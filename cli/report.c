@@ -46,7 +46,7 @@ static void json_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
-static void json_flags(FILE *f, const struct tr_flag_name *t, uint32_t v)
+static void json_flags(FILE *f, const struct gmc_flag_name *t, uint32_t v)
 {
     fputc('[', f);
     int first = 1;
@@ -175,7 +175,7 @@ static void json_segments(FILE *f, const struct timeline *tl)
         const struct tl_seg *s = &tl->segs[i];
         fprintf(f, "%s\n    {\"id\": %u, \"base\": %" PRIu64 ", \"size\": %" PRIu64 ", \"flags\": ", i ? "," : "",
                 i + 1, s->desc.base, s->desc.size);
-        json_flags(f, tr_seg_flags, s->desc.flags);
+        json_flags(f, gmc_seg_flag_names, s->desc.flags);
         fprintf(f, ", \"cpu_offset\": %" PRIu64 ", \"banks\": %" PRIu32 ", \"used\": %" PRIu64 ", \"free\": %" PRIu64
                    ", \"largest_free\": %" PRIu64 ", \"allocations\": %" PRIu64 ", \"pinned_start\": %" PRIu64
                    ", \"committed\": %" PRIu64 ", \"resident_bytes\": %" PRIu64
@@ -410,7 +410,7 @@ static void seg_titles(const struct seg_plot *sp, char *title, size_t tlen, char
     const struct gmc_segment_desc *sd = sp->sd;
     const unsigned seg = sp->seg;
     char fl[400], sz[32];
-    tr_flags_str(tr_seg_flags, sd->flags, fl, sizeof(fl));
+    tr_flags_str(gmc_seg_flag_names, sd->flags, fl, sizeof(fl));
     tl_bytes_exact(sd->size, sz, sizeof(sz));
     const char *what = (sd->flags & GMC_SEGFLAGS_APERTURE_MASK)     ? "aperture"
                        : (sd->flags & GMC_SEGFLAGS_CPU_VISIBLE_MASK) ? "CPU-visible VRAM"

@@ -53,7 +53,7 @@ int tr_num_arg(struct tr_parser *p, unsigned line, const char *op, const char *k
 }
 
 int tr_flag_list(struct tr_parser *p, unsigned line, const char *op, const char *key,
-                 const struct tr_flag_name *t, const char *s, uint32_t *out)
+                 const struct gmc_flag_name *t, const char *s, uint32_t *out)
 {
     *out = 0;
     char buf[512];
@@ -62,7 +62,7 @@ int tr_flag_list(struct tr_parser *p, unsigned line, const char *op, const char 
     if (buf[0] == ',' || buf[strlen(buf) - 1] == ',' || strstr(buf, ",,"))
         return tr_perr(p, line, "%s: empty name in %s=%s", op, key, s);
     for (char *f = strtok_r(buf, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
-        const struct tr_flag_name *e = t;
+        const struct gmc_flag_name *e = t;
         for (; e->name; e++)
             if (!strcmp(e->name, f))
                 break;
@@ -70,18 +70,18 @@ int tr_flag_list(struct tr_parser *p, unsigned line, const char *op, const char 
             /* A hint when the name belongs to another key. */
             static const struct {
                 const char *key;
-                const struct tr_flag_name *t;
-            } others[] = { { "flags", tr_alloc_flags }, { "kmt", tr_kmt_flags }, { "info2", tr_info2_flags } };
+                const struct gmc_flag_name *t;
+            } others[] = { { "flags", gmc_alloc_flag_names }, { "kmt", gmc_kmt_flag_names }, { "info2", gmc_info2_flag_names } };
             for (size_t i = 0; i < 3; i++) {
-                if (others[i].t == t || t == tr_lock_flags)
+                if (others[i].t == t || t == gmc_lock_flag_names)
                     continue;
-                for (const struct tr_flag_name *o = others[i].t; o->name; o++)
+                for (const struct gmc_flag_name *o = others[i].t; o->name; o++)
                     if (!strcmp(o->name, f))
                         return tr_perr(p, line, "%s: '%s' is not a %s= flag (it is a %s= flag)", op, f, key,
                                        others[i].key);
             }
             return tr_perr(p, line, "%s: unknown %s flag '%s'", op,
-                           t == tr_lock_flags ? "lock" : key, f);
+                           t == gmc_lock_flag_names ? "lock" : key, f);
         }
         if (*out & e->bit)
             return tr_perr(p, line, "%s: flag '%s' given twice", op, f);

@@ -38,7 +38,7 @@ int tr_num_arg(struct tr_parser *p, unsigned line, const char *op, const char *k
                uint64_t max, uint64_t *out);
 /* "Name,Name" from flag table t into *out. */
 int tr_flag_list(struct tr_parser *p, unsigned line, const char *op, const char *key,
-                 const struct tr_flag_name *t, const char *s, uint32_t *out);
+                 const struct gmc_flag_name *t, const char *s, uint32_t *out);
 /* "1,3:top" segment ids (":top" with allow_top) into prefs (may be NULL;
  * at most maxn) and a bit mask. */
 int tr_seg_list(struct tr_parser *p, unsigned line, const char *op, const char *key, const char *s,

@@ -94,11 +94,11 @@ static int alloc_attributes(struct tr_parser *p, unsigned L, const struct tr_arg
         return -1;
     if ((s = tr_kv(a, "umd-priority")) && tr_priority_arg(p, L, op, "umd-priority", s, &d->umd_priority) != 0)
         return -1;
-    if ((s = tr_kv(a, "flags")) && tr_flag_list(p, L, op, "flags", tr_alloc_flags, s, &d->flags) != 0)
+    if ((s = tr_kv(a, "flags")) && tr_flag_list(p, L, op, "flags", gmc_alloc_flag_names, s, &d->flags) != 0)
         return -1;
-    if ((s = tr_kv(a, "kmt")) && tr_flag_list(p, L, op, "kmt", tr_kmt_flags, s, &d->kmt_flags) != 0)
+    if ((s = tr_kv(a, "kmt")) && tr_flag_list(p, L, op, "kmt", gmc_kmt_flag_names, s, &d->kmt_flags) != 0)
         return -1;
-    if ((s = tr_kv(a, "info2")) && tr_flag_list(p, L, op, "info2", tr_info2_flags, s, &d->info2_flags) != 0)
+    if ((s = tr_kv(a, "info2")) && tr_flag_list(p, L, op, "info2", gmc_info2_flag_names, s, &d->info2_flags) != 0)
         return -1;
     if ((s = tr_kv(a, "vidpn"))) {
         uint64_t v;
@@ -266,7 +266,7 @@ static int do_device_op(struct tr_parser *p, unsigned L, const struct tr_opdef *
 static int do_lock(struct tr_parser *p, unsigned L, const struct tr_args *a, struct tr_op *o)
 {
     const char *fs = tr_kv(a, "flags");
-    if (fs && tr_flag_list(p, L, "lock", "flags", tr_lock_flags, fs, &o->lock_flags) != 0)
+    if (fs && tr_flag_list(p, L, "lock", "flags", gmc_lock_flag_names, fs, &o->lock_flags) != 0)
         return -1;
     if (!tr_checked(o))
         return 0;

@@ -1,6 +1,6 @@
 /*
  * trace_list.c - names for an expanded trace: operation kinds, flag bits
- * (the tables are generated from spec/flags.toml: trace_flags.c) and
+ * (the tables are generated from spec/flags.toml: gmc_flag_names.c) and
  * statuses for expect=.
  */
 #include <inttypes.h>
@@ -9,7 +9,7 @@
 
 #include "trace_list.h"
 
-void tr_flags_str(const struct tr_flag_name *t, uint32_t v, char *buf, size_t n)
+void tr_flags_str(const struct gmc_flag_name *t, uint32_t v, char *buf, size_t n)
 {
     size_t len = 0;
     if (n == 0)

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "gmc.h"
-#include "trace_flags.h"
+#include "gmc_flag_names.h"
 
 #define TR_NAME_MAX 48
 #define TR_MAX_CLIENTS 32
@@ -125,10 +125,10 @@ struct trace {
 };
 
 /* Flag tables (name <-> bit), shared with the report writers, are
- * generated from spec/flags.toml: trace_flags.h. */
+ * generated from spec/flags.toml: gmc_flag_names.h. */
 
 /* "Name,Name" for the bits of v from table t (unknown bits as 0x...). */
-void tr_flags_str(const struct tr_flag_name *t, uint32_t v, char *buf, size_t n);
+void tr_flags_str(const struct gmc_flag_name *t, uint32_t v, char *buf, size_t n);
 
 /* A status by name: "GMC_E_NO_SPACE", "NO_SPACE", "E_NO_SPACE", "OK". */
 int tr_status_from_name(const char *name, int *status);

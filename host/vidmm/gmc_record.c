@@ -32,7 +32,7 @@
 #include "gmc.h"
 #include "gmc_check.h"
 #include "gmc_record.h"
-#include "gmc_record_names.h"
+#include "gmc_flag_names.h"
 #include "gmc_status.h"
 #include "gmc_vobj.h"
 
@@ -216,7 +216,7 @@ static void comment(struct gmc_rec *r, const char *call, const char *why, int st
     eol(r);
 }
 
-static void flag_names(struct gmc_rec *r, const char *key, const struct gmc_rec_flag_name *t, uint32_t v)
+static void flag_names(struct gmc_rec *r, const char *key, const struct gmc_flag_name *t, uint32_t v)
 {
     if (v == 0u)
         return;
@@ -230,7 +230,7 @@ static void flag_names(struct gmc_rec *r, const char *key, const struct gmc_rec_
 }
 
 /* Whether every bit of v has a name in t. */
-static int flags_known(const struct gmc_rec_flag_name *t, uint32_t v)
+static int flags_known(const struct gmc_flag_name *t, uint32_t v)
 {
     for (; t->name != NULL; t++)
         v &= ~t->bit;
@@ -472,8 +472,8 @@ static const char *alloc_inexpressible(const struct gmc_alloc_desc *d)
         return "a PitchAlignedSize above 2^40 bytes";
     if (d->supported_segments == 0u)
         return "an empty supported segment set (the trace's default is every memory segment)";
-    if (!flags_known(gmc_rec_alloc_flags, d->flags) || !flags_known(gmc_rec_kmt_flags, d->kmt_flags) ||
-        !flags_known(gmc_rec_info2_flags, d->info2_flags))
+    if (!flags_known(gmc_alloc_flag_names, d->flags) || !flags_known(gmc_kmt_flag_names, d->kmt_flags) ||
+        !flags_known(gmc_info2_flag_names, d->info2_flags))
         return "flag bits without a name";
     if (d->section != 0u)
         return "an hSection (ExistingSection)";
@@ -577,9 +577,9 @@ void gmc_rec_alloc_create(const gmc_client *c, const struct gmc_alloc_desc *d, g
     out(r, " priority=0x%08" PRIx32, d->priority);
     if (d->umd_priority != 0u)
         out(r, " umd-priority=0x%08" PRIx32, d->umd_priority);
-    flag_names(r, "flags", gmc_rec_alloc_flags, d->flags);
-    flag_names(r, "kmt", gmc_rec_kmt_flags, d->kmt_flags);
-    flag_names(r, "info2", gmc_rec_info2_flags, d->info2_flags);
+    flag_names(r, "flags", gmc_alloc_flag_names, d->flags);
+    flag_names(r, "kmt", gmc_kmt_flag_names, d->kmt_flags);
+    flag_names(r, "info2", gmc_info2_flag_names, d->info2_flags);
     if (d->vidpn_source_id != GMC_VIDPN_SOURCE_NONE)
         out(r, " vidpn=%" PRIu32, d->vidpn_source_id);
     expect(r, st);
@@ -888,12 +888,12 @@ void gmc_rec_lock(const gmc_client *c, gmc_handle h, uint32_t flags, int st)
     long e;
     if (r == NULL || !resolve(r, c, h, "gmc_lock", st, &ci, &e))
         return;
-    if (!flags_known(gmc_rec_lock_flags, flags)) {
+    if (!flags_known(gmc_lock_flag_names, flags)) {
         comment(r, "gmc_lock", "lock flag bits without a name", st);
         return;
     }
     out(r, "lock a%ld client=c%d", e + 1, ci + 1);
-    flag_names(r, "flags", gmc_rec_lock_flags, flags);
+    flag_names(r, "flags", gmc_lock_flag_names, flags);
     expect(r, st);
     eol(r);
     if (st == GMC_OK)

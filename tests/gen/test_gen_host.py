@@ -125,8 +125,8 @@ def test_spec_edits(d):
 
     flags = os.path.join(spec, "flags.toml")
     rc, stale = stale_after_edit(d, flags, 'name = "DonotEvict"', 'name = "DoNotEvict"')
-    case("a renamed WDDM flag name makes exactly the name tables (CLI, recorder) and the header comment stale",
-         rc == 1 and stale == ["cli/trace_flags.c", "host/vidmm/gmc_record_names.c", "include/gmc_flags.h"],
+    case("a renamed WDDM flag name makes exactly the name tables (CLI and recorder share them) and the header comment stale",
+         rc == 1 and stale == ["host/common/gmc_flag_names.c", "include/gmc_flags.h"],
          f"{stale}")
     with open(flags) as f:
         flags_good = f.read()
@@ -141,7 +141,7 @@ def test_spec_edits(d):
         case("write puts the moved bit and the new mask in the header",
              rc2 == 0 and "(1u << 8)   /* Discard" in text and "GMC_LOCK_FLAGS_MASK                       0x00000127u" in text,
              text[-600:])
-        for rel in ("include/gmc_flags.h", "cli/trace_flags.c"):
+        for rel in ("include/gmc_flags.h", "host/common/gmc_flag_names.c"):
             shutil.copyfile(os.path.join(ROOT, rel), os.path.join(d, rel))
     with open(flags, "w") as f:
         f.write(flags_good)

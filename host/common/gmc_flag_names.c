@@ -2,9 +2,9 @@
 #include <stddef.h>
 
 #include "gmc.h"
-#include "gmc_record_names.h"
+#include "gmc_flag_names.h"
 
-const struct gmc_rec_flag_name gmc_rec_alloc_flags[] = {
+const struct gmc_flag_name gmc_alloc_flag_names[] = {
     { "CpuVisible", GMC_ALLOC_CPU_VISIBLE },
     { "PermanentSysMem", GMC_ALLOC_PERMANENT_SYS_MEM },
     { "Cached", GMC_ALLOC_CACHED },
@@ -27,7 +27,7 @@ const struct gmc_rec_flag_name gmc_rec_alloc_flags[] = {
     { NULL, 0 },
 };
 
-const struct gmc_rec_flag_name gmc_rec_kmt_flags[] = {
+const struct gmc_flag_name gmc_kmt_flag_names[] = {
     { "CreateResource", GMC_KMT_CREATE_RESOURCE },
     { "CreateShared", GMC_KMT_CREATE_SHARED },
     { "NonSecure", GMC_KMT_NON_SECURE },
@@ -49,18 +49,38 @@ const struct gmc_rec_flag_name gmc_rec_kmt_flags[] = {
     { NULL, 0 },
 };
 
-const struct gmc_rec_flag_name gmc_rec_info2_flags[] = {
+const struct gmc_flag_name gmc_info2_flag_names[] = {
     { "Primary", GMC_INFO2_PRIMARY },
     { "Stereo", GMC_INFO2_STEREO },
     { "OverridePriority", GMC_INFO2_OVERRIDE_PRIORITY },
     { NULL, 0 },
 };
 
-const struct gmc_rec_flag_name gmc_rec_lock_flags[] = {
+const struct gmc_flag_name gmc_lock_flag_names[] = {
     { "ReadOnly", GMC_LOCK_READ_ONLY },
     { "WriteOnly", GMC_LOCK_WRITE_ONLY },
     { "DonotWait", GMC_LOCK_DONOT_WAIT },
     { "DonotEvict", GMC_LOCK_DONOT_EVICT },
     { "Discard", GMC_LOCK_DISCARD },
+    { NULL, 0 },
+};
+
+const struct gmc_flag_name gmc_seg_flag_names[] = {
+    { "Aperture", GMC_SEGFLAGS_APERTURE_MASK },
+    { "Agp", GMC_SEGFLAGS_AGP_MASK },
+    { "CpuVisible", GMC_SEGFLAGS_CPU_VISIBLE_MASK },
+    { "UseBanking", GMC_SEGFLAGS_USE_BANKING_MASK },
+    { "CacheCoherent", GMC_SEGFLAGS_CACHE_COHERENT_MASK },
+    { "PitchAlignment", GMC_SEGFLAGS_PITCH_ALIGNMENT_MASK },
+    { "PopulatedFromSystemMemory", GMC_SEGFLAGS_POPULATED_FROM_SYSTEM_MEMORY_MASK },
+    { "PreservedDuringStandby", GMC_SEGFLAGS_PRESERVED_DURING_STANDBY_MASK },
+    { "PreservedDuringHibernate", GMC_SEGFLAGS_PRESERVED_DURING_HIBERNATE_MASK },
+    { "PartiallyPreservedDuringHibernate", GMC_SEGFLAGS_PARTIALLY_PRESERVED_DURING_HIBERNATE_MASK },
+    { "DirectFlip", GMC_SEGFLAGS_DIRECT_FLIP_MASK },
+    { "Use64KBPages", GMC_SEGFLAGS_USE_64KB_PAGES_MASK },
+    { "ReservedSysMem", GMC_SEGFLAGS_RESERVED_SYS_MEM_MASK },
+    { "SupportsCpuHostAperture", GMC_SEGFLAGS_SUPPORTS_CPU_HOST_APERTURE_MASK },
+    { "SupportsCachedCpuHostAperture", GMC_SEGFLAGS_SUPPORTS_CACHED_CPU_HOST_APERTURE_MASK },
+    { "ApplicationTarget", GMC_SEGFLAGS_APPLICATION_TARGET_MASK },
     { NULL, 0 },
 };
