@@ -6,14 +6,21 @@
 # "name: N passed, M failed, K skipped".
 # Each binary's output is kept in build/test-logs/<name>.log; a failing
 # binary's log is printed in full.
+# A binary that runs longer than GMC_TEST_TIMEOUT seconds (900 unless set;
+# the longest takes about 140 s on an idle 2-core machine) is stopped and
+# counted as failed, its log printed: a hang costs minutes, never the run.
 set -u
+limit=${GMC_TEST_TIMEOUT:-900}
 logdir=${TEST_LOGDIR:-build/test-logs}
 mkdir -p "$logdir"
 pass=0; fail=0; skipped=0; bad_bins=""
 for bin in "$@"; do
   name=$(printf '%s' "$bin" | sed -e 's|^.*build/||' -e 's|^tests/||' -e 's|/tests/|/|' -e 's|/|_|g')
   log="$logdir/$name.log"
-  "$bin" >"$log" 2>&1; rc=$?
+  timeout -k 30 "$limit" "$bin" >"$log" 2>&1; rc=$?
+  if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+    echo "---- TIMEOUT $bin: stopped after ${limit} s ----" >>"$log"
+  fi
   p=$(grep -o '\[  PASSED  \] [0-9]* test(s)' "$log" | awk '{s+=$4} END {print s+0}')
   f=$(grep -o '\[  FAILED  \] [0-9]* test(s), listed below' "$log" | awk '{s+=$4} END {print s+0}')
   k=$(grep -o '\[  SKIPPED \] [0-9]* test(s)' "$log" | awk '{s+=$4} END {print s+0}')

@@ -217,7 +217,10 @@ static void *fake_main(void *arg)
             ssize_t w = write(f->master, junk, sizeof junk);
             (void)w;
         }
-        if (poll(&p, 1, 5) <= 0 || !(p.revents & POLLIN))
+        const int pr = poll(&p, 1, 5);
+        if (pr > 0 && !(p.revents & POLLIN))
+            usleep(1000); /* hung up (the host closed the port): poll no longer waits */
+        if (pr <= 0 || !(p.revents & POLLIN))
             continue;
         ssize_t r = read(f->master, buf + n, sizeof buf - n);
         if (r <= 0)
@@ -268,6 +271,10 @@ static void fake_start(struct fake *f, enum mode m)
     assert_true(f->master >= 0);
     assert_int_equal(grantpt(f->master), 0);
     assert_int_equal(unlockpt(f->master), 0);
+    /* Non-blocking: with nobody reading the other end (the host closed the
+     * port), a write fails with EAGAIN when the tty's buffer is full instead
+     * of blocking the thread forever, and fake_stop() can always join it. */
+    assert_int_equal(fcntl(f->master, F_SETFL, fcntl(f->master, F_GETFL) | O_NONBLOCK), 0);
     snprintf(f->path, sizeof f->path, "%s", ptsname(f->master));
     assert_int_equal(pthread_create(&f->thr, NULL, fake_main, f), 0);
 }
@@ -327,6 +334,9 @@ static void something_else_on_the_port(void **state)
     void *ctx = (void *)1;
     assert_int_equal(open_dev(f.path, &ctx), GMC_E_UART_NOT_BRIDGE);
     assert_null(ctx);
+    /* The noise goes on into a port nobody holds open any more; a loaded
+     * machine can pause this thread here (a CI run hung on it). */
+    usleep(100000);
     fake_stop(&f);
 }
 
