@@ -520,6 +520,8 @@ SCRIPT_TESTS += tests/board/test_board_link.py
 SCRIPT_TESTS += tests/board/test_board_reset.py
 # The eviction benchmark's offline optimum (bench/evict_opt.py, Debian's python3-scipy).
 SCRIPT_TESTS += tests/bench/test_evict_opt.py
+# Relocation in the eviction benchmark's replica (bench/evict_breakdown.py).
+SCRIPT_TESTS += tests/bench/test_evict_reloc.py
 # Which way the release and evl models step the clock (the shortcut or eval()).
 SCRIPT_TESTS += tests/sim/test_sched_fallback.sh
 
