@@ -327,6 +327,10 @@ static void *fake_main(void *arg)
     return NULL;
 }
 
+/* The fake running, if any: stopped by the teardown when a test fails
+ * before its fake_stop() (its thread must not outlive the test). */
+static struct fake *running;
+
 static void fake_start(struct fake *f, enum mode m)
 {
     memset(f, 0, sizeof *f);
@@ -347,10 +351,12 @@ static void fake_start(struct fake *f, enum mode m)
     pthread_condattr_destroy(&ca);
     assert_int_equal(pthread_mutex_init(&f->mu, NULL), 0);
     assert_int_equal(pthread_create(&f->thr, NULL, fake_main, f), 0);
+    running = f;
 }
 
 static void fake_stop(struct fake *f)
 {
+    running = NULL;
     f->stop = 1;
     pthread_join(f->thr, NULL);
     if (f->master >= 0)
@@ -425,6 +431,14 @@ static int open_dev(const char *path, void **ctx)
     return gmc_backend_uart.open(&spec, ctx);
 }
 
+static int stop_fake(void **state)
+{
+    (void)state;
+    if (running != NULL)
+        fake_stop(running);
+    return 0;
+}
+
 /* ---------------------------------------------------------------- tests */
 
 static void no_such_port(void **state)
@@ -446,7 +460,7 @@ static void not_a_tty(void **state)
 static void silent_port_times_out(void **state)
 {
     (void)state;
-    struct fake f;
+    static struct fake f; /* static: a failed assertion leaves it to the teardown */
     fake_start(&f, SILENT);
     void *ctx = (void *)1;
     assert_int_equal(open_dev(f.path, &ctx), GMC_E_UART_NO_ANSWER);
@@ -457,7 +471,7 @@ static void silent_port_times_out(void **state)
 static void something_else_on_the_port(void **state)
 {
     (void)state;
-    struct fake f;
+    static struct fake f; /* static: a failed assertion leaves it to the teardown */
     fake_start(&f, NOISE);
     void *ctx = (void *)1;
     assert_int_equal(open_dev(f.path, &ctx), GMC_E_UART_NOT_BRIDGE);
@@ -471,7 +485,7 @@ static void something_else_on_the_port(void **state)
 static void older_protocol_named(void **state)
 {
     (void)state;
-    struct fake f;
+    static struct fake f; /* static: a failed assertion leaves it to the teardown */
     fake_start(&f, OLD_VERSION);
     void *ctx = (void *)1;
     assert_int_equal(open_dev(f.path, &ctx), GMC_E_UART_PROTOCOL);
@@ -482,7 +496,7 @@ static void older_protocol_named(void **state)
 static void protocol2_bridge_named(void **state)
 {
     (void)state;
-    struct fake f;
+    static struct fake f; /* static: a failed assertion leaves it to the teardown */
     fake_start(&f, OLD_VERSION2);
     void *ctx = (void *)1;
     assert_int_equal(open_dev(f.path, &ctx), GMC_E_UART_PROTOCOL);
@@ -493,7 +507,7 @@ static void protocol2_bridge_named(void **state)
 static void second_open_is_busy(void **state)
 {
     (void)state;
-    struct fake f;
+    static struct fake f; /* static: a failed assertion leaves it to the teardown */
     fake_start(&f, BRIDGE);
     void *a = NULL, *b = (void *)1;
     assert_int_equal(open_dev(f.path, &a), GMC_OK);
@@ -509,7 +523,7 @@ static void second_open_is_busy(void **state)
 static void permission_denied(void **state)
 {
     (void)state;
-    struct fake f;
+    static struct fake f; /* static: a failed assertion leaves it to the teardown */
     fake_start(&f, BRIDGE);
     assert_int_equal(chmod(f.path, 0600), 0);
     pid_t pid = fork();
@@ -534,7 +548,7 @@ static void permission_denied(void **state)
 static void damaged_reply_retried_once_executed(void **state)
 {
     (void)state;
-    struct fake f;
+    static struct fake f; /* static: a failed assertion leaves it to the teardown */
     fake_start(&f, BRIDGE);
     void *ctx = NULL;
     assert_int_equal(open_dev(f.path, &ctx), GMC_OK);
@@ -564,7 +578,7 @@ static void damaged_reply_retried_once_executed(void **state)
 static void dma_outside_host_map_touches_nothing(void **state)
 {
     (void)state;
-    struct fake f;
+    static struct fake f; /* static: a failed assertion leaves it to the teardown */
     fake_start(&f, BRIDGE);
     void *ctx = NULL;
     assert_int_equal(open_dev(f.path, &ctx), GMC_OK);
@@ -651,7 +665,7 @@ static int two_errs(const struct gmc_link_stats *st)
 static void damaged_request_past_crc_not_refused(void **state)
 {
     (void)state;
-    struct fake f;
+    static struct fake f; /* static: a failed assertion leaves it to the teardown */
     fake_start(&f, BRIDGE);
     void *ctx = NULL;
     assert_int_equal(open_dev(f.path, &ctx), GMC_OK);
@@ -696,7 +710,7 @@ static void damaged_request_past_crc_not_refused(void **state)
 static void probe_after_unmap_is_no_refusal(void **state)
 {
     (void)state;
-    struct fake f;
+    static struct fake f; /* static: a failed assertion leaves it to the teardown */
     fake_start(&f, BRIDGE);
     void *ctx = NULL;
     assert_int_equal(open_dev(f.path, &ctx), GMC_OK);
@@ -733,7 +747,7 @@ static void probe_after_unmap_is_no_refusal(void **state)
 static void damaged_dma_frames_recovered(void **state)
 {
     (void)state;
-    struct fake f;
+    static struct fake f; /* static: a failed assertion leaves it to the teardown */
     fake_start(&f, BRIDGE);
     void *ctx = NULL;
     assert_int_equal(open_dev(f.path, &ctx), GMC_OK);
@@ -823,7 +837,7 @@ static void damaged_dma_frames_recovered(void **state)
 static void unplugged_mid_run(void **state)
 {
     (void)state;
-    struct fake f;
+    static struct fake f; /* static: a failed assertion leaves it to the teardown */
     fake_start(&f, BRIDGE);
     void *ctx = NULL;
     assert_int_equal(open_dev(f.path, &ctx), GMC_OK);
@@ -847,21 +861,21 @@ static void messages_name_the_cause(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(no_such_port),
-        cmocka_unit_test(not_a_tty),
-        cmocka_unit_test(silent_port_times_out),
-        cmocka_unit_test(something_else_on_the_port),
-        cmocka_unit_test(older_protocol_named),
-        cmocka_unit_test(protocol2_bridge_named),
-        cmocka_unit_test(second_open_is_busy),
-        cmocka_unit_test(permission_denied),
-        cmocka_unit_test(damaged_reply_retried_once_executed),
-        cmocka_unit_test(dma_outside_host_map_touches_nothing),
-        cmocka_unit_test(damaged_request_past_crc_not_refused),
-        cmocka_unit_test(probe_after_unmap_is_no_refusal),
-        cmocka_unit_test(damaged_dma_frames_recovered),
-        cmocka_unit_test(unplugged_mid_run),
-        cmocka_unit_test(messages_name_the_cause),
+        cmocka_unit_test_teardown(no_such_port, stop_fake),
+        cmocka_unit_test_teardown(not_a_tty, stop_fake),
+        cmocka_unit_test_teardown(silent_port_times_out, stop_fake),
+        cmocka_unit_test_teardown(something_else_on_the_port, stop_fake),
+        cmocka_unit_test_teardown(older_protocol_named, stop_fake),
+        cmocka_unit_test_teardown(protocol2_bridge_named, stop_fake),
+        cmocka_unit_test_teardown(second_open_is_busy, stop_fake),
+        cmocka_unit_test_teardown(permission_denied, stop_fake),
+        cmocka_unit_test_teardown(damaged_reply_retried_once_executed, stop_fake),
+        cmocka_unit_test_teardown(dma_outside_host_map_touches_nothing, stop_fake),
+        cmocka_unit_test_teardown(damaged_request_past_crc_not_refused, stop_fake),
+        cmocka_unit_test_teardown(probe_after_unmap_is_no_refusal, stop_fake),
+        cmocka_unit_test_teardown(damaged_dma_frames_recovered, stop_fake),
+        cmocka_unit_test_teardown(unplugged_mid_run, stop_fake),
+        cmocka_unit_test_teardown(messages_name_the_cause, stop_fake),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
