@@ -655,7 +655,7 @@ struct gmc_link_stats {
     uint64_t resyncs;          /* PING resynchronisations */
     uint64_t bad_frames;       /* received frames with a bad CRC or length */
     uint64_t junk;             /* received bytes outside any frame */
-    uint64_t stale;            /* replies that answered nothing outstanding */
+    uint64_t stale;            /* replies that answered nothing outstanding, DMA requests the bridge did not have */
     uint64_t err_frames;       /* ERR frames received */
     uint64_t irq_frames;
     uint64_t dma_rd_bursts, dma_rd_beats, dma_wr_bursts, dma_wr_beats;

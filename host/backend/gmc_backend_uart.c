@@ -105,6 +105,12 @@ struct uart {
     unsigned asked;        /* of those, the ones DMA_REQ_AGAIN has been sent for */
     unsigned ask_damage;   /* of those, the ones a damaged frame asked for */
     uint64_t ask_ms;
+    /* Protocol 3: a DMA request outside host memory, per direction, held
+     * until DMA_REQ_AGAIN brings the same 11 bytes again (then its burst
+     * is refused) or anything else (then it was a damaged frame that
+     * passed the CRC, and is dropped). */
+    uint8_t held_req[2][GMC_BRIDGE_LEN_DMA_RD_REQ];
+    unsigned held;         /* directions (ASK_RD, ASK_WR) with a request held */
     uint64_t partial_ms;   /* since when an incomplete frame waits in rx, 0 none */
     unsigned ack_every;    /* DMA_WR_ACK every so many write beats: a quarter of the window */
     /* DMA read burst */
@@ -113,6 +119,7 @@ struct uart {
         uint64_t addr;
         unsigned len, size, burst, next;
         uint8_t tag;
+        uint8_t resp;      /* OKAY, or DECERR: the burst was outside host memory at its request */
         int done;          /* the bridge said the burst is over (ERR STATE) */
         uint64_t last_ms;  /* last beat sent or ERR taken */
         int rewound;       /* beat of the last rewind, -1 none since the last probe */
@@ -336,9 +343,11 @@ static int send_rd_beat(struct uart *u, unsigned i)
     pl[0] = (uint8_t)i;
     pl[10] = u->rd.tag;
     uint64_t b = beat_addr(u->rd.addr, i, u->rd.size, u->rd.burst, u->rd.len);
-    if (!burst_mapped(u, u->rd.addr, u->rd.len, u->rd.size, u->rd.burst)) {
+    /* Refused (and counted) once, at the request. A beat sent again after
+     * the memory was unmapped (the quiet probe of a burst that is over, its
+     * buffer freed since) carries DECERR too, and is no burst refused. */
+    if (u->rd.resp != RESP_OKAY || !burst_mapped(u, u->rd.addr, u->rd.len, u->rd.size, u->rd.burst)) {
         pl[1] = RESP_DECERR;
-        u->st.dma_refused++;
     } else {
         unsigned lanes = beat_lanes(b, u->rd.size);
         for (unsigned l = 0; l < 8u; l++) {
@@ -446,18 +455,62 @@ static void req_fields(const uint8_t *p, uint64_t *addr, unsigned *len, unsigned
     *tag = p[10];
 }
 
+/* The request held for a direction was not the bridge's: dropped. */
+static void drop_held(struct uart *u, unsigned dirs)
+{
+    if (u->held & dirs)
+        u->st.stale++;
+    u->held &= ~dirs;
+}
+
+/* Whether a new burst's request (DMA_RD_REQ or DMA_WR_REQ, payload p) may
+ * be taken. One inside host memory is; one outside is held and asked for
+ * at once (DMA_REQ_AGAIN), and taken (to be refused: DECERR) only when it
+ * comes again byte for byte. A frame with a byte dropped passes the CRC 1
+ * time in 256 (docs/uart-bridge.md) and then names a burst the bridge does
+ * not have, its address shifted, nearly always outside host memory: the
+ * bridge answers the ask with its own request or ERR(STATE), and the
+ * damaged copy is dropped instead of being refused as a burst. */
+static int req_taken(struct uart *u, unsigned dir, const uint8_t *p)
+{
+    uint64_t addr;
+    unsigned len, size, burst;
+    uint8_t tag;
+    req_fields(p, &addr, &len, &size, &burst, &tag);
+    if (burst_mapped(u, addr, len, size, burst)) {
+        drop_held(u, dir);
+        return 1;
+    }
+    if ((u->held & dir) && memcmp(u->held_req[dir >> 1], p, GMC_BRIDGE_LEN_DMA_RD_REQ) == 0) {
+        u->held &= ~dir;
+        return 1;
+    }
+    drop_held(u, dir);
+    memcpy(u->held_req[dir >> 1], p, GMC_BRIDGE_LEN_DMA_RD_REQ);
+    u->held |= dir;
+    u->ask |= dir;
+    u->ask_ms = 0;
+    return 0;
+}
+
 /* DMA_RD_REQ: the bridge starts a read burst (or sends one again). */
 static int on_dma_rd_req(struct uart *u, const uint8_t *p)
 {
     if (u->rd.active && p[10] == u->rd.tag) {
         /* Sent again (DMA_REQ_AGAIN): a burst we know. */
+        drop_held(u, ASK_RD);
         ask_done(u, ASK_RD);
         return GMC_OK;
     }
+    if (!req_taken(u, ASK_RD, p))
+        return GMC_OK;
     count_recovered(u, ASK_RD);
     ask_done(u, ASK_RD);
     u->rd.active = 1;
     req_fields(p, &u->rd.addr, &u->rd.len, &u->rd.size, &u->rd.burst, &u->rd.tag);
+    u->rd.resp = burst_mapped(u, u->rd.addr, u->rd.len, u->rd.size, u->rd.burst) ? RESP_OKAY : RESP_DECERR;
+    if (u->rd.resp != RESP_OKAY)
+        u->st.dma_refused++;
     u->rd.next = 0;
     u->rd.done = 0;
     u->rd.rewound = -1;
@@ -470,6 +523,7 @@ static int on_dma_rd_req(struct uart *u, const uint8_t *p)
 static int on_dma_wr_req(struct uart *u, const uint8_t *p)
 {
     if (u->wr.valid && p[10] == u->wr.tag) {
+        drop_held(u, ASK_WR);
         ask_done(u, ASK_WR); /* sent again: a burst we know */
         return GMC_OK;
     }
@@ -482,6 +536,8 @@ static int on_dma_wr_req(struct uart *u, const uint8_t *p)
         want_req(u, ASK_WR);
         return GMC_OK;
     }
+    if (!req_taken(u, ASK_WR, p))
+        return GMC_OK;
     count_recovered(u, ASK_WR);
     ask_done(u, ASK_WR);
     if (u->wr.active) {
@@ -512,8 +568,10 @@ static int on_dma_wr_req(struct uart *u, const uint8_t *p)
 static int on_dma_wr_data(struct uart *u, const uint8_t *p)
 {
     if (!u->wr.valid || p[10] != u->wr.tag) {
-        /* A beat of a burst whose DMA_WR_REQ we never got. */
-        want_req(u, ASK_WR);
+        /* A beat of a burst whose DMA_WR_REQ we never got (or hold until
+         * it comes again: asked for already). */
+        if (!((u->held & ASK_WR) && p[10] == u->held_req[1][10]))
+            want_req(u, ASK_WR);
         return GMC_OK;
     }
     if (!u->wr.active || p[0] < u->wr.next || p[0] > u->wr.len)
@@ -557,10 +615,12 @@ static int on_err(struct uart *u, const uint8_t *p)
     if ((p[3] & GMC_BRIDGE_STATUS_DMA_WR) && (!u->wr.valid || p[5] != u->wr.tag))
         hint_req(u, ASK_WR);
     if (p[1] == GMC_BRIDGE_OP_DMA_REQ_AGAIN) {
-        if (p[0] == GMC_BRIDGE_ERR_STATE && p[6] <= GMC_BRIDGE_DIR_WRITE)
-            ask_done(u, 1u << p[6]); /* no burst in that direction */
-        else
+        if (p[0] == GMC_BRIDGE_ERR_STATE && p[6] <= GMC_BRIDGE_DIR_WRITE) {
+            drop_held(u, 1u << p[6]); /* no burst in that direction */
+            ask_done(u, 1u << p[6]);
+        } else {
             u->ask_ms = 0;           /* damaged: ask again */
+        }
         return GMC_OK;
     }
     if (p[1] == GMC_BRIDGE_OP_DMA_WR_ACK) {

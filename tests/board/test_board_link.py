@@ -31,7 +31,8 @@ import struct
 import subprocess
 import sys
 import tempfile
-import time
+
+import procs  # tests/board/procs.py: children bounded and never left running
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.environ.get("BUILD", "build")
@@ -69,17 +70,19 @@ class BoardSim:
     def __init__(self, tmp, *args):
         self.path_file = os.path.join(tmp, "pty.%d" % id(self))
         self.stats_file = os.path.join(tmp, "stats.%d.json" % id(self))
-        self.proc = subprocess.Popen([BOARD_SIM, "--path-file", self.path_file, "--stats", self.stats_file,
-                                      *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        deadline = time.time() + 30
-        while not os.path.exists(self.path_file) and time.time() < deadline and self.proc.poll() is None:
-            time.sleep(0.05)
-        self.path = open(self.path_file).read().strip() if os.path.exists(self.path_file) else None
-        self.banner = self.proc.stdout.readline() if self.path else ""
+        self.proc = procs.start([BOARD_SIM, "--path-file", self.path_file, "--stats", self.stats_file, *args],
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        ok = procs.wait_path(self.path_file, self.proc, 120)
+        self.path = open(self.path_file).read().strip() if ok else None
+        self.banner = ""
+        if self.path:
+            # Printed right after the path file is written.
+            self.banner = procs.wait_line(self.proc.stdout, lambda line: True, 120)[0] or ""
 
     def stop(self):
-        self.proc.terminate()
-        self.proc.wait(timeout=30)
+        """Its stats (written on SIGTERM), or None when it did not exit."""
+        if procs.stop(self.proc, 120) is None or not os.path.exists(self.stats_file):
+            return None
         with open(self.stats_file) as f:
             return json.load(f)
 
@@ -90,10 +93,9 @@ def run(tmp, tag, device, replay=True, trace=TRACE):
     log = os.path.join(tmp, tag + ".log")
     p = None
     if replay:
-        p = subprocess.run([GMC, "replay", trace, "--device", device, "--log", log], capture_output=True,
-                           text=True, timeout=600)
-    r = subprocess.run([GMC, "run", trace, "--device", device, "--progress", "none", "--report", rep],
-                       capture_output=True, text=True, timeout=600, env=dict(os.environ, GMC_NO_PNG="1"))
+        p = procs.run([GMC, "replay", trace, "--device", device, "--log", log], timeout=600)
+    r = procs.run([GMC, "run", trace, "--device", device, "--progress", "none", "--report", rep],
+                  timeout=600, env=dict(os.environ, GMC_NO_PNG="1"))
     stats = {}
     if os.path.exists(os.path.join(rep, "stats.json")):
         with open(os.path.join(rep, "stats.json")) as f:
@@ -141,9 +143,8 @@ def check_trace(tmp):
     big-endian, in ps) covers exactly board cycles [from, to)."""
     fst = os.path.join(tmp, "w.fst")
     period = 83334
-    p = subprocess.run([BOARD_SIM, "--trace", fst, "--trace-from", "1000", "--trace-to", "5000",
-                        "--max-cycles", "20000", "--path-file", os.path.join(tmp, "w.pty")],
-                       capture_output=True, text=True, timeout=60)
+    p = procs.run([BOARD_SIM, "--trace", fst, "--trace-from", "1000", "--trace-to", "5000",
+                   "--max-cycles", "20000", "--path-file", os.path.join(tmp, "w.pty")], timeout=300)
     ok = p.returncode == 0 and os.path.exists(fst)
     start = end = None
     if ok:
@@ -170,7 +171,7 @@ def check_hx8k(tmp):
         board.proc.kill()
         return
     up, ur, us, ud = run(tmp, "hx8k_board", "uart:" + board.path, trace=HX8K_TRACE)
-    board.stop()
+    check(board.stop() is not None, "hx8k: gmc-board-sim exits on SIGTERM and writes its stats")
     run_stats = us.get("run", {})
     check(ur.returncode == 0 and run_stats.get("failed") == 0 and run_stats.get("bytes_verified") == 8192,
           f"hx8k: board_hx8k through uart: exit 0, 8 KiB verified ({ur.stderr.strip()[-300:]})")
@@ -200,6 +201,9 @@ def main():
                 continue
             pu, ru, su, du = run(tmp, tag, "uart:" + board.path, replay=(tag == "clean"))
             bstats = board.stop()
+            check(bstats is not None, f"{tag}: gmc-board-sim exits on SIGTERM and writes its stats")
+            if bstats is None:
+                continue
             if pu is not None:
                 check(pu.returncode == 0 and pu.stdout.split()[1:2] == [digest],
                       f"{tag}: gmc replay through uart: exit 0, same digest ({pu.stdout.strip()} {pu.stderr.strip()[-300:]})")
@@ -268,7 +272,7 @@ def main():
                 # that each was recovered.
                 broken_max = up_damage // 64
                 check(link.get("dma_refused") == 0 and link.get("dma_broken", 1) <= broken_max,
-                      f"faults: no DMA burst refused, {link.get('dma_broken')} broken and learnt again "
+                      f"faults: no DMA burst refused ({link.get('dma_refused')}), {link.get('dma_broken')} broken and learnt again "
                       f"(at most {broken_max} for {up_damage} upstream faults)")
 
         check_trace(tmp)
@@ -277,7 +281,7 @@ def main():
     # The board simulation refuses a bad option with its usage.
     for args in (["--board", "ecp5"], ["--link", "word"], ["--trace-from", "5"], ["--board", "hx8k", "--engine", "full"],
                  ["--trace", "x.fst", "--trace-from", "9", "--trace-to", "9"], ["--reset-at", "-1"]):
-        bad = subprocess.run([BOARD_SIM, *args], capture_output=True, text=True, timeout=30)
+        bad = procs.run([BOARD_SIM, *args], timeout=120)
         check(bad.returncode == 2 and "usage:" in bad.stderr, f"gmc-board-sim {' '.join(args)}: usage, exit 2")
     print(f"test_board_link: {passed} passed, {failed} failed")
     return 0 if failed == 0 else 1
