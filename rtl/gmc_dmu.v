@@ -35,10 +35,12 @@
 //   2 LDI  rd[23:16] imm[15:0]
 //   3 IN   rd[23:16] src[5:0]                      rd <= input src
 //   4 OUT  dst[27:22] ra[15:8] aux[7:0]            bus action with A
-//   5 BR   cond[27:22] pol[21] call[20] target[8:0] (cond 32+k: bit k of A, ra[15:8])
+//   5 BR   cond[27:22] pol[21] call[20] target {[17:16], [7:0]} (cond 32+k: bit k of A, ra[15:8])
 //   6 RET
 module gmc_dmu #(
     parameter integer VRAM_BYTES = 8 * 1024 * 1024,
+    parameter [31:0]  APERTURE_BASE = 32'h8000_0000,
+    parameter integer APERTURE_PAGES = 4096,
     // AXI ID width of the master, >= 4.
     parameter integer ID_WIDTH = 4,
     // VRAM word address width, derived.
@@ -148,10 +150,10 @@ module gmc_dmu #(
     localparam [1:0] PH_F = 2'd0, PH_D = 2'd1, PH_X = 2'd2;
     localparam [3:0] C_ALU = 4'd0, C_ALUI = 4'd1, C_LDI = 4'd2, C_IN = 4'd3,
                      C_OUT = 4'd4, C_BR = 4'd5, C_RET = 4'd6;
-    localparam [8:0] V_RESET = 9'd1, V_TIMEOUT = 9'd2, V_SKIP = 9'd3;
+    localparam [9:0] V_RESET = 10'd1, V_TIMEOUT = 10'd2, V_SKIP = 10'd3;
 
     reg  [1:0]  ph;
-    reg  [8:0]  pc, ret;
+    reg  [9:0]  pc, ret;
     wire [31:0] ui;
     wire [3:0]  cls = ui[31:28];
     wire [3:0]  fn  = ui[27:24];
@@ -161,12 +163,12 @@ module gmc_dmu #(
     wire [5:0]  sel = ui[27:22];
     wire        x   = ph == PH_X;
 
-    reg  [8:0]  pc_next;
+    reg  [9:0]  pc_next;
     wire        vec_reset, vec_to, vec_skip;
     wire        vec = vec_reset || vec_to || vec_skip;
-    wire [8:0]  vec_pc = vec_reset ? V_RESET : vec_to ? V_TIMEOUT : V_SKIP;
+    wire [9:0]  vec_pc = vec_reset ? V_RESET : vec_to ? V_TIMEOUT : V_SKIP;
     // The ROM reads the instruction of the next X (or the vector's).
-    wire [8:0]  rom_a = vec ? vec_pc : (x ? pc_next : pc);
+    wire [9:0]  rom_a = vec ? vec_pc : (x ? pc_next : pc);
 
     gmc_dmu_rom u_rom (.clk(clk), .a(rom_a), .q(ui));
 
@@ -192,7 +194,7 @@ module gmc_dmu #(
     reg  [63:0] buf_q;           // response buffer: R beat, VRAM word, GART answer
     reg         rsp, rsp_err, rsp_last, rsp_inv;
     reg         brsp, brsp_err;
-    reg         ar_v, aw_v, w_v, g_v, g_side, vr_v, vr_w, vw_v, vw_all;
+    reg         ar_v, aw_v, w_v, g_v, g_w, g_side, vr_v, vr_w, vw_v, vw_all;
     reg  [1:0]  ar_s;
     reg         ar_l3;
     reg  [1:0]  ar_e, aw_e, ep;
@@ -320,8 +322,20 @@ module gmc_dmu #(
         endcase
     end
 
-    // Inputs (IN): src 0..3 the response buffer, 4..7 HEAD and TAIL,
-    // 64..127 the configuration RAM's halves (word (src - 64) / 2).
+    // Inputs (IN): src 0..3 the response buffer, 4..7 HEAD and TAIL, 8..10
+    // the end of VRAM, 11..12 the aperture's base, 13..15 its end (the
+    // bounds of the range checks, 48-bit), 64..127 the configuration RAM's
+    // halves (word (src - 64) / 2).
+    // (A function keeps Verilator 5.006 from calling an integer parameter
+    // unsized in a concatenation.)
+    function [47:0] zext48;
+        input [31:0] v;
+        begin
+            zext48 = {16'd0, v};
+        end
+    endfunction
+    localparam [47:0] VRAM_END = zext48(VRAM_BYTES);
+    localparam [47:0] AP_END = {16'd0, APERTURE_BASE} + APERTURE_PAGES * 48'd4096;
     wire [31:0] cfg_q;
     gmc_dmu_rf #(.AW(5), .DW(16)) u_cfgl (.clk(clk), .we(cfg_we), .wa(cfg_wa), .wd(cfg_wd[15:0]),
                                           .ra(rb[5:1]), .rd(cfg_q[15:0]));
@@ -330,15 +344,23 @@ module gmc_dmu #(
     reg [15:0] in_v;
     always @(*) begin
         if (rb[6]) in_v = rb[0] ? cfg_q[31:16] : cfg_q[15:0];
-        else case (rb[2:0])
-            3'd0: in_v = buf_q[15:0];
-            3'd1: in_v = buf_q[31:16];
-            3'd2: in_v = buf_q[47:32];
-            3'd3: in_v = buf_q[63:48];
-            3'd4: in_v = head[15:0];
-            3'd5: in_v = {12'd0, head[19:16]};
-            3'd6: in_v = tail[15:0];
-            default: in_v = {12'd0, tail[19:16]};
+        else case (rb[3:0])
+            4'd0: in_v = buf_q[15:0];
+            4'd1: in_v = buf_q[31:16];
+            4'd2: in_v = buf_q[47:32];
+            4'd3: in_v = buf_q[63:48];
+            4'd4: in_v = head[15:0];
+            4'd5: in_v = {12'd0, head[19:16]};
+            4'd6: in_v = tail[15:0];
+            4'd7: in_v = {12'd0, tail[19:16]};
+            4'd8: in_v = VRAM_END[15:0];
+            4'd9: in_v = VRAM_END[31:16];
+            4'd10: in_v = VRAM_END[47:32];
+            4'd11: in_v = APERTURE_BASE[15:0];
+            4'd12: in_v = APERTURE_BASE[31:16];
+            4'd13: in_v = AP_END[15:0];
+            4'd14: in_v = AP_END[31:16];
+            default: in_v = AP_END[47:32];
         endcase
     end
 
@@ -368,7 +390,9 @@ module gmc_dmu #(
             5'd9: cond = brsp_err;
             5'd10: cond = ar_v;
             5'd11: cond = aw_v || w_v;
-            5'd12: cond = vr_v || vw_v || g_v;
+            // (A VRAM read or GART answer still to come counts: it lands
+            // in the response buffer.)
+            5'd12: cond = vr_v || vw_v || g_v || vr_w || g_w;
             5'd13: cond = can_fetch;
             5'd14: cond = in_ib;
             5'd15: cond = faulted;
@@ -380,8 +404,8 @@ module gmc_dmu #(
     wire taken = cls == C_BR && (cond ^ ui[21]);
     always @(*) begin
         if (cls == C_RET) pc_next = ret;
-        else if (taken) pc_next = ui[8:0];
-        else pc_next = pc + 9'd1;
+        else if (taken) pc_next = {ui[17:16], ui[7:0]};
+        else pc_next = pc + 10'd1;
     end
 
     // ------------------------------------------------------------ execute
@@ -422,6 +446,7 @@ module gmc_dmu #(
         end
         if (g_v && g_req_ready[g_side]) g_v <= 1'b0;
         if (g_resp_valid[g_side] && !g_v) begin
+            g_w <= 1'b0;
             buf_q[47:0] <= g_resp_addr;
             rsp <= 1'b1;
             rsp_err <= g_resp_fault || !g_resp_system;
@@ -458,10 +483,16 @@ module gmc_dmu #(
                 6'd4: begin wdata <= {8'd0, wdata[63:8]}; wstrb <= {1'b0, wstrb[7:1]}; end
                 6'd5: begin wdata <= {a_q, wdata[63:16]}; wstrb <= {2'b11, wstrb[7:2]}; end
                 6'd6: buf_q <= {buf_q[7:0], buf_q[63:8]};
+                // The response buffer loaded from the file a half at a
+                // time (a source word saved around a translation, FILL's
+                // pattern, WRITE_PHYSICAL's value), or from the write word
+                // (READ_PHYSICAL's gathered result).
+                6'd8: buf_q <= {a_q, buf_q[63:16]};
+                6'd9: buf_q <= wdata;
                 6'd7: wstrb <= a_q[7:0];
                 6'd10: begin ar_v <= 1'b1; ar_s <= rb[1:0]; ar_l3 <= rb[2]; ar_e <= ep; end
                 6'd11: begin aw_v <= 1'b1; w_v <= 1'b1; aw_e <= ep; end
-                6'd12: begin g_v <= 1'b1; g_side <= rb[0]; end
+                6'd12: begin g_v <= 1'b1; g_w <= 1'b1; g_side <= rb[0]; end
                 6'd13: begin vr_v <= 1'b1; vr_w <= 1'b1; end
                 6'd14: begin vw_v <= 1'b1; vw_all <= rb[0]; end
                 6'd15: begin
@@ -490,6 +521,7 @@ module gmc_dmu #(
                     ev_fault <= 1'b1;
                     busy <= 1'b0;
                     g_v <= 1'b0;
+                    if (g_v) g_w <= 1'b0;
                     if (owes_cur) ep <= next_epoch(ep, owe_rd, owe_wr, ar_v, ar_e, aw_v, aw_e);
                 end
                 6'd20: in_ib <= rb[0];
@@ -506,7 +538,7 @@ module gmc_dmu #(
             default: begin
                 ph <= PH_D;
                 pc <= pc_next;
-                if (x && cls == C_BR && ui[20] && taken) ret <= pc + 9'd1;
+                if (x && cls == C_BR && ui[20] && taken) ret <= pc + 10'd1;
             end
         endcase
 
@@ -528,20 +560,21 @@ module gmc_dmu #(
             in_ib <= 1'b0;
             head <= tail;
             g_v <= 1'b0;
+            if (g_v) g_w <= 1'b0;
             if (owes_cur) ep <= next_epoch(ep, owe_rd, owe_wr, ar_v, ar_e, aw_v, aw_e);
         end
 
         if (rst) begin
             ph <= PH_F;
-            pc <= 9'd0;
-            ret <= 9'd0;
+            pc <= 10'd0;
+            ret <= 10'd0;
             busy <= 1'b0;
             faulted <= 1'b0;
             f_code <= 8'd0;
             in_ib <= 1'b0;
             skip_p <= 1'b0;
             head <= 20'd0;
-            ar_v <= 1'b0; aw_v <= 1'b0; w_v <= 1'b0; g_v <= 1'b0;
+            ar_v <= 1'b0; aw_v <= 1'b0; w_v <= 1'b0; g_v <= 1'b0; g_w <= 1'b0;
             vr_v <= 1'b0; vr_w <= 1'b0; vw_v <= 1'b0;
             rsp <= 1'b0; brsp <= 1'b0;
             ep <= 2'd0;
@@ -559,7 +592,7 @@ module gmc_dmu #(
 
     /* verilator lint_off UNUSEDSIGNAL */
     wire unused = &{1'b0, m_axi_rid, m_axi_bid, m_axi_rresp[0], m_axi_bresp[0], fun[31:28], fun[3:0],
-                    addr[2:0], rb[7], ui[19:9]};
+                    addr[2:0], rb[7], ui[19:18]};
     /* verilator lint_on UNUSEDSIGNAL */
 
 endmodule

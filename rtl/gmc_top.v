@@ -477,7 +477,8 @@ module gmc_top #(
             // only; docs/dma.md). Its fence, read result and fault
             // registers are in its status RAM, read by u_regs.
             gmc_dmu #(
-                .VRAM_BYTES(VRAM_BYTES), .ID_WIDTH(M_ID_WIDTH), .VRAM_AW(VRAM_AW)
+                .VRAM_BYTES(VRAM_BYTES), .APERTURE_BASE(APERTURE_BASE), .APERTURE_PAGES(APERTURE_PAGES),
+                .ID_WIDTH(M_ID_WIDTH), .VRAM_AW(VRAM_AW)
             ) u_dmu (
                 .clk(clk), .rst(rst),
                 .enable(dma_enable), .ring_log2(dma_ring_log2), .tail(dma_tail), .watchdog(dma_watchdog),
