@@ -69,7 +69,7 @@ INC_train   := $(call layer_flags,sim/gmc_sim_train.c)
 VLT_ROOT = $(shell $(VERILATOR) --getenv VERILATOR_ROOT 2>/dev/null)
 
 RTL      := $(sort $(wildcard rtl/*.v))
-RTL_INC  := rtl/gmc_regs.vh rtl/gmc_defaults.vh rtl/gmc_dma_conn.vh
+RTL_INC  := rtl/gmc_regs.vh rtl/gmc_defaults.vh rtl/gmc_dma_conn.vh rtl/gmc_dmu_ucode.vh
 TOP      := gmc_top
 
 # The simulator model is Verilated with segment straps (see docs/sim.md).

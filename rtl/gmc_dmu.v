@@ -161,7 +161,11 @@ module gmc_dmu #(
     wire [7:0]  ra  = ui[15:8];
     wire [7:0]  rb  = ui[7:0];
     wire [5:0]  sel = ui[27:22];
-    wire        x   = ph == PH_X;
+    // A run of byte ops (out rep) holds the next instruction in X.
+    reg  [3:0]  rep;
+    reg  [1:0]  rep_op;
+    wire        rep_on = rep != 4'd0;
+    wire        x   = ph == PH_X && !rep_on;
 
     reg  [9:0]  pc_next;
     wire        vec_reset, vec_to, vec_skip;
@@ -411,6 +415,9 @@ module gmc_dmu #(
     // ------------------------------------------------------------ execute
 
     wire        is_out = x && cls == C_OUT;
+    wire        b_gather = (is_out && sel == 6'd3) || (rep_on && rep_op == 2'd0);
+    wire        b_skip = (is_out && sel == 6'd4) || (rep_on && rep_op == 2'd1);
+    wire        b_rot = (is_out && sel == 6'd6) || (rep_on && rep_op == 2'd2);
     integer b;
 
     always @(posedge clk) begin
@@ -432,6 +439,9 @@ module gmc_dmu #(
         end
         if (!wd_owes || any_hs || (!busy && !can_fetch)) wd_cnt <= watchdog;
         else if (wd_cnt > 32'd1) wd_cnt <= wd_cnt - 32'd1;
+        // (A new count once it fires: the vector is taken once, and the
+        // microcode then raises TIMEOUT.)
+        if (vec_to) wd_cnt <= watchdog;
 
         // Responses into the buffer.
         if (r_take) begin
@@ -468,21 +478,26 @@ module gmc_dmu #(
             if (fn[3:2] == 2'd0) fc <= sum[16];
         end
 
+        // The write word fills from the top, a byte or a half at a time, so
+        // the microcode gathers the destination block's bytes in order (a
+        // byte of no strobe for each one skipped): a byte of the response
+        // buffer (which rotates by a byte, so its next byte comes down), an
+        // empty byte; or the buffer turns by a byte. One at a time (out
+        // gather / wskip / rot), or A[3:0] of one kind in a run, one a
+        // cycle (out rep, aux the kind).
+        if (b_gather) begin wdata <= {buf_q[7:0], wdata[63:8]}; wstrb <= {1'b1, wstrb[7:1]}; end
+        if (b_skip) begin wdata <= {8'd0, wdata[63:8]}; wstrb <= {1'b0, wstrb[7:1]}; end
+        if (b_gather || b_rot) buf_q <= {buf_q[7:0], buf_q[63:8]};
+        if (rep_on) rep <= rep - 4'd1;
+        if (is_out && sel == 6'd27) begin rep <= a_q[3:0]; rep_op <= rb[1:0]; end
+
         if (is_out) begin
             case (sel)
                 6'd0: addr[15:0] <= a_q;
                 6'd1: addr[31:16] <= a_q;
                 6'd2: addr[47:32] <= a_q;
-                // The write word fills from the top, a byte or a half at a
-                // time, so the microcode gathers the destination block's
-                // bytes in order (a byte of no strobe for each one skipped):
-                // a byte of the response buffer (which rotates by a byte,
-                // so its next byte comes down), an empty byte, A.
-                6'd3: begin wdata <= {buf_q[7:0], wdata[63:8]}; wstrb <= {1'b1, wstrb[7:1]};
-                            buf_q <= {buf_q[7:0], buf_q[63:8]}; end
-                6'd4: begin wdata <= {8'd0, wdata[63:8]}; wstrb <= {1'b0, wstrb[7:1]}; end
+                // (6'd3, 6'd4, 6'd6: the byte ops, below.)
                 6'd5: begin wdata <= {a_q, wdata[63:16]}; wstrb <= {2'b11, wstrb[7:2]}; end
-                6'd6: buf_q <= {buf_q[7:0], buf_q[63:8]};
                 // The response buffer loaded from the file a half at a
                 // time (a source word saved around a translation, FILL's
                 // pattern, WRITE_PHYSICAL's value), or from the write word
@@ -535,10 +550,10 @@ module gmc_dmu #(
         case (ph)
             PH_F: ph <= PH_D;
             PH_D: ph <= PH_X;
-            default: begin
+            default: if (x) begin
                 ph <= PH_D;
                 pc <= pc_next;
-                if (x && cls == C_BR && ui[20] && taken) ret <= pc + 10'd1;
+                if (cls == C_BR && ui[20] && taken) ret <= pc + 10'd1;
             end
         endcase
 
@@ -550,6 +565,7 @@ module gmc_dmu #(
             f_code <= 8'd0;
         end
         if (vec) begin
+            rep <= 4'd0;
             pc <= vec_pc;
             ph <= PH_D;   // (the ROM reads the vector in this cycle)
             busy <= 1'b0;
@@ -566,6 +582,7 @@ module gmc_dmu #(
 
         if (rst) begin
             ph <= PH_F;
+            rep <= 4'd0;
             pc <= 10'd0;
             ret <= 10'd0;
             busy <= 1'b0;

@@ -180,19 +180,12 @@ skip:   out ack, ZERO, #7
         br in_ib, skip_ib
         out headnext, ZERO
         jmp idle
-skip_ib: call ib_next
-        brn z, idle
+skip_ib: or T0, IBL0, IBL1
+        brn z, ib_adv
         out ib, ZERO, #0
         out headnext, ZERO
         out ev, ZERO, #1
         jmp idle
-
-; The indirect buffer's next packet; Z: the buffer's last packet was the one left.
-ib_next: add IBP0, IBP0, #32
-        adc IBP1, IBP1, ZERO
-        adc IBP2, IBP2, ZERO
-        or T0, IBL0, IBL1
-        ret
 
 ; ---- wait for a packet, fetch it (one 4-beat read into W0..W3)
 idle:   out busy, ZERO, #0
@@ -585,7 +578,7 @@ fl_go:  out bufin, T0
         out bufin, T0
         out bufin, T1
         and K, W20, #3
-        call rotk
+        out rep, K, #2
         ldi SK, #16
         ldi DK, #1
         mov DL0, W20
@@ -670,7 +663,7 @@ wrp_r3: or T0, W03, ZERO
         out bufin, W32
         out bufin, W33
         mov K, W02
-        call rotk
+        out rep, K, #2
         sub J, K8, W02
 wrp_l:  in T0, buf0
         and T0, T0, #0xFF
@@ -865,7 +858,7 @@ blk1:   and T0, DK, #6
         out bufin, SV2
         out bufin, SV3
 blk2:   mov K, D
-        call skipk
+        out rep, K, #1
         mov J, N
 seg:    or T0, J, ZERO
         br z, wrt
@@ -912,7 +905,7 @@ sr_v:   out addr0, SL0
 sr_vw:  brn rsp, sr_vw
 sr_ok:  out ack, ZERO, #1
         and K, SL0, #7
-        call rotk
+        out rep, K, #2
         ldi SWV, #1
 ; K: the bytes to take from this source word.
 seg2:   and T0, SL0, #7
@@ -924,7 +917,7 @@ seg3:   sub J, J, K
         add SL0, SL0, K
         adc SL1, SL1, ZERO
         adc SL2, SL2, ZERO
-        call gathk
+        out rep, K, #0
         and T0, SL0, #7
         brn z, seg
         ldi SWV, #0
@@ -934,11 +927,11 @@ seg3:   sub J, J, K
         ldi S0F, #0
         jmp seg
 seg_imm: mov K, J
-        call gathk
+        out rep, K, #0
 ; The block's word is complete (empty bytes after it): write it.
 wrt:    sub T0, K8, D
         sub K, T0, N
-        call skipk
+        out rep, K, #1
         bit DK, 4, w_res
         bit DK, 0, w_vram
         and T0, DK, #6
@@ -969,6 +962,7 @@ w_b2:   and T2, P0, KF000
 w_bw:   brn brsp, w_bw
         br brsp_err, f_bus
         out ack, ZERO, #2
+        bit DK, 5, fence_fin    ; FENCE's memory write: one word, uncounted
         jmp w_next
 w_vram: out addr0, DL0
         out addr1, DL1
@@ -1018,13 +1012,17 @@ done:   br in_ib, done_ib
         out headnext, ZERO
         out ev, ZERO, #1
         jmp idle
-done_ib: call ib_next
+; (IBL counted the packet at its fetch: zero, it was the buffer's last.)
+done_ib: or T0, IBL0, IBL1
         brn z, done_more
         out ib, ZERO, #0
         out headnext, ZERO
         out ev, ZERO, #2        ; the buffer's last packet and the INDIRECT
         jmp idle
 done_more: out ev, ZERO, #1
+ib_adv: add IBP0, IBP0, #32
+        adc IBP1, IBP1, ZERO
+        adc IBP2, IBP2, ZERO
         jmp idle
 
 ; ---- translations (GART for the aperture, an MDL entry read for an MDL)
@@ -1106,54 +1104,6 @@ xd_rw:  brn rsp, xd_rw
 xd_ok:  out ack, ZERO, #1
         ldi DTV, #1
         ret
-
-; ---- byte ladders: K (0..8) bytes gathered into the write word, K (0..7)
-; empty bytes, K (0..7) turns of the buffer.
-gathk:  bitn K, 3, gk4
-        out gather, ZERO
-        out gather, ZERO
-        out gather, ZERO
-        out gather, ZERO
-        out gather, ZERO
-        out gather, ZERO
-        out gather, ZERO
-        out gather, ZERO
-        ret
-gk4:    bitn K, 2, gk2
-        out gather, ZERO
-        out gather, ZERO
-        out gather, ZERO
-        out gather, ZERO
-gk2:    bitn K, 1, gk1
-        out gather, ZERO
-        out gather, ZERO
-gk1:    bitn K, 0, gk0
-        out gather, ZERO
-gk0:    ret
-
-skipk:  bitn K, 2, sk2
-        out wskip, ZERO
-        out wskip, ZERO
-        out wskip, ZERO
-        out wskip, ZERO
-sk2:    bitn K, 1, sk1
-        out wskip, ZERO
-        out wskip, ZERO
-sk1:    bitn K, 0, sk0
-        out wskip, ZERO
-sk0:    ret
-
-rotk:   bitn K, 2, rk2
-        out rot, ZERO
-        out rot, ZERO
-        out rot, ZERO
-        out rot, ZERO
-rk2:    bitn K, 1, rk1
-        out rot, ZERO
-        out rot, ZERO
-rk1:    bitn K, 0, rk0
-        out rot, ZERO
-rk0:    ret
 
 ; ---- faults: T0 the code, FA DMA_FAULT_ADDR; the packet's address is
 ; DMA_FAULT_PKT.

@@ -42,6 +42,9 @@
 /* The compact engine (CAPS.DMA_ENGINE = COMPACT) moves one word and one bus
  * transaction at a time: its default TDR timeout is this many times longer. */
 #define COMPACT_TDR_FACTOR 32u
+/* The micro-sequenced engine (MICRO) does the same in microcode, a few
+ * micro-instructions per byte: this many times longer. */
+#define MICRO_TDR_FACTOR 128u
 
 /* Nominal device clock for timeouts given in microseconds: 100 MHz. */
 #define CYCLES_PER_US 100u
@@ -225,7 +228,8 @@ int gmc_fence_init(gmc_device *dev, uint32_t pbuf_bytes, uint64_t tdr_cycles)
 {
     const uint32_t engine = (dev->adapter.caps & GMC_CAPS_DMA_ENGINE_MASK) >> GMC_CAPS_DMA_ENGINE_LSB;
     dev->tdr_cycles = tdr_cycles != 0u ? tdr_cycles
-                      : DEFAULT_TDR_CYCLES * (engine == GMC_DMA_ENGINE_COMPACT ? COMPACT_TDR_FACTOR : 1u);
+                      : DEFAULT_TDR_CYCLES * (engine == GMC_DMA_ENGINE_COMPACT ? COMPACT_TDR_FACTOR
+                                             : engine == GMC_DMA_ENGINE_MICRO ? MICRO_TDR_FACTOR : 1u);
     dev->no_paging_status = GMC_E_UNSUPPORTED;
     gmc_cand_init(dev);
     if (!(dev->adapter.caps & GMC_CAPS_DMA_MASK))
