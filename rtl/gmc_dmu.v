@@ -181,8 +181,22 @@ module gmc_dmu #(
     wire [15:0] a_q, b_q;
     reg  [15:0] res;
     reg         rf_we;
-    gmc_dmu_rf #(.AW(8), .DW(16)) u_rfa (.clk(clk), .we(rf_we), .wa(rd), .wd(res), .ra(ra), .rd(a_q));
-    gmc_dmu_rf #(.AW(8), .DW(16)) u_rfb (.clk(clk), .we(rf_we), .wa(rd), .wd(res), .ra(rb), .rd(b_q));
+    // The bank (out bank) maps registers 0x40..0x4F (the source side's
+    // state) onto 0x50..0x5F (the destination's), so one routine serves
+    // both sides; it also picks the GART side and the MDL entry stream.
+    reg         bank;
+    function [7:0] bmap;
+        input [7:0] r;
+        input       bk;
+        begin
+            bmap = {r[7:5], r[4] ^ (bk && r[7:5] == 3'b010), r[3:0]};
+        end
+    endfunction
+    wire [7:0]  rd_b = bmap(rd, bank);
+    gmc_dmu_rf #(.AW(8), .DW(16)) u_rfa (.clk(clk), .we(rf_we), .wa(rd_b), .wd(res), .ra(bmap(ra, bank)),
+                                         .rd(a_q));
+    gmc_dmu_rf #(.AW(8), .DW(16)) u_rfb (.clk(clk), .we(rf_we), .wa(rd_b), .wd(res), .ra(bmap(rb, bank)),
+                                         .rd(b_q));
     wire [15:0] st_lo, st_hi;
     gmc_dmu_rf #(.AW(6), .DW(16)) u_stl (.clk(clk), .we(rf_we && rd[7] && !rd[0]), .wa(rd[6:1]), .wd(res),
                                          .ra(st_ra), .rd(st_lo));
@@ -322,6 +336,7 @@ module gmc_dmu #(
             4'd7: alu = opb;
             4'd8: alu = fun[19:4];
             4'd9: alu = fun[23:8];
+            4'd11: alu = fun[28:13];
             default: alu = fun[27:12];
         endcase
     end
@@ -505,9 +520,10 @@ module gmc_dmu #(
                 6'd8: buf_q <= {a_q, buf_q[63:16]};
                 6'd9: buf_q <= wdata;
                 6'd7: wstrb <= a_q[7:0];
-                6'd10: begin ar_v <= 1'b1; ar_s <= rb[1:0]; ar_l3 <= rb[2]; ar_e <= ep; end
+                6'd10: begin ar_v <= 1'b1; ar_s <= rb[1:0] ^ {bank, bank}; ar_l3 <= rb[2]; ar_e <= ep; end
                 6'd11: begin aw_v <= 1'b1; w_v <= 1'b1; aw_e <= ep; end
-                6'd12: begin g_v <= 1'b1; g_w <= 1'b1; g_side <= rb[0]; end
+                6'd12: begin g_v <= 1'b1; g_w <= 1'b1; g_side <= rb[0] ^ bank; end
+                6'd28: bank <= rb[0];
                 6'd13: begin vr_v <= 1'b1; vr_w <= 1'b1; end
                 6'd14: begin vw_v <= 1'b1; vw_all <= rb[0]; end
                 6'd15: begin
@@ -566,6 +582,7 @@ module gmc_dmu #(
         end
         if (vec) begin
             rep <= 4'd0;
+            bank <= 1'b0;
             pc <= vec_pc;
             ph <= PH_D;   // (the ROM reads the vector in this cycle)
             busy <= 1'b0;
@@ -583,6 +600,7 @@ module gmc_dmu #(
         if (rst) begin
             ph <= PH_F;
             rep <= 4'd0;
+            bank <= 1'b0;
             pc <= 10'd0;
             ret <= 10'd0;
             busy <= 1'b0;
@@ -608,7 +626,7 @@ module gmc_dmu #(
     end
 
     /* verilator lint_off UNUSEDSIGNAL */
-    wire unused = &{1'b0, m_axi_rid, m_axi_bid, m_axi_rresp[0], m_axi_bresp[0], fun[31:28], fun[3:0],
+    wire unused = &{1'b0, m_axi_rid, m_axi_bid, m_axi_rresp[0], m_axi_bresp[0], fun[31:29], fun[3:0],
                     addr[2:0], rb[7], ui[19:18]};
     /* verilator lint_on UNUSEDSIGNAL */
 

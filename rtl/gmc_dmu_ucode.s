@@ -42,84 +42,103 @@
 .equ FA0 0x1A        ; DMA_FAULT_ADDR of the fault being raised
 .equ FA1 0x1B
 .equ FA2 0x1C
+.equ FERR 0x1D       ; the packet fetch had an error beat
+.equ SWV 0x1E        ; 1: the response buffer holds the source word
 .equ ZERO 0x1F
 .equ IBP0 0x20       ; indirect buffer: the packet being executed
 .equ IBP1 0x21
 .equ IBP2 0x22
 .equ IBL0 0x23       ; indirect buffer: bytes not fetched yet
 .equ IBL1 0x24
-.equ SK 0x25         ; source kind: 1 VRAM, 2 aperture, 4 MDL, 8 bus, 16 immediate (buffer)
-.equ DK 0x26         ; destination kind: 1 VRAM, 2 aperture, 4 MDL, 8 bus, 16 DMA_READ_RESULT, 32 bus uncounted
-.equ SL0 0x27        ; source: linear address of the next byte (MDL: 4096 * PAGE + OFFSET)
-.equ SL1 0x28
-.equ SL2 0x29
-.equ DL0 0x2A        ; destination: linear address of the next block
-.equ DL1 0x2B
-.equ DL2 0x2C
-.equ STB0 0x2D       ; source page's translated bus base (bits 47:12)
-.equ STB1 0x2E
-.equ STB2 0x2F
-.equ DTB0 0x30       ; destination page's translated bus base
-.equ DTB1 0x31
-.equ DTB2 0x32
-.equ STV 0x33        ; 1: STB holds the source page's translation
-.equ DTV 0x34
-.equ SWV 0x35        ; 1: the response buffer holds the source word
-.equ S0F 0x36        ; 1: the side is still in its first page
-.equ D0F 0x37
-.equ SSEG 0x38       ; the side's first byte address, bits 11:3
-.equ DSEG 0x39
-.equ SENT0 0x3A      ; source (MAP: the) MDL entry to read next
-.equ SENT1 0x3B
-.equ SENT2 0x3C
-.equ DENT0 0x3D
-.equ DENT1 0x3E
-.equ DENT2 0x3F
-.equ SEB0 0x40       ; burst address of that entry's read
-.equ SEB1 0x41
-.equ SEB2 0x42
-.equ DEB0 0x43
-.equ DEB1 0x44
-.equ DEB2 0x45
-.equ N 0x46          ; bytes of the destination block
-.equ J 0x47          ; bytes of the block still to gather
-.equ K 0x48          ; argument of the byte ladders
-.equ D 0x49          ; destination block's first byte in its word
-.equ KFFF 0x4A       ; constants
-.equ KF000 0x4B
-.equ KF00 0x4C
-.equ KFF8 0x4D
-.equ K8 0x4E
-.equ SV0 0x4F        ; the source word, saved around a destination translation
-.equ SV1 0x50
-.equ SV2 0x51
-.equ SV3 0x52
-.equ RA0 0x53        ; range check: address, length, end
-.equ RA1 0x54
-.equ RN0 0x55
-.equ RN1 0x56
-.equ RN2 0x57
-.equ E0 0x58
-.equ E1 0x59
-.equ E2 0x5A
-.equ RV 0x5B         ; range check results: wholly in VRAM, wholly in the aperture
-.equ RAP 0x5C
-.equ SVR 0x5D        ; the source range is in VRAM
-.equ DVR 0x5E        ; the destination range is in VRAM
-.equ SPH 0x5F        ; the source range meets a protected range
-.equ P0 0x60         ; a protected range's base and limit; a physical address
-.equ P1 0x61
-.equ P2 0x62
-.equ Q0 0x63
-.equ Q1 0x64
-.equ OP 0x65         ; opcode, flags
-.equ FL 0x66
-.equ FERR 0x67       ; the packet fetch had an error beat
-.equ PG0 0x68        ; MAP / UNMAP: aperture page, PTE address, PTE flags
-.equ PG1 0x69
-.equ PA0 0x6A
-.equ PA1 0x6B
-.equ PF 0x6C
+.equ N 0x25          ; bytes of the destination block
+.equ J 0x26          ; bytes of the block still to gather
+.equ K 0x27          ; bytes of a byte-op run
+.equ D 0x28          ; destination block's first byte in its word
+.equ KFFF 0x29       ; constants
+.equ KF000 0x2A
+.equ KF00 0x2B
+.equ KFF8 0x2C
+.equ K8 0x2D
+.equ OP 0x2E         ; opcode, flags
+.equ FL 0x2F
+.equ SV0 0x30        ; the source word, saved around a destination translation
+.equ SV1 0x31
+.equ SV2 0x32
+.equ SV3 0x33
+.equ RA0 0x34        ; range check: address, length, end
+.equ RA1 0x35
+.equ RN0 0x36
+.equ RN1 0x37
+.equ RN2 0x38
+.equ E0 0x39
+.equ E1 0x3A
+.equ E2 0x3B
+.equ RV 0x3C         ; range check results: wholly in VRAM, wholly in the aperture
+.equ RAP 0x3D
+.equ SVR 0x3E        ; the source range is in VRAM
+.equ DVR 0x3F        ; the destination range is in VRAM
+; The two sides, the same layout: the source at 0x40, the destination at
+; 0x50. The bank (out bank) maps the X names onto the destination's.
+.equ SL0 0x40        ; linear address of the next byte / block (MDL: 4096 * PAGE + OFFSET)
+.equ SL1 0x41
+.equ SL2 0x42
+.equ STB0 0x43       ; the page's translated bus base (bits 47:12)
+.equ STB1 0x44
+.equ STB2 0x45
+.equ STV 0x46        ; 1: STB holds the page's translation
+.equ S0F 0x47        ; 1: still in the side's first page
+.equ SSEG 0x48       ; the side's first byte address, bits 11:3
+.equ SENT0 0x49      ; the MDL entry to read next (MAP: on the source side)
+.equ SENT1 0x4A
+.equ SENT2 0x4B
+.equ SEB0 0x4C       ; burst address of that entry's read
+.equ SEB1 0x4D
+.equ SEB2 0x4E
+.equ SK 0x4F         ; kind: 1 VRAM, 2 aperture, 4 MDL, 8 bus, 16 the buffer (source) /
+                     ; DMA_READ_RESULT (destination), 32 bus uncounted (destination)
+.equ DL0 0x50
+.equ DL1 0x51
+.equ DL2 0x52
+.equ DTB0 0x53
+.equ DTB1 0x54
+.equ DTB2 0x55
+.equ DTV 0x56
+.equ D0F 0x57
+.equ DSEG 0x58
+.equ DENT0 0x59
+.equ DENT1 0x5A
+.equ DENT2 0x5B
+.equ DEB0 0x5C
+.equ DEB1 0x5D
+.equ DEB2 0x5E
+.equ DK 0x5F
+.equ XL0 0x40        ; the side the bank selects
+.equ XL1 0x41
+.equ XL2 0x42
+.equ XTB0 0x43
+.equ XTB1 0x44
+.equ XTB2 0x45
+.equ XTV 0x46
+.equ X0F 0x47
+.equ XSEG 0x48
+.equ XENT0 0x49
+.equ XENT1 0x4A
+.equ XENT2 0x4B
+.equ XEB0 0x4C
+.equ XEB1 0x4D
+.equ XEB2 0x4E
+.equ XK 0x4F
+.equ SPH 0x60        ; the source range meets a protected range
+.equ P0 0x61         ; a protected range's base and limit; a physical address
+.equ P1 0x62
+.equ P2 0x63
+.equ Q0 0x64
+.equ Q1 0x65
+.equ PG0 0x66        ; MAP / UNMAP: aperture page, PTE address, PTE flags
+.equ PG1 0x67
+.equ PA0 0x68
+.equ PA1 0x69
+.equ PF 0x6A
 .equ FENCE0 0x80     ; DMA_FENCE
 .equ FENCE1 0x81
 .equ FENCE2 0x82
@@ -428,14 +447,9 @@ xg_smdl: ldi SK, #4
         shr4 SL0, W31, W30
         shr4 SL1, W30, W31
         ldi SL2, #0
-        mov T0, W30
         and T1, W31, #15
-        add T0, T0, T0
-        adc T1, T1, T1
-        add T0, T0, T0
-        adc T1, T1, T1
-        add T0, T0, T0
-        adc T1, T1, T1
+        shr13 T1, W30, T1
+        shr13 T0, ZERO, W30
         add SENT0, W10, T0
         adc SENT1, W11, T1
         adc SENT2, W12, ZERO
@@ -454,14 +468,9 @@ xg_dmdl: ldi DK, #4
         shr4 DL0, W33, W32
         shr4 DL1, W32, W33
         ldi DL2, #0
-        mov T0, W32
         and T1, W33, #15
-        add T0, T0, T0
-        adc T1, T1, T1
-        add T0, T0, T0
-        adc T1, T1, T1
-        add T0, T0, T0
-        adc T1, T1, T1
+        shr13 T1, W32, T1
+        shr13 T0, ZERO, W32
         add DENT0, W20, T0
         adc DENT1, W21, T1
         adc DENT2, W22, ZERO
@@ -737,27 +746,16 @@ mp_sz:  or T0, W02, W03
         sbc T1, W21, T1
         shr12 PG0, T0, T1
         shr12 PG1, T1, ZERO
-        mov T2, PG0
-        mov T3, PG1
-        add T2, T2, T2
-        adc T3, T3, T3
-        add T2, T2, T2
-        adc T3, T3, T3
-        add T2, T2, T2
-        adc T3, T3, T3
+        shr13 T3, PG0, PG1
+        shr13 T2, ZERO, PG0
         in T0, pt0
         in T1, pt1
         add PA0, T0, T2
         adc PA1, T1, T3
         bit OP, 3, um_lp
-        mov T0, W30
         and T1, W31, #15
-        add T0, T0, T0
-        adc T1, T1, T1
-        add T0, T0, T0
-        adc T1, T1, T1
-        add T0, T0, T0
-        adc T1, T1, T1
+        shr13 T1, W30, T1
+        shr13 T0, ZERO, W30
         add SENT0, W10, T0
         adc SENT1, W11, T1
         adc SENT2, W12, ZERO
@@ -852,7 +850,9 @@ blk1:   and T0, DK, #6
         in SV1, buf1
         in SV2, buf2
         in SV3, buf3
-        call xl_dst
+        out bank, ZERO, #1
+        call xl
+        out bank, ZERO, #0
         out bufin, SV0
         out bufin, SV1
         out bufin, SV2
@@ -866,35 +866,11 @@ seg:    or T0, J, ZERO
         and T0, SK, #6
         br z, seg1
         bit STV, 0, seg1
-        call xl_src
+        call xl
+        ldi SWV, #0
 seg1:   bit SWV, 0, seg2
         bit SK, 0, sr_v
-        and T0, SK, #6
-        br z, sr_p
-        and T0, SL0, KFFF
-        or P0, STB0, T0
-        mov P1, STB1
-        mov P2, STB2
-        jmp sr_b
-sr_p:   mov P0, SL0
-        mov P1, SL1
-        mov P2, SL2
-; The burst the full engine reads this word in: inside its 256-byte block,
-; from the side's first word while in that block.
-sr_b:   and T0, SL0, KF00
-        mov T1, T0
-        bitn S0F, 0, sr_b2
-        and T2, SSEG, KF00
-        sub T2, T2, T0
-        brn z, sr_b2
-        mov T1, SSEG
-sr_b2:  and T2, P0, KF000
-        or XA0, T2, T1
-        mov XA1, P1
-        mov XA2, P2
-        out addr0, P0
-        out addr1, P1
-        out addr2, P2
+        call pburst
         out ar, ZERO, #3
 sr_w:   brn rsp, sr_w
         br rsp_err, f_bus
@@ -934,30 +910,9 @@ wrt:    sub T0, K8, D
         out rep, K, #1
         bit DK, 4, w_res
         bit DK, 0, w_vram
-        and T0, DK, #6
-        br z, w_p
-        and T0, DL0, KFFF
-        or P0, DTB0, T0
-        mov P1, DTB1
-        mov P2, DTB2
-        jmp w_b
-w_p:    mov P0, DL0
-        mov P1, DL1
-        mov P2, DL2
-w_b:    and T0, DL0, KF00
-        mov T1, T0
-        bitn D0F, 0, w_b2
-        and T2, DSEG, KF00
-        sub T2, T2, T0
-        brn z, w_b2
-        mov T1, DSEG
-w_b2:   and T2, P0, KF000
-        or XA0, T2, T1
-        mov XA1, P1
-        mov XA2, P2
-        out addr0, P0
-        out addr1, P1
-        out addr2, P2
+        out bank, ZERO, #1
+        call pburst
+        out bank, ZERO, #0
         out aw, ZERO
 w_bw:   brn brsp, w_bw
         br brsp_err, f_bus
@@ -1025,84 +980,75 @@ ib_adv: add IBP0, IBP0, #32
         adc IBP2, IBP2, ZERO
         jmp idle
 
-; ---- translations (GART for the aperture, an MDL entry read for an MDL)
-xl_src: bit SK, 2, xs_mdl
-        out addr0, SL0
-        out addr1, SL1
+; ---- translation of the side the bank selects (GART for the aperture, an
+; MDL entry read for an MDL; the hardware takes the GART side and the MDL
+; stream from the bank).
+xl:     bit XK, 2, xl_mdl
+        out addr0, XL0
+        out addr1, XL1
         out greq, ZERO, #0
-xs_gw:  brn rsp, xs_gw
-        br rsp_err, xs_pte
+xl_gw:  brn rsp, xl_gw
+        br rsp_err, xl_pte
         in T0, buf0
-        and STB0, T0, KF000
-        in STB1, buf1
-        in STB2, buf2
-        jmp xs_ok
-xs_pte: and FA0, SL0, KF000
-        mov FA1, SL1
+        and XTB0, T0, KF000
+        in XTB1, buf1
+        in XTB2, buf2
+        jmp xl_ok
+xl_pte: and FA0, XL0, KF000
+        mov FA1, XL1
         jmp f_pte
-xs_mdl: mov XA0, SEB0
-        mov XA1, SEB1
-        mov XA2, SEB2
-        out addr0, SENT0
-        out addr1, SENT1
-        out addr2, SENT2
+xl_mdl: mov XA0, XEB0
+        mov XA1, XEB1
+        mov XA2, XEB2
+        out addr0, XENT0
+        out addr1, XENT1
+        out addr2, XENT2
         out ar, ZERO, #1
-xs_rw:  brn rsp, xs_rw
+xl_rw:  brn rsp, xl_rw
         br rsp_err, f_bus
         in T0, buf0
-        and STB0, T0, KF000
-        in STB1, buf1
-        in STB2, buf2
-        add SENT0, SENT0, #8
-        adc SENT1, SENT1, ZERO
-        adc SENT2, SENT2, ZERO
-        and T0, SENT0, #0x18
-        brn z, xs_ok
-        mov SEB0, SENT0
-        mov SEB1, SENT1
-        mov SEB2, SENT2
-xs_ok:  out ack, ZERO, #1
-        ldi STV, #1
-        ldi SWV, #0
+        and XTB0, T0, KF000
+        in XTB1, buf1
+        in XTB2, buf2
+        add XENT0, XENT0, #8
+        adc XENT1, XENT1, ZERO
+        adc XENT2, XENT2, ZERO
+        and T0, XENT0, #0x18
+        brn z, xl_ok
+        mov XEB0, XENT0
+        mov XEB1, XENT1
+        mov XEB2, XENT2
+xl_ok:  out ack, ZERO, #1
+        ldi XTV, #1
         ret
 
-xl_dst: bit DK, 2, xd_mdl
-        out addr0, DL0
-        out addr1, DL1
-        out greq, ZERO, #1
-xd_gw:  brn rsp, xd_gw
-        br rsp_err, xd_pte
-        in T0, buf0
-        and DTB0, T0, KF000
-        in DTB1, buf1
-        in DTB2, buf2
-        jmp xd_ok
-xd_pte: and FA0, DL0, KF000
-        mov FA1, DL1
-        jmp f_pte
-xd_mdl: mov XA0, DEB0
-        mov XA1, DEB1
-        mov XA2, DEB2
-        out addr0, DENT0
-        out addr1, DENT1
-        out addr2, DENT2
-        out ar, ZERO, #2
-xd_rw:  brn rsp, xd_rw
-        br rsp_err, f_bus
-        in T0, buf0
-        and DTB0, T0, KF000
-        in DTB1, buf1
-        in DTB2, buf2
-        add DENT0, DENT0, #8
-        adc DENT1, DENT1, ZERO
-        adc DENT2, DENT2, ZERO
-        and T0, DENT0, #0x18
-        brn z, xd_ok
-        mov DEB0, DENT0
-        mov DEB1, DENT1
-        mov DEB2, DENT2
-xd_ok:  out ack, ZERO, #1
-        ldi DTV, #1
+; The bus address P of the side's next byte (block), onto the address
+; register, and the burst the full engine moves it in (XA): inside its
+; 256-byte block, from the side's first word while in that block.
+pburst: and T0, XK, #6
+        br z, pb_p
+        and T0, XL0, KFFF
+        or P0, XTB0, T0
+        mov P1, XTB1
+        mov P2, XTB2
+        jmp pb_b
+pb_p:   mov P0, XL0
+        mov P1, XL1
+        mov P2, XL2
+pb_b:   and T0, XL0, KF00
+        mov T1, T0
+        bitn X0F, 0, pb_b2
+        and T2, XSEG, KF00
+        sub T2, T2, T0
+        brn z, pb_b2
+        mov T1, XSEG
+pb_b2:  and T2, P0, KF000
+        or XA0, T2, T1
+        mov XA1, P1
+        mov XA2, P2
+        out addr0, P0
+        out addr1, P1
+        out addr2, P2
         ret
 
 ; ---- faults: T0 the code, FA DMA_FAULT_ADDR; the packet's address is
@@ -1149,6 +1095,7 @@ f_zero: ldi FA0, #0
         ldi FA1, #0
         ldi FA2, #0
 fault:  out ack, ZERO, #3
+        out bank, ZERO, #0
         mov FPKT0, PK0
         mov FPKT1, PK1
         mov FPKT2, PK2

@@ -11,7 +11,7 @@ Syntax, one statement a line, `;` starts a comment:
   LABEL:                 the address of the next instruction
   add|adc|sub|sbc|and|or|xor  RD, RA, RB       RD <= RA f RB
   mov RD, RB                                   RD <= RB
-  shr4|shr8|shr12 RD, RA, RB                   RD <= ({RB, RA} >> n)[15:0]
+  shr4|shr8|shr12|shr13 RD, RA, RB             RD <= ({RB, RA} >> n)[15:0]
   <any of those with an immediate last operand, #N (0..255)>
   ldi RD, #N             (0..65535)
   in RD, SRC
@@ -33,7 +33,7 @@ DEPTH = 1024
 
 C_ALU, C_ALUI, C_LDI, C_IN, C_OUT, C_BR, C_RET = range(7)
 ALU = {"add": 0, "adc": 1, "sub": 2, "sbc": 3, "and": 4, "or": 5, "xor": 6, "mov": 7,
-       "shr4": 8, "shr8": 9, "shr12": 10}
+       "shr4": 8, "shr8": 9, "shr12": 10, "shr13": 11}
 COND = {"always": 0, "z": 1, "c": 2, "zc": 3, "rsp": 4, "rsp_err": 5, "rsp_last": 6,
         "rsp_inv": 7, "brsp": 8, "brsp_err": 9, "ar_busy": 10, "wr_busy": 11,
         "port_busy": 12, "can_fetch": 13, "in_ib": 14, "faulted": 15, "skip": 16,
@@ -41,7 +41,7 @@ COND = {"always": 0, "z": 1, "c": 2, "zc": 3, "rsp": 4, "rsp_err": 5, "rsp_last"
 OUT = {"addr0": 0, "addr1": 1, "addr2": 2, "gather": 3, "wskip": 4, "wpush": 5, "rot": 6,
        "strobe": 7, "bufin": 8, "wtob": 9, "ar": 10, "aw": 11, "greq": 12, "vrd": 13,
        "vwr": 14, "ack": 15, "headnext": 16, "ev": 17, "cnt": 18, "fault": 19, "ib": 20,
-       "busy": 21, "unfault": 22, "wd0": 23, "wd1": 24, "wd2": 25, "wd3": 26, "rep": 27}
+       "busy": 21, "unfault": 22, "wd0": 23, "wd1": 24, "wd2": 25, "wd3": 26, "rep": 27, "bank": 28}
 IN = {"buf0": 0, "buf1": 1, "buf2": 2, "buf3": 3, "head0": 4, "head1": 5, "tail0": 6, "tail1": 7,
       # The range checks' bounds (gmc_dmu parameters): VRAM's end, the
       # aperture's base and end.
