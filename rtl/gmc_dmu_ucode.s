@@ -50,6 +50,40 @@
 .equ FADR1 0x8D
 .equ FADR2 0x8E
 .equ FADR3 0x8F
+; The counters CNT_DMA_*: 64 bits each, four lanes (lane 0 bits 15:0).
+.equ CRV0 0x90       ; CNT_DMA_RD_VRAM
+.equ CRV1 0x91
+.equ CRV2 0x92
+.equ CRV3 0x93
+.equ CWV0 0x94       ; CNT_DMA_WR_VRAM
+.equ CWV1 0x95
+.equ CWV2 0x96
+.equ CWV3 0x97
+.equ CRS0 0x98       ; CNT_DMA_RD_SYS
+.equ CRS1 0x99
+.equ CRS2 0x9A
+.equ CRS3 0x9B
+.equ CWS0 0x9C       ; CNT_DMA_WR_SYS
+.equ CWS1 0x9D
+.equ CWS2 0x9E
+.equ CWS3 0x9F
+.equ CRA0 0xA0       ; CNT_DMA_RD_APERTURE
+.equ CRA1 0xA1
+.equ CRA2 0xA2
+.equ CRA3 0xA3
+.equ CWA0 0xA4       ; CNT_DMA_WR_APERTURE
+.equ CWA1 0xA5
+.equ CWA2 0xA6
+.equ CWA3 0xA7
+.equ CPK0 0xA8       ; CNT_DMA_PACKETS
+.equ CPK1 0xA9
+.equ CPK2 0xAA
+.equ CPK3 0xAB
+.equ CFL0 0xAC       ; CNT_DMA_FAULTS
+.equ CFL1 0xAD
+.equ CFL2 0xAE
+.equ CFL3 0xAF
+.equ CNTB 0x7F       ; bytes to add to a byte counter (the cnt_* routines)
 
 .equ OP_NOP 1
 .equ OP_FENCE 10
@@ -133,7 +167,11 @@ fence:  mov FENCE0, W30
         bitn W00, 13, done      ; flags[5]: IRQ
         out ev, ZERO, #4
 
-done:   out headnext, ZERO
+done:   add CPK0, CPK0, #1  ; CNT_DMA_PACKETS (one run of four lanes)
+        adc CPK1, CPK1, #0
+        adc CPK2, CPK2, #0
+        adc CPK3, CPK3, #0
+        out headnext, ZERO
         out ev, ZERO, #1
         jmp idle
 
@@ -155,9 +193,66 @@ fault_pkt:
         mov FADR0, XA0
         mov FADR1, XA1
         mov FADR2, XA2
+        add CFL0, CFL0, #1  ; CNT_DMA_FAULTS, before the fault is visible
+        adc CFL1, CFL1, #0
+        adc CFL2, CFL2, #0
+        adc CFL3, CFL3, #0
         out fault, T0
         jmp idle
 
 skip:   out ack, ZERO, #4       ; (the fault is cleared by the hardware)
         out headnext, ZERO
         jmp idle
+
+; ---- byte counters
+; The convention for adding bytes to CNT_DMA_{RD,WR}_{VRAM,SYS,APERTURE}:
+; put the number of bytes (0..65535) in CNTB and `call` the counter's
+; routine below (cnt_rd_vram, cnt_wr_vram, cnt_rd_sys, cnt_wr_sys,
+; cnt_rd_ap, cnt_wr_ap). It changes the counter and the flags only; CNTB
+; and T0..T3 are kept. It is a leaf (it ends in ret, and there is one
+; return register): from inside a routine that was itself called, write
+; its four instructions inline instead. Any update of a counter must keep
+; the form the hardware relies on (rtl/gmc_dmu.v): its four lanes written
+; by four consecutive instructions, lane 0 first, each with the counter
+; lane as operand A (add L0, L0, x / adc L1, L1, ZERO / adc L2, L2, ZERO /
+; adc L3, L3, ZERO). The status RAM takes the four lanes together when
+; the run ends, a counter cleared by CNT_CLEAR reads 0 as operand A until
+; such a run has rewritten it, and the RESET and watchdog vectors wait for
+; the run's end. Count bytes as they are moved (the full engine counts
+; each beat); a fault's bytes moved before it are counted.
+cnt_rd_vram:
+        add CRV0, CRV0, CNTB
+        adc CRV1, CRV1, ZERO
+        adc CRV2, CRV2, ZERO
+        adc CRV3, CRV3, ZERO
+        ret
+cnt_wr_vram:
+        add CWV0, CWV0, CNTB
+        adc CWV1, CWV1, ZERO
+        adc CWV2, CWV2, ZERO
+        adc CWV3, CWV3, ZERO
+        ret
+cnt_rd_sys:
+        add CRS0, CRS0, CNTB
+        adc CRS1, CRS1, ZERO
+        adc CRS2, CRS2, ZERO
+        adc CRS3, CRS3, ZERO
+        ret
+cnt_wr_sys:
+        add CWS0, CWS0, CNTB
+        adc CWS1, CWS1, ZERO
+        adc CWS2, CWS2, ZERO
+        adc CWS3, CWS3, ZERO
+        ret
+cnt_rd_ap:
+        add CRA0, CRA0, CNTB
+        adc CRA1, CRA1, ZERO
+        adc CRA2, CRA2, ZERO
+        adc CRA3, CRA3, ZERO
+        ret
+cnt_wr_ap:
+        add CWA0, CWA0, CNTB
+        adc CWA1, CWA1, ZERO
+        adc CWA2, CWA2, ZERO
+        adc CWA3, CWA3, ZERO
+        ret
