@@ -19,15 +19,17 @@
 //     2 DMA_FAULT_PKT, 3 DMA_FAULT_ADDR, 4..11 the counters
 //     CNT_DMA_RD_VRAM, _WR_VRAM, _RD_SYS, _WR_SYS, _RD_APERTURE,
 //     _WR_APERTURE, _PACKETS, _FAULTS (the microcode adds to them);
-//   - the status RAM takes a register's lanes written by consecutive
-//     micro-instructions together, when the run ends (the first
-//     instruction that writes no lane of that register), so the register
-//     block never reads a 64-bit value half updated;
+//   - the status RAM takes a register's lanes 0..2 written by consecutive
+//     micro-instructions (a run) together with its lane 3, or when the
+//     run ends without it (the first instruction that writes none of that
+//     register's lanes 0..2), so the register block never reads a 64-bit
+//     value half updated: lane 3 is written last (its RAM is written at
+//     once, the others' from a 48-bit staging register);
 //   - CNT_CLEAR (cnt_clear) marks the eight counters cleared: while
 //     marked, a counter reads 0 to the register block and to the ALU's A
-//     operand, and a run that writes all four lanes of it clears its mark
-//     when it ends, unless cnt_clear came again during the run (that
-//     run's sum, taken before the clear, is dropped);
+//     operand, and a run that writes lanes 0, 1, 2 and then 3 of it clears
+//     its mark, unless cnt_clear came again during the run (that run's
+//     sum, taken before the clear, is dropped);
 //   - 512 x 32 bits of microcode in block RAM (gmc_dmu_rom);
 //   - a 16-bit ALU (add, subtract with carry chaining, logic, funnel
 //     shifts by 4, 8 and 12 bits), flags C, Z and ZC (zero over a chain);
@@ -187,8 +189,11 @@ module gmc_dmu #(
     wire [15:0] a_rf, b_q;
     reg  [15:0] res;
     reg         rf_we;
-    gmc_dmu_rf #(.AW(8), .DW(16)) u_rfa (.clk(clk), .we(rf_we), .wa(rd), .wd(res), .ra(ra), .rd(a_rf));
-    gmc_dmu_rf #(.AW(8), .DW(16)) u_rfb (.clk(clk), .we(rf_we), .wa(rd), .wd(res), .ra(rb), .rd(b_q));
+    // (The file is written only in X, and what it reads then, for the
+    // instruction in X again, is not used: the next instruction's operands
+    // are read in its D. So a read in a write's cycle may return anything.)
+    gmc_dmu_rf #(.AW(8), .DW(16), .RW_ANY(1)) u_rfa (.clk(clk), .we(rf_we), .wa(rd), .wd(res), .ra(ra), .rd(a_rf));
+    gmc_dmu_rf #(.AW(8), .DW(16), .RW_ANY(1)) u_rfb (.clk(clk), .we(rf_we), .wa(rd), .wd(res), .ra(rb), .rd(b_q));
 
     // Counter k (0..7) is status word 4 + k, file registers 0x90 + 4k ..
     // 0x93 + 4k; c_pend[k] marks it cleared.
@@ -209,20 +214,32 @@ module gmc_dmu #(
     // Operand A reads 0 from a counter marked cleared.
     wire [15:0] a_q = (ra[7] && is_ctr(ra[6:2]) && c_pend[ctr_of(ra[4:2])]) ? 16'd0 : a_rf;
 
-    // The status RAM's staging: the lanes (sg_m) of word sg_g written so
-    // far by the current run, and whether cnt_clear came during it.
-    reg  [63:0] sg_d;
-    reg  [3:0]  sg_m;
-    reg  [4:0]  sg_g;
+    // The status RAM holds each lane of each word twice: slot cur[4g + k]
+    // of lane k of word g is the one the register block reads, and the
+    // microcode writes the other. A run's lanes (sg_m, lanes 0..2 of word
+    // sg_g written so far) change slots together when lane 3 of the word
+    // is written, or when the run ends without it. So a read never meets
+    // a write of its own RAM word (the RAMs need not return old contents
+    // then: RW_ANY), and never sees a 64-bit value half updated. sg_clr:
+    // cnt_clear came during the run.
+    reg  [47:0] cur;
+    reg  [2:0]  sg_m;
+    reg  [3:0]  sg_g;
     reg         sg_clr;
-    wire        st_w = rf_we && rd[7];
-    wire        sg_same = st_w && sg_m != 4'd0 && rd[6:2] == sg_g;
-    wire        sg_commit = x && sg_m != 4'd0 && !sg_same;
+    wire        st_any = rf_we && rd[7] && rd[6:2] < 5'd12;
+    wire        st_w = st_any && rd[1:0] != 2'd3;
+    wire        st_w3 = st_any && rd[1:0] == 2'd3;
+    wire        sg_same = st_any && sg_m != 3'd0 && rd[5:2] == sg_g;
+    wire        sg_commit = x && sg_m != 3'd0 && !sg_same;
+    wire [3:0]  st_g = st_ra[3:0];
     genvar gl;
     generate
         for (gl = 0; gl < 4; gl = gl + 1) begin : g_st
-            gmc_dmu_rf #(.AW(5), .DW(16)) u_st (.clk(clk), .we(sg_commit && sg_m[gl]), .wa(sg_g),
-                                                .wd(sg_d[16*gl +: 16]), .ra(st_ra), .rd(st_rd[16*gl +: 16]));
+            wire [5:0] wi = {rd[5:2], gl[1:0]};
+            wire [5:0] ri = {st_g, gl[1:0]};
+            gmc_dmu_rf #(.AW(5), .DW(16), .RW_ANY(1)) u_st (
+                .clk(clk), .we(st_any && rd[1:0] == gl[1:0]), .wa({rd[5:2], !cur[wi]}), .wd(res),
+                .ra({st_g, cur[ri]}), .rd(st_rd[16*gl +: 16]));
         end
     endgenerate
     always @(posedge clk) st_rz <= is_ctr(st_ra) && c_pend[ctr_of(st_ra[2:0])];
@@ -269,7 +286,7 @@ module gmc_dmu #(
 
     // A counter's run of four lanes is not cut by the RESET or watchdog
     // vector (v_hold): a RESET command in it is taken when it ends.
-    wire v_hold = sg_m != 4'd0 && sg_m != 4'hF && is_ctr(sg_g);
+    wire v_hold = sg_m != 3'd0 && is_ctr({1'b0, sg_g});
     reg  reset_p;
     assign vec_reset = (cmd_reset || reset_p) && !v_hold;
     assign vec_to = wd_fire && !faulted && (busy || can_fetch) && !v_hold;
@@ -444,19 +461,20 @@ module gmc_dmu #(
         inv_page_valid <= 1'b0;
 
         // Status RAM staging and the counters' clear marks.
-        if (sg_m != 4'd0 && cnt_clear) sg_clr <= 1'b1;
-        if (sg_commit) begin
-            sg_m <= 4'd0;
-            if (is_ctr(sg_g) && sg_m == 4'hF && !sg_clr) c_pend[ctr_of(sg_g[2:0])] <= 1'b0;
-        end
+        if (sg_m != 3'd0 && cnt_clear) sg_clr <= 1'b1;
+        for (b = 0; b < 3; b = b + 1)
+            if ((sg_commit || (st_w3 && sg_same)) && sg_m[b]) cur[{sg_g, b[1:0]}] <= !cur[{sg_g, b[1:0]}];
+        if (st_w3) cur[{rd[5:2], 2'd3}] <= !cur[{rd[5:2], 2'd3}];
+        if (sg_commit || st_w3) sg_m <= 3'd0;
+        if (st_w3 && sg_same && is_ctr({1'b0, sg_g}) && sg_m == 3'd7 && !sg_clr)
+            c_pend[ctr_of(sg_g[2:0])] <= 1'b0;
         if (st_w) begin
             if (!sg_same) begin
-                sg_g <= rd[6:2];
-                sg_m <= 4'd1 << rd[1:0];
+                sg_g <= rd[5:2];
+                sg_m <= 3'd1 << rd[1:0];
                 sg_clr <= cnt_clear;
             end else
-                sg_m <= sg_m | (4'd1 << rd[1:0]);
-            sg_d[16*rd[1:0] +: 16] <= res;
+                sg_m <= sg_m | (3'd1 << rd[1:0]);
         end
         if (cnt_clear) c_pend <= 8'hFF;
 
@@ -549,7 +567,6 @@ module gmc_dmu #(
                 end
                 6'd20: in_ib <= rb[0];
                 6'd21: busy <= rb[0];
-                6'd22: begin faulted <= 1'b0; f_code <= 8'd0; end
                 default: ;
             endcase
         end
@@ -610,8 +627,9 @@ module gmc_dmu #(
             ev_fence_irq <= 1'b0;
             inv_all <= 1'b0;
             inv_page_valid <= 1'b0;
-            sg_m <= 4'd0;
+            sg_m <= 3'd0;
             sg_clr <= 1'b0;
+            cur <= 48'd0;
             reset_p <= 1'b0;
             // (The counters read 0 until the microcode first writes them.)
             c_pend <= 8'hFF;

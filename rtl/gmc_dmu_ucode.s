@@ -2,7 +2,9 @@
 ; by tools/dmu_asm.py into rtl/gmc_dmu_ucode.vh (make gen).
 ;
 ; Work in progress: packet fetch from the ring, NOP and FENCE (without its
-; memory write), HEAD and the packet events, the TIMEOUT fault and SKIP.
+; memory write), HEAD and the packet events, the TIMEOUT fault and SKIP,
+; CNT_DMA_PACKETS and _FAULTS, and routines that add to the byte counters
+; (cnt_*, at the end).
 ; The packet checks, TRANSFER / FILL / DISCARD / READ_ / WRITE_PHYSICAL,
 ; MAP / UNMAP, FLUSH_TLB, INDIRECT and the other faults are not written yet.
 
@@ -215,10 +217,10 @@ skip:   out ack, ZERO, #4       ; (the fault is cleared by the hardware)
 ; the form the hardware relies on (rtl/gmc_dmu.v): its four lanes written
 ; by four consecutive instructions, lane 0 first, each with the counter
 ; lane as operand A (add L0, L0, x / adc L1, L1, ZERO / adc L2, L2, ZERO /
-; adc L3, L3, ZERO). The status RAM takes the four lanes together when
-; the run ends, a counter cleared by CNT_CLEAR reads 0 as operand A until
-; such a run has rewritten it, and the RESET and watchdog vectors wait for
-; the run's end. Count bytes as they are moved (the full engine counts
+; adc L3, L3, ZERO). The status RAM takes the four lanes together with
+; lane 3 (any 64-bit status register: write lane 3 last), a counter
+; cleared by CNT_CLEAR reads 0 as operand A until such a run has rewritten
+; it, and the RESET and watchdog vectors wait for the run's end. Count bytes as they are moved (the full engine counts
 ; each beat); a fault's bytes moved before it are counted.
 cnt_rd_vram:
         add CRV0, CRV0, CNTB
