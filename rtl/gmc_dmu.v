@@ -214,34 +214,26 @@ module gmc_dmu #(
     // Operand A reads 0 from a counter marked cleared.
     wire [15:0] a_q = (ra[7] && is_ctr(ra[6:2]) && c_pend[ctr_of(ra[4:2])]) ? 16'd0 : a_rf;
 
-    // The status RAM holds each lane of each word twice: slot cur[4g + k]
-    // of lane k of word g is the one the register block reads, and the
-    // microcode writes the other. A run's lanes (sg_m, lanes 0..2 of word
-    // sg_g written so far) change slots together when lane 3 of the word
-    // is written, or when the run ends without it. So a read never meets
-    // a write of its own RAM word (the RAMs need not return old contents
-    // then: RW_ANY), and never sees a 64-bit value half updated. sg_clr:
-    // cnt_clear came during the run.
-    reg  [47:0] cur;
+    // The status RAM's staging: lanes 0..2 (sg_m) of word sg_g written so
+    // far by the current run, and whether cnt_clear came during it. Lane
+    // 3's RAM is written directly (st_w3).
+    reg  [47:0] sg_d;
     reg  [2:0]  sg_m;
-    reg  [3:0]  sg_g;
+    reg  [4:0]  sg_g;
     reg         sg_clr;
-    wire        st_any = rf_we && rd[7] && rd[6:2] < 5'd12;
-    wire        st_w = st_any && rd[1:0] != 2'd3;
-    wire        st_w3 = st_any && rd[1:0] == 2'd3;
-    wire        sg_same = st_any && sg_m != 3'd0 && rd[5:2] == sg_g;
+    wire        st_w = rf_we && rd[7] && rd[1:0] != 2'd3;
+    wire        st_w3 = rf_we && rd[7] && rd[1:0] == 2'd3;
+    wire        sg_same = st_w && sg_m != 3'd0 && rd[6:2] == sg_g;
     wire        sg_commit = x && sg_m != 3'd0 && !sg_same;
-    wire [3:0]  st_g = st_ra[3:0];
     genvar gl;
     generate
-        for (gl = 0; gl < 4; gl = gl + 1) begin : g_st
-            wire [5:0] wi = {rd[5:2], gl[1:0]};
-            wire [5:0] ri = {st_g, gl[1:0]};
-            gmc_dmu_rf #(.AW(5), .DW(16), .RW_ANY(1)) u_st (
-                .clk(clk), .we(st_any && rd[1:0] == gl[1:0]), .wa({rd[5:2], !cur[wi]}), .wd(res),
-                .ra({st_g, cur[ri]}), .rd(st_rd[16*gl +: 16]));
+        for (gl = 0; gl < 3; gl = gl + 1) begin : g_st
+            gmc_dmu_rf #(.AW(5), .DW(16)) u_st (.clk(clk), .we(sg_commit && sg_m[gl]), .wa(sg_g),
+                                                .wd(sg_d[16*gl +: 16]), .ra(st_ra), .rd(st_rd[16*gl +: 16]));
         end
     endgenerate
+    gmc_dmu_rf #(.AW(5), .DW(16)) u_st3 (.clk(clk), .we(st_w3), .wa(rd[6:2]), .wd(res),
+                                         .ra(st_ra), .rd(st_rd[63:48]));
     always @(posedge clk) st_rz <= is_ctr(st_ra) && c_pend[ctr_of(st_ra[2:0])];
 
     // ------------------------------------------------------------ bus state
@@ -286,7 +278,7 @@ module gmc_dmu #(
 
     // A counter's run of four lanes is not cut by the RESET or watchdog
     // vector (v_hold): a RESET command in it is taken when it ends.
-    wire v_hold = sg_m != 3'd0 && is_ctr({1'b0, sg_g});
+    wire v_hold = sg_m != 3'd0 && is_ctr(sg_g);
     reg  reset_p;
     assign vec_reset = (cmd_reset || reset_p) && !v_hold;
     assign vec_to = wd_fire && !faulted && (busy || can_fetch) && !v_hold;
@@ -462,19 +454,23 @@ module gmc_dmu #(
 
         // Status RAM staging and the counters' clear marks.
         if (sg_m != 3'd0 && cnt_clear) sg_clr <= 1'b1;
-        for (b = 0; b < 3; b = b + 1)
-            if ((sg_commit || (st_w3 && sg_same)) && sg_m[b]) cur[{sg_g, b[1:0]}] <= !cur[{sg_g, b[1:0]}];
-        if (st_w3) cur[{rd[5:2], 2'd3}] <= !cur[{rd[5:2], 2'd3}];
-        if (sg_commit || st_w3) sg_m <= 3'd0;
-        if (st_w3 && sg_same && is_ctr({1'b0, sg_g}) && sg_m == 3'd7 && !sg_clr)
-            c_pend[ctr_of(sg_g[2:0])] <= 1'b0;
+        if (sg_commit) begin
+            sg_m <= 3'd0;
+            if (st_w3 && rd[6:2] == sg_g && is_ctr(sg_g) && sg_m == 3'd7 && !sg_clr)
+                c_pend[ctr_of(sg_g[2:0])] <= 1'b0;
+        end
         if (st_w) begin
             if (!sg_same) begin
-                sg_g <= rd[5:2];
+                sg_g <= rd[6:2];
                 sg_m <= 3'd1 << rd[1:0];
                 sg_clr <= cnt_clear;
             end else
                 sg_m <= sg_m | (3'd1 << rd[1:0]);
+            case (rd[1:0])
+                2'd0: sg_d[15:0] <= res;
+                2'd1: sg_d[31:16] <= res;
+                default: sg_d[47:32] <= res;
+            endcase
         end
         if (cnt_clear) c_pend <= 8'hFF;
 
@@ -629,7 +625,6 @@ module gmc_dmu #(
             inv_page_valid <= 1'b0;
             sg_m <= 3'd0;
             sg_clr <= 1'b0;
-            cur <= 48'd0;
             reset_p <= 1'b0;
             // (The counters read 0 until the microcode first writes them.)
             c_pend <= 8'hFF;
