@@ -1,20 +1,34 @@
-// gmc: the micro-sequenced DMA engine (work in progress): a 16-bit processor whose state lives in block RAM.
+// gmc: the micro-sequenced DMA engine: a 16-bit processor whose state lives in block RAM.
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
 
 // docs/dma.md, "A micro-sequenced engine", is the design. This module is
-// the datapath and sequencer only: its microcode (rtl/gmc_dmu_ucode.s,
-// assembled by tools/dmu_asm.py) does not implement the DMA contract yet,
-// and gmc_top does not instantiate it. It exists to measure what the
-// hardware of such an engine costs on the iCE40 (make dmu-size).
+// the datapath and sequencer; its microcode (rtl/gmc_dmu_ucode.s,
+// assembled by tools/dmu_asm.py) implements the DMA contract, and gmc_top
+// builds it with DMA_ENGINE = 3 (no clock gate yet).
 //
 // The machine:
 //   - a register file of 256 x 16 bits in block RAM, two copies with the
 //     same writes for the two ALU operands (A = ui[15:8], B = ui[7:0]);
-//     registers 0x80..0xFF are mirrored into a 64 x 32 status RAM that the
-//     register block reads through st_ra / st_rd (one cycle later): fence,
-//     read result, fault packet and address, counters;
+//     registers 0x80..0xFF are mirrored into a 32 x 64 status RAM that the
+//     register block reads through st_ra / st_rd (one cycle later), a
+//     64-bit register (four file registers 0x80 + 4g .. 0x83 + 4g, lane 0
+//     the low half) per word g: 0 DMA_FENCE, 1 DMA_READ_RESULT,
+//     2 DMA_FAULT_PKT, 3 DMA_FAULT_ADDR, 4..11 the counters
+//     CNT_DMA_RD_VRAM, _WR_VRAM, _RD_SYS, _WR_SYS, _RD_APERTURE,
+//     _WR_APERTURE, _PACKETS, _FAULTS (the microcode adds to them);
+//   - the status RAM takes a register's lanes 0..2 written by consecutive
+//     micro-instructions (a run) together with its lane 3, or when the
+//     run ends without it (the first instruction that writes none of that
+//     register's lanes 0..2), so the register block never reads a 64-bit
+//     value half updated: lane 3 is written last (its RAM is written at
+//     once, the others' from a 48-bit staging register);
+//   - CNT_CLEAR (cnt_clear) marks the eight counters cleared: while
+//     marked, a counter reads 0 to the register block and to the ALU's A
+//     operand, and a run that writes lanes 0, 1, 2 and then 3 of it clears
+//     its mark, unless cnt_clear came again during the run (that run's
+//     sum, taken before the clear, is dropped);
 //   - 512 x 32 bits of microcode in block RAM (gmc_dmu_rom);
 //   - a 16-bit ALU (add, subtract with carry chaining, logic, funnel
 //     shifts by 4, 8 and 12 bits), flags C, Z and ZC (zero over a chain);
@@ -24,9 +38,10 @@
 //     strobes, the 64-bit response buffer (R beat, VRAM word or GART
 //     answer), the AXI valid bits, epochs and owe flags, the watchdog,
 //     HEAD (read continuously by the register block).
-// A micro-instruction takes three cycles: F (microcode address), D
-// (instruction word out of the ROM, file read addresses), X (operands out
-// of the file, execute, write back). Hardware events redirect the
+// A micro-instruction takes two cycles: D (instruction word out of the
+// ROM, file read addresses) and X (operands out of the file, execute,
+// write back; the ROM reads the next instruction's address), after F (the
+// first address) at reset. Hardware events redirect the
 // sequencer to a vector: reset 0, RESET command 1, watchdog 2, SKIP 3.
 //
 // Micro-instruction (32 bits), class in [31:28]:
@@ -56,11 +71,14 @@ module gmc_dmu #(
     // The configuration the microcode reads (ring base, page table base,
     // dummy page, protected ranges): written by the register block into a
     // 32 x 32 configuration RAM as the host writes it, read by IN.
-    input  wire                      cfg_we,
+    // cfg_we: a byte write enable per byte of cfg_wd.
+    input  wire [3:0]                cfg_we,
     input  wire [4:0]                cfg_wa,
     input  wire [31:0]               cfg_wd,
     input  wire                      cmd_skip,
     input  wire                      cmd_reset,
+    // A write to CNT_CLEAR.
+    input  wire                      cnt_clear,
 
     output wire [1:0]                st_state,
     output wire                      st_indirect,
@@ -68,19 +86,15 @@ module gmc_dmu #(
     output wire [7:0]                st_wr_out,
     output wire [19:0]               st_head,
     output wire [8:0]                st_fault_code,
-    // Status RAM read port: word st_ra holds file registers 0x80 + 2*st_ra
-    // (bits 15:0) and 0x81 + 2*st_ra (bits 31:16).
-    input  wire [5:0]                st_ra,
-    output wire [31:0]               st_rd,
+    // Status RAM read port: word st_ra holds file registers 0x80 + 4*st_ra
+    // (bits 15:0) .. 0x83 + 4*st_ra (bits 63:48), st_rz (with it) that it
+    // is a counter marked cleared (it reads 0).
+    input  wire [4:0]                st_ra,
+    output wire [63:0]               st_rd,
+    output reg                       st_rz,
     output reg  [1:0]                ev_packets,
     output reg                       ev_fault,
     output reg                       ev_fence_irq,
-    output reg  [3:0]                cnt_rd_vram,
-    output reg  [3:0]                cnt_rd_sys,
-    output reg  [3:0]                cnt_rd_ap,
-    output reg  [3:0]                cnt_wr_vram,
-    output reg  [3:0]                cnt_wr_sys,
-    output reg  [3:0]                cnt_wr_ap,
 
     output wire [1:0]                g_req_valid,
     input  wire [1:0]                g_req_ready,
@@ -178,7 +192,7 @@ module gmc_dmu #(
 
     // ------------------------------------------------------------ register file
 
-    wire [15:0] a_q, b_q;
+    wire [15:0] a_rf, b_q;
     reg  [15:0] res;
     reg         rf_we;
     // The bank (out bank) maps registers 0x40..0x4F (the source side's
@@ -193,16 +207,54 @@ module gmc_dmu #(
         end
     endfunction
     wire [7:0]  rd_b = bmap(rd, bank);
-    gmc_dmu_rf #(.AW(8), .DW(16)) u_rfa (.clk(clk), .we(rf_we), .wa(rd_b), .wd(res), .ra(bmap(ra, bank)),
-                                         .rd(a_q));
-    gmc_dmu_rf #(.AW(8), .DW(16)) u_rfb (.clk(clk), .we(rf_we), .wa(rd_b), .wd(res), .ra(bmap(rb, bank)),
-                                         .rd(b_q));
-    wire [15:0] st_lo, st_hi;
-    gmc_dmu_rf #(.AW(6), .DW(16)) u_stl (.clk(clk), .we(rf_we && rd[7] && !rd[0]), .wa(rd[6:1]), .wd(res),
-                                         .ra(st_ra), .rd(st_lo));
-    gmc_dmu_rf #(.AW(6), .DW(16)) u_sth (.clk(clk), .we(rf_we && rd[7] && rd[0]), .wa(rd[6:1]), .wd(res),
-                                         .ra(st_ra), .rd(st_hi));
-    assign st_rd = {st_hi, st_lo};
+    // (The file is written only in X, and what it reads then, for the
+    // instruction in X again, is not used: the next instruction's operands
+    // are read in its D. So a read in a write's cycle may return anything.)
+    gmc_dmu_rf #(.AW(8), .DW(16), .RW_ANY(1)) u_rfa (.clk(clk), .we(rf_we), .wa(rd_b), .wd(res),
+                                                     .ra(bmap(ra, bank)), .rd(a_rf));
+    gmc_dmu_rf #(.AW(8), .DW(16), .RW_ANY(1)) u_rfb (.clk(clk), .we(rf_we), .wa(rd_b), .wd(res),
+                                                     .ra(bmap(rb, bank)), .rd(b_q));
+
+    // Counter k (0..7) is status word 4 + k, file registers 0x90 + 4k ..
+    // 0x93 + 4k; c_pend[k] marks it cleared.
+    reg  [7:0]  c_pend;
+    function is_ctr;
+        input [4:0] g;
+        begin
+            is_ctr = g >= 5'd4 && g <= 5'd11;
+        end
+    endfunction
+    // (Words 4..11: k = g - 4 in three bits.)
+    function [2:0] ctr_of;
+        input [2:0] g;
+        begin
+            ctr_of = g - 3'd4;
+        end
+    endfunction
+    // Operand A reads 0 from a counter marked cleared.
+    wire [15:0] a_q = (ra[7] && is_ctr(ra[6:2]) && c_pend[ctr_of(ra[4:2])]) ? 16'd0 : a_rf;
+
+    // The status RAM's staging: lanes 0..2 (sg_m) of word sg_g written so
+    // far by the current run, and whether cnt_clear came during it. Lane
+    // 3's RAM is written directly (st_w3).
+    reg  [47:0] sg_d;
+    reg  [2:0]  sg_m;
+    reg  [4:0]  sg_g;
+    reg         sg_clr;
+    wire        st_w = rf_we && rd[7] && rd[1:0] != 2'd3;
+    wire        st_w3 = rf_we && rd[7] && rd[1:0] == 2'd3;
+    wire        sg_same = st_w && sg_m != 3'd0 && rd[6:2] == sg_g;
+    wire        sg_commit = x && sg_m != 3'd0 && !sg_same;
+    genvar gl;
+    generate
+        for (gl = 0; gl < 3; gl = gl + 1) begin : g_st
+            gmc_dmu_rf #(.AW(5), .DW(16)) u_st (.clk(clk), .we(sg_commit && sg_m[gl]), .wa(sg_g),
+                                                .wd(sg_d[16*gl +: 16]), .ra(st_ra), .rd(st_rd[16*gl +: 16]));
+        end
+    endgenerate
+    gmc_dmu_rf #(.AW(5), .DW(16)) u_st3 (.clk(clk), .we(st_w3), .wa(rd[6:2]), .wd(res),
+                                         .ra(st_ra), .rd(st_rd[63:48]));
+    always @(posedge clk) st_rz <= is_ctr(st_ra) && c_pend[ctr_of(st_ra[2:0])];
 
     // ------------------------------------------------------------ bus state
 
@@ -244,8 +296,12 @@ module gmc_dmu #(
     // (wd_cnt counts down from WATCHDOG: it fires when it is 1.)
     wire wd_fire = watchdog != 32'd0 && wd_owes && !any_hs && wd_cnt == 32'd1;
 
-    assign vec_reset = cmd_reset;
-    assign vec_to = wd_fire && !faulted && (busy || can_fetch);
+    // A counter's run of four lanes is not cut by the RESET or watchdog
+    // vector (v_hold): a RESET command in it is taken when it ends.
+    wire v_hold = sg_m != 3'd0 && is_ctr(sg_g);
+    reg  reset_p;
+    assign vec_reset = (cmd_reset || reset_p) && !v_hold;
+    assign vec_to = wd_fire && !faulted && (busy || can_fetch) && !v_hold;
     assign vec_skip = cmd_skip && faulted;
 
     function [1:0] next_epoch;
@@ -356,10 +412,10 @@ module gmc_dmu #(
     localparam [47:0] VRAM_END = zext48(VRAM_BYTES);
     localparam [47:0] AP_END = {16'd0, APERTURE_BASE} + APERTURE_PAGES * 48'd4096;
     wire [31:0] cfg_q;
-    gmc_dmu_rf #(.AW(5), .DW(16)) u_cfgl (.clk(clk), .we(cfg_we), .wa(cfg_wa), .wd(cfg_wd[15:0]),
-                                          .ra(rb[5:1]), .rd(cfg_q[15:0]));
-    gmc_dmu_rf #(.AW(5), .DW(16)) u_cfgh (.clk(clk), .we(cfg_we), .wa(cfg_wa), .wd(cfg_wd[31:16]),
-                                          .ra(rb[5:1]), .rd(cfg_q[31:16]));
+    gmc_dmu_rf #(.AW(5), .DW(16), .NWE(2)) u_cfgl (.clk(clk), .we(cfg_we[1:0]), .wa(cfg_wa), .wd(cfg_wd[15:0]),
+                                                   .ra(rb[5:1]), .rd(cfg_q[15:0]));
+    gmc_dmu_rf #(.AW(5), .DW(16), .NWE(2)) u_cfgh (.clk(clk), .we(cfg_we[3:2]), .wa(cfg_wa), .wd(cfg_wd[31:16]),
+                                                   .ra(rb[5:1]), .rd(cfg_q[31:16]));
     reg [15:0] in_v;
     always @(*) begin
         if (rb[6]) in_v = rb[0] ? cfg_q[31:16] : cfg_q[15:0];
@@ -441,7 +497,28 @@ module gmc_dmu #(
         ev_fence_irq <= 1'b0;
         inv_all <= 1'b0;
         inv_page_valid <= 1'b0;
-        {cnt_rd_vram, cnt_rd_sys, cnt_rd_ap, cnt_wr_vram, cnt_wr_sys, cnt_wr_ap} <= 24'd0;
+
+        // Status RAM staging and the counters' clear marks.
+        if (sg_m != 3'd0 && cnt_clear) sg_clr <= 1'b1;
+        if (sg_commit) begin
+            sg_m <= 3'd0;
+            if (st_w3 && rd[6:2] == sg_g && is_ctr(sg_g) && sg_m == 3'd7 && !sg_clr)
+                c_pend[ctr_of(sg_g[2:0])] <= 1'b0;
+        end
+        if (st_w) begin
+            if (!sg_same) begin
+                sg_g <= rd[6:2];
+                sg_m <= 3'd1 << rd[1:0];
+                sg_clr <= cnt_clear;
+            end else
+                sg_m <= sg_m | (3'd1 << rd[1:0]);
+            case (rd[1:0])
+                2'd0: sg_d[15:0] <= res;
+                2'd1: sg_d[31:16] <= res;
+                default: sg_d[47:32] <= res;
+            endcase
+        end
+        if (cnt_clear) c_pend <= 8'hFF;
 
         if (ar_hs) ar_v <= 1'b0;
         if (aw_hs) aw_v <= 1'b0;
@@ -538,14 +615,6 @@ module gmc_dmu #(
                     inv_all <= rb[3];
                     inv_page_valid <= rb[4];
                 end
-                6'd18: begin
-                    if (rb[0]) cnt_rd_vram <= a_q[3:0];
-                    if (rb[1]) cnt_rd_sys <= a_q[3:0];
-                    if (rb[2]) cnt_rd_ap <= a_q[3:0];
-                    if (rb[3]) cnt_wr_vram <= a_q[3:0];
-                    if (rb[4]) cnt_wr_sys <= a_q[3:0];
-                    if (rb[5]) cnt_wr_ap <= a_q[3:0];
-                end
                 6'd19: begin
                     faulted <= 1'b1;
                     f_code <= a_q[7:0];
@@ -557,7 +626,6 @@ module gmc_dmu #(
                 end
                 6'd20: in_ib <= rb[0];
                 6'd21: busy <= rb[0];
-                6'd22: begin faulted <= 1'b0; f_code <= 8'd0; end
                 default: ;
             endcase
         end
@@ -587,6 +655,8 @@ module gmc_dmu #(
             ph <= PH_D;   // (the ROM reads the vector in this cycle)
             busy <= 1'b0;
         end
+        if (vec_reset) reset_p <= 1'b0;
+        else if (cmd_reset) reset_p <= 1'b1;
         if (cmd_reset) begin
             faulted <= 1'b0;
             f_code <= 8'd0;
@@ -621,7 +691,11 @@ module gmc_dmu #(
             ev_fence_irq <= 1'b0;
             inv_all <= 1'b0;
             inv_page_valid <= 1'b0;
-            {cnt_rd_vram, cnt_rd_sys, cnt_rd_ap, cnt_wr_vram, cnt_wr_sys, cnt_wr_ap} <= 24'd0;
+            sg_m <= 3'd0;
+            sg_clr <= 1'b0;
+            reset_p <= 1'b0;
+            // (The counters read 0 until the microcode first writes them.)
+            c_pend <= 8'hFF;
         end
     end
 

@@ -139,6 +139,11 @@
 .equ PA0 0x68
 .equ PA1 0x69
 .equ PF 0x6A
+.equ LN0 0x6B        ; LENGTH of the data packet (bytes moved: LN - LENGTH left)
+.equ LN1 0x6C
+.equ XACT 0x6D       ; 1: a data packet is moving bytes (count them if it stops)
+.equ CB0 0x6E        ; bytes to count
+.equ CB1 0x6F
 .equ FENCE0 0x80     ; DMA_FENCE
 .equ FENCE1 0x81
 .equ FENCE2 0x82
@@ -155,6 +160,42 @@
 .equ FADR1 0x8D
 .equ FADR2 0x8E
 .equ FADR3 0x8F
+; The counters CNT_DMA_*: 64 bits each, four lanes (lane 0 bits 15:0).
+; Any update of one: its four lanes written by four consecutive
+; instructions, lane 0 first, each with the counter lane as operand A
+; (rtl/gmc_dmu.v, the status RAM's staging and CNT_CLEAR).
+.equ CRV0 0x90       ; CNT_DMA_RD_VRAM
+.equ CRV1 0x91
+.equ CRV2 0x92
+.equ CRV3 0x93
+.equ CWV0 0x94       ; CNT_DMA_WR_VRAM
+.equ CWV1 0x95
+.equ CWV2 0x96
+.equ CWV3 0x97
+.equ CRS0 0x98       ; CNT_DMA_RD_SYS
+.equ CRS1 0x99
+.equ CRS2 0x9A
+.equ CRS3 0x9B
+.equ CWS0 0x9C       ; CNT_DMA_WR_SYS
+.equ CWS1 0x9D
+.equ CWS2 0x9E
+.equ CWS3 0x9F
+.equ CRA0 0xA0       ; CNT_DMA_RD_APERTURE
+.equ CRA1 0xA1
+.equ CRA2 0xA2
+.equ CRA3 0xA3
+.equ CWA0 0xA4       ; CNT_DMA_WR_APERTURE
+.equ CWA1 0xA5
+.equ CWA2 0xA6
+.equ CWA3 0xA7
+.equ CPK0 0xA8       ; CNT_DMA_PACKETS
+.equ CPK1 0xA9
+.equ CPK2 0xAA
+.equ CPK3 0xAB
+.equ CFL0 0xAC       ; CNT_DMA_FAULTS
+.equ CFL1 0xAD
+.equ CFL2 0xAE
+.equ CFL3 0xAF
 
 .equ F_OPCODE 1
 .equ F_RESERVED 2
@@ -185,8 +226,12 @@ init:   ldi FENCE0, #0
         ldi RES3, #0
         ldi FPKT3, #0
         ldi FADR3, #0
+        ldi XACT, #0
 ; (A RESET command may cut the above short, not the constants.)
 reset:  out ack, ZERO, #7
+        bitn XACT, 0, reset2
+        call xcount
+reset2:
         ldi ZERO, #0
         ldi KFFF, #0x0FFF
         ldi KF000, #0xF000
@@ -201,13 +246,17 @@ skip:   out ack, ZERO, #7
         jmp idle
 skip_ib: or T0, IBL0, IBL1
         brn z, ib_adv
+        add CPK0, CPK0, #1      ; the INDIRECT (the skipped packet is not counted)
+        adc CPK1, CPK1, ZERO
+        adc CPK2, CPK2, ZERO
+        adc CPK3, CPK3, ZERO
         out ib, ZERO, #0
         out headnext, ZERO
-        out ev, ZERO, #1
         jmp idle
 
 ; ---- wait for a packet, fetch it (one 4-beat read into W0..W3)
 idle:   out busy, ZERO, #0
+        ldi XACT, #0
 wait:   brn can_fetch, wait
         br in_ib, wait_ib
         in T0, ring0
@@ -827,7 +876,10 @@ mp_vw:  br port_busy, mp_vw
 ; ---- data: one destination block (the bytes of one destination word) at
 ; a time. SK / SL the source, DK / DL the destination, W0's LENGTH the
 ; bytes left.
-xgo:    ldi STV, #0
+xgo:    mov LN0, W02
+        mov LN1, W03
+        ldi XACT, #1
+        ldi STV, #0
         ldi DTV, #0
         ldi SWV, #0
         ldi S0F, #1
@@ -929,26 +981,8 @@ w_res:  out wtob, ZERO
         in RES1, buf1
         in RES2, buf2
         in RES3, buf3
-; Count the block's bytes (source and destination counters), move on.
-w_next: bit SK, 0, c_rv
-        bit SK, 1, c_ra
-        and T0, SK, #12
-        br z, c_w
-        out cnt, N, #2
-        jmp c_w
-c_rv:   out cnt, N, #1
-        jmp c_w
-c_ra:   out cnt, N, #4
-c_w:    bit DK, 0, c_wv
-        bit DK, 1, c_wa
-        and T0, DK, #12
-        br z, c_end
-        out cnt, N, #16
-        jmp c_end
-c_wv:   out cnt, N, #8
-        jmp c_end
-c_wa:   out cnt, N, #32
-c_end:  sub W02, W02, N
+; The block is done: move on.
+w_next: sub W02, W02, N
         sbc W03, W03, ZERO
         add DL0, DL0, N
         adc DL1, DL1, ZERO
@@ -959,26 +993,79 @@ c_end:  sub W02, W02, N
         ldi D0F, #0
 w_n2:   or T0, W02, W03
         brn z, blk
+        call xcount
         sub T0, OP, #10
         br z, fence_fin
 
 ; ---- completion: HEAD (or the indirect buffer) moves on.
 done:   br in_ib, done_ib
+        add CPK0, CPK0, #1      ; CNT_DMA_PACKETS
+        adc CPK1, CPK1, ZERO
+        adc CPK2, CPK2, ZERO
+        adc CPK3, CPK3, ZERO
         out headnext, ZERO
-        out ev, ZERO, #1
         jmp idle
 ; (IBL counted the packet at its fetch: zero, it was the buffer's last.)
 done_ib: or T0, IBL0, IBL1
         brn z, done_more
+        add CPK0, CPK0, #2      ; the buffer's last packet and the INDIRECT
+        adc CPK1, CPK1, ZERO
+        adc CPK2, CPK2, ZERO
+        adc CPK3, CPK3, ZERO
         out ib, ZERO, #0
         out headnext, ZERO
-        out ev, ZERO, #2        ; the buffer's last packet and the INDIRECT
         jmp idle
-done_more: out ev, ZERO, #1
+done_more: add CPK0, CPK0, #1
+        adc CPK1, CPK1, ZERO
+        adc CPK2, CPK2, ZERO
+        adc CPK3, CPK3, ZERO
 ib_adv: add IBP0, IBP0, #32
         adc IBP1, IBP1, ZERO
         adc IBP2, IBP2, ZERO
         jmp idle
+
+; Count the bytes moved (LN - LENGTH left) on the source's and the
+; destination's counters.
+xcount: ldi XACT, #0
+        sub CB0, LN0, W02
+        sbc CB1, LN1, W03
+        bit SK, 0, xc_rv
+        bit SK, 1, xc_ra
+        and T0, SK, #12
+        br z, xc_w
+        add CRS0, CRS0, CB0
+        adc CRS1, CRS1, CB1
+        adc CRS2, CRS2, ZERO
+        adc CRS3, CRS3, ZERO
+        jmp xc_w
+xc_rv:  add CRV0, CRV0, CB0
+        adc CRV1, CRV1, CB1
+        adc CRV2, CRV2, ZERO
+        adc CRV3, CRV3, ZERO
+        jmp xc_w
+xc_ra:  add CRA0, CRA0, CB0
+        adc CRA1, CRA1, CB1
+        adc CRA2, CRA2, ZERO
+        adc CRA3, CRA3, ZERO
+xc_w:   bit DK, 0, xc_wv
+        bit DK, 1, xc_wa
+        and T0, DK, #12
+        br z, xc_r
+        add CWS0, CWS0, CB0
+        adc CWS1, CWS1, CB1
+        adc CWS2, CWS2, ZERO
+        adc CWS3, CWS3, ZERO
+        ret
+xc_wv:  add CWV0, CWV0, CB0
+        adc CWV1, CWV1, CB1
+        adc CWV2, CWV2, ZERO
+        adc CWV3, CWV3, ZERO
+        ret
+xc_wa:  add CWA0, CWA0, CB0
+        adc CWA1, CWA1, CB1
+        adc CWA2, CWA2, ZERO
+        adc CWA3, CWA3, ZERO
+xc_r:   ret
 
 ; ---- translation of the side the bank selects (GART for the aperture, an
 ; MDL entry read for an MDL; the hardware takes the GART side and the MDL
@@ -1096,6 +1183,14 @@ f_zero: ldi FA0, #0
         ldi FA2, #0
 fault:  out ack, ZERO, #3
         out bank, ZERO, #0
+        bitn XACT, 0, fault2
+        mov SV0, T0
+        call xcount
+        mov T0, SV0
+fault2: add CFL0, CFL0, #1      ; CNT_DMA_FAULTS
+        adc CFL1, CFL1, ZERO
+        adc CFL2, CFL2, ZERO
+        adc CFL3, CFL3, ZERO
         mov FPKT0, PK0
         mov FPKT1, PK1
         mov FPKT2, PK2

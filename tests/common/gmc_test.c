@@ -95,7 +95,7 @@ unsigned t_dma_slowdown(gmc_sim *s)
 unsigned t_dma_fill_cycles_per_word(gmc_sim *s)
 {
     const unsigned k = t_dma_slowdown(s);
-    return k == 1u ? 1u : k == 32u ? 11u : 88u;
+    return k == 1u ? 1u : k == 32u ? 11u : 74u;
 }
 
 void t_fill_random(void *buf, size_t len, uint64_t *state)

@@ -58,7 +58,7 @@ void t_fill_random(void *buf, size_t len, uint64_t *state);
 unsigned t_dma_slowdown(gmc_sim *s);
 /* Cycles a FILL takes per 8-byte VRAM word: 1 on the full engine, 11 on
  * the compact one (a cycle to start the word, 8 to gather its bytes, one to
- * see it complete, one to write it), 88 on the micro-sequenced one (its
+ * see it complete, one to write it), 74 on the micro-sequenced one (its
  * microcode's block loop, docs/dma.md). */
 unsigned t_dma_fill_cycles_per_word(gmc_sim *s);
 
