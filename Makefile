@@ -305,7 +305,7 @@ VFLAGS_mic := -GDMA_ENGINE=3
 $(eval $(call VARIANT_RULES,mic))
 $(foreach l,$(HOST_LAYERS),$(eval $(call LAYER_RULES,mic,$(l))))
 MIC_TESTS := $(patsubst %,$(BUILD)/mic/tests/%,rtl_dmu/test_dmu_top rtl/test_dma_xfer rtl/test_dma_ring rtl/test_dma_fault \
-             host/test_paging)
+             host/test_paging host/test_resid host/test_power host/test_tdr)
 
 # The scheduler shortcut's fallback (docs/sim.md, The cycle): variant evl
 # is the release model built with check_sched.py --force-eval, so the shim
