@@ -1,20 +1,34 @@
-// gmc: the micro-sequenced DMA engine (work in progress): a 16-bit processor whose state lives in block RAM.
+// gmc: the micro-sequenced DMA engine: a 16-bit processor whose state lives in block RAM.
 `resetall
 `timescale 1ns / 1ps
 `default_nettype none
 
 // docs/dma.md, "A micro-sequenced engine", is the design. This module is
-// the datapath and sequencer only: its microcode (rtl/gmc_dmu_ucode.s,
-// assembled by tools/dmu_asm.py) does not implement the DMA contract yet,
-// and gmc_top does not instantiate it. It exists to measure what the
-// hardware of such an engine costs on the iCE40 (make dmu-size).
+// the datapath and sequencer; its microcode (rtl/gmc_dmu_ucode.s,
+// assembled by tools/dmu_asm.py) implements the DMA contract, and gmc_top
+// builds it with DMA_ENGINE = 3 (no clock gate yet).
 //
 // The machine:
 //   - a register file of 256 x 16 bits in block RAM, two copies with the
 //     same writes for the two ALU operands (A = ui[15:8], B = ui[7:0]);
-//     registers 0x80..0xFF are mirrored into a 64 x 32 status RAM that the
-//     register block reads through st_ra / st_rd (one cycle later): fence,
-//     read result, fault packet and address, counters;
+//     registers 0x80..0xFF are mirrored into a 32 x 64 status RAM that the
+//     register block reads through st_ra / st_rd (one cycle later), a
+//     64-bit register (four file registers 0x80 + 4g .. 0x83 + 4g, lane 0
+//     the low half) per word g: 0 DMA_FENCE, 1 DMA_READ_RESULT,
+//     2 DMA_FAULT_PKT, 3 DMA_FAULT_ADDR, 4..11 the counters
+//     CNT_DMA_RD_VRAM, _WR_VRAM, _RD_SYS, _WR_SYS, _RD_APERTURE,
+//     _WR_APERTURE, _PACKETS, _FAULTS (the microcode adds to them);
+//   - the status RAM takes a register's lanes 0..2 written by consecutive
+//     micro-instructions (a run) together with its lane 3, or when the
+//     run ends without it (the first instruction that writes none of that
+//     register's lanes 0..2), so the register block never reads a 64-bit
+//     value half updated: lane 3 is written last (its RAM is written at
+//     once, the others' from a 48-bit staging register);
+//   - CNT_CLEAR (cnt_clear) marks the eight counters cleared: while
+//     marked, a counter reads 0 to the register block and to the ALU's A
+//     operand, and a run that writes lanes 0, 1, 2 and then 3 of it clears
+//     its mark, unless cnt_clear came again during the run (that run's
+//     sum, taken before the clear, is dropped);
 //   - 512 x 32 bits of microcode in block RAM (gmc_dmu_rom);
 //   - a 16-bit ALU (add, subtract with carry chaining, logic, funnel
 //     shifts by 4, 8 and 12 bits), flags C, Z and ZC (zero over a chain);
@@ -24,9 +38,10 @@
 //     strobes, the 64-bit response buffer (R beat, VRAM word or GART
 //     answer), the AXI valid bits, epochs and owe flags, the watchdog,
 //     HEAD (read continuously by the register block).
-// A micro-instruction takes three cycles: F (microcode address), D
-// (instruction word out of the ROM, file read addresses), X (operands out
-// of the file, execute, write back). Hardware events redirect the
+// A micro-instruction takes two cycles: D (instruction word out of the
+// ROM, file read addresses) and X (operands out of the file, execute,
+// write back; the ROM reads the next instruction's address), after F (the
+// first address) at reset. Hardware events redirect the
 // sequencer to a vector: reset 0, RESET command 1, watchdog 2, SKIP 3.
 //
 // Micro-instruction (32 bits), class in [31:28]:
@@ -35,10 +50,12 @@
 //   2 LDI  rd[23:16] imm[15:0]
 //   3 IN   rd[23:16] src[5:0]                      rd <= input src
 //   4 OUT  dst[27:22] ra[15:8] aux[7:0]            bus action with A
-//   5 BR   cond[27:22] pol[21] call[20] target[8:0] (cond 32+k: bit k of A, ra[15:8])
+//   5 BR   cond[27:22] pol[21] call[20] target {[17:16], [7:0]} (cond 32+k: bit k of A, ra[15:8])
 //   6 RET
 module gmc_dmu #(
     parameter integer VRAM_BYTES = 8 * 1024 * 1024,
+    parameter [31:0]  APERTURE_BASE = 32'h8000_0000,
+    parameter integer APERTURE_PAGES = 4096,
     // AXI ID width of the master, >= 4.
     parameter integer ID_WIDTH = 4,
     // VRAM word address width, derived.
@@ -54,11 +71,14 @@ module gmc_dmu #(
     // The configuration the microcode reads (ring base, page table base,
     // dummy page, protected ranges): written by the register block into a
     // 32 x 32 configuration RAM as the host writes it, read by IN.
-    input  wire                      cfg_we,
+    // cfg_we: a byte write enable per byte of cfg_wd.
+    input  wire [3:0]                cfg_we,
     input  wire [4:0]                cfg_wa,
     input  wire [31:0]               cfg_wd,
     input  wire                      cmd_skip,
     input  wire                      cmd_reset,
+    // A write to CNT_CLEAR.
+    input  wire                      cnt_clear,
 
     output wire [1:0]                st_state,
     output wire                      st_indirect,
@@ -66,19 +86,15 @@ module gmc_dmu #(
     output wire [7:0]                st_wr_out,
     output wire [19:0]               st_head,
     output wire [8:0]                st_fault_code,
-    // Status RAM read port: word st_ra holds file registers 0x80 + 2*st_ra
-    // (bits 15:0) and 0x81 + 2*st_ra (bits 31:16).
-    input  wire [5:0]                st_ra,
-    output wire [31:0]               st_rd,
+    // Status RAM read port: word st_ra holds file registers 0x80 + 4*st_ra
+    // (bits 15:0) .. 0x83 + 4*st_ra (bits 63:48), st_rz (with it) that it
+    // is a counter marked cleared (it reads 0).
+    input  wire [4:0]                st_ra,
+    output wire [63:0]               st_rd,
+    output reg                       st_rz,
     output reg  [1:0]                ev_packets,
     output reg                       ev_fault,
     output reg                       ev_fence_irq,
-    output reg  [3:0]                cnt_rd_vram,
-    output reg  [3:0]                cnt_rd_sys,
-    output reg  [3:0]                cnt_rd_ap,
-    output reg  [3:0]                cnt_wr_vram,
-    output reg  [3:0]                cnt_wr_sys,
-    output reg  [3:0]                cnt_wr_ap,
 
     output wire [1:0]                g_req_valid,
     input  wire [1:0]                g_req_ready,
@@ -148,10 +164,10 @@ module gmc_dmu #(
     localparam [1:0] PH_F = 2'd0, PH_D = 2'd1, PH_X = 2'd2;
     localparam [3:0] C_ALU = 4'd0, C_ALUI = 4'd1, C_LDI = 4'd2, C_IN = 4'd3,
                      C_OUT = 4'd4, C_BR = 4'd5, C_RET = 4'd6;
-    localparam [8:0] V_RESET = 9'd1, V_TIMEOUT = 9'd2, V_SKIP = 9'd3;
+    localparam [9:0] V_RESET = 10'd1, V_TIMEOUT = 10'd2, V_SKIP = 10'd3;
 
     reg  [1:0]  ph;
-    reg  [8:0]  pc, ret;
+    reg  [9:0]  pc, ret;
     wire [31:0] ui;
     wire [3:0]  cls = ui[31:28];
     wire [3:0]  fn  = ui[27:24];
@@ -159,30 +175,86 @@ module gmc_dmu #(
     wire [7:0]  ra  = ui[15:8];
     wire [7:0]  rb  = ui[7:0];
     wire [5:0]  sel = ui[27:22];
-    wire        x   = ph == PH_X;
+    // A run of byte ops (out rep) holds the next instruction in X.
+    reg  [3:0]  rep;
+    reg  [1:0]  rep_op;
+    wire        rep_on = rep != 4'd0;
+    wire        x   = ph == PH_X && !rep_on;
 
-    reg  [8:0]  pc_next;
+    reg  [9:0]  pc_next;
     wire        vec_reset, vec_to, vec_skip;
     wire        vec = vec_reset || vec_to || vec_skip;
-    wire [8:0]  vec_pc = vec_reset ? V_RESET : vec_to ? V_TIMEOUT : V_SKIP;
+    wire [9:0]  vec_pc = vec_reset ? V_RESET : vec_to ? V_TIMEOUT : V_SKIP;
     // The ROM reads the instruction of the next X (or the vector's).
-    wire [8:0]  rom_a = vec ? vec_pc : (x ? pc_next : pc);
+    wire [9:0]  rom_a = vec ? vec_pc : (x ? pc_next : pc);
 
     gmc_dmu_rom u_rom (.clk(clk), .a(rom_a), .q(ui));
 
     // ------------------------------------------------------------ register file
 
-    wire [15:0] a_q, b_q;
+    wire [15:0] a_rf, b_q;
     reg  [15:0] res;
     reg         rf_we;
-    gmc_dmu_rf #(.AW(8), .DW(16)) u_rfa (.clk(clk), .we(rf_we), .wa(rd), .wd(res), .ra(ra), .rd(a_q));
-    gmc_dmu_rf #(.AW(8), .DW(16)) u_rfb (.clk(clk), .we(rf_we), .wa(rd), .wd(res), .ra(rb), .rd(b_q));
-    wire [15:0] st_lo, st_hi;
-    gmc_dmu_rf #(.AW(6), .DW(16)) u_stl (.clk(clk), .we(rf_we && rd[7] && !rd[0]), .wa(rd[6:1]), .wd(res),
-                                         .ra(st_ra), .rd(st_lo));
-    gmc_dmu_rf #(.AW(6), .DW(16)) u_sth (.clk(clk), .we(rf_we && rd[7] && rd[0]), .wa(rd[6:1]), .wd(res),
-                                         .ra(st_ra), .rd(st_hi));
-    assign st_rd = {st_hi, st_lo};
+    // The bank (out bank) maps registers 0x40..0x4F (the source side's
+    // state) onto 0x50..0x5F (the destination's), so one routine serves
+    // both sides; it also picks the GART side and the MDL entry stream.
+    reg         bank;
+    function [7:0] bmap;
+        input [7:0] r;
+        input       bk;
+        begin
+            bmap = {r[7:5], r[4] ^ (bk && r[7:5] == 3'b010), r[3:0]};
+        end
+    endfunction
+    wire [7:0]  rd_b = bmap(rd, bank);
+    // (The file is written only in X, and what it reads then, for the
+    // instruction in X again, is not used: the next instruction's operands
+    // are read in its D. So a read in a write's cycle may return anything.)
+    gmc_dmu_rf #(.AW(8), .DW(16), .RW_ANY(1)) u_rfa (.clk(clk), .we(rf_we), .wa(rd_b), .wd(res),
+                                                     .ra(bmap(ra, bank)), .rd(a_rf));
+    gmc_dmu_rf #(.AW(8), .DW(16), .RW_ANY(1)) u_rfb (.clk(clk), .we(rf_we), .wa(rd_b), .wd(res),
+                                                     .ra(bmap(rb, bank)), .rd(b_q));
+
+    // Counter k (0..7) is status word 4 + k, file registers 0x90 + 4k ..
+    // 0x93 + 4k; c_pend[k] marks it cleared.
+    reg  [7:0]  c_pend;
+    function is_ctr;
+        input [4:0] g;
+        begin
+            is_ctr = g >= 5'd4 && g <= 5'd11;
+        end
+    endfunction
+    // (Words 4..11: k = g - 4 in three bits.)
+    function [2:0] ctr_of;
+        input [2:0] g;
+        begin
+            ctr_of = g - 3'd4;
+        end
+    endfunction
+    // Operand A reads 0 from a counter marked cleared.
+    wire [15:0] a_q = (ra[7] && is_ctr(ra[6:2]) && c_pend[ctr_of(ra[4:2])]) ? 16'd0 : a_rf;
+
+    // The status RAM's staging: lanes 0..2 (sg_m) of word sg_g written so
+    // far by the current run, and whether cnt_clear came during it. Lane
+    // 3's RAM is written directly (st_w3).
+    reg  [47:0] sg_d;
+    reg  [2:0]  sg_m;
+    reg  [4:0]  sg_g;
+    reg         sg_clr;
+    wire        st_w = rf_we && rd[7] && rd[1:0] != 2'd3;
+    wire        st_w3 = rf_we && rd[7] && rd[1:0] == 2'd3;
+    wire        sg_same = st_w && sg_m != 3'd0 && rd[6:2] == sg_g;
+    wire        sg_commit = x && sg_m != 3'd0 && !sg_same;
+    genvar gl;
+    generate
+        for (gl = 0; gl < 3; gl = gl + 1) begin : g_st
+            gmc_dmu_rf #(.AW(5), .DW(16)) u_st (.clk(clk), .we(sg_commit && sg_m[gl]), .wa(sg_g),
+                                                .wd(sg_d[16*gl +: 16]), .ra(st_ra), .rd(st_rd[16*gl +: 16]));
+        end
+    endgenerate
+    gmc_dmu_rf #(.AW(5), .DW(16)) u_st3 (.clk(clk), .we(st_w3), .wa(rd[6:2]), .wd(res),
+                                         .ra(st_ra), .rd(st_rd[63:48]));
+    always @(posedge clk) st_rz <= is_ctr(st_ra) && c_pend[ctr_of(st_ra[2:0])];
 
     // ------------------------------------------------------------ bus state
 
@@ -192,7 +264,7 @@ module gmc_dmu #(
     reg  [63:0] buf_q;           // response buffer: R beat, VRAM word, GART answer
     reg         rsp, rsp_err, rsp_last, rsp_inv;
     reg         brsp, brsp_err;
-    reg         ar_v, aw_v, w_v, g_v, g_side, vr_v, vr_w, vw_v, vw_all;
+    reg         ar_v, aw_v, w_v, g_v, g_w, g_side, vr_v, vr_w, vw_v, vw_all;
     reg  [1:0]  ar_s;
     reg         ar_l3;
     reg  [1:0]  ar_e, aw_e, ep;
@@ -224,8 +296,12 @@ module gmc_dmu #(
     // (wd_cnt counts down from WATCHDOG: it fires when it is 1.)
     wire wd_fire = watchdog != 32'd0 && wd_owes && !any_hs && wd_cnt == 32'd1;
 
-    assign vec_reset = cmd_reset;
-    assign vec_to = wd_fire && !faulted && (busy || can_fetch);
+    // A counter's run of four lanes is not cut by the RESET or watchdog
+    // vector (v_hold): a RESET command in it is taken when it ends.
+    wire v_hold = sg_m != 3'd0 && is_ctr(sg_g);
+    reg  reset_p;
+    assign vec_reset = (cmd_reset || reset_p) && !v_hold;
+    assign vec_to = wd_fire && !faulted && (busy || can_fetch) && !v_hold;
     assign vec_skip = cmd_skip && faulted;
 
     function [1:0] next_epoch;
@@ -316,29 +392,50 @@ module gmc_dmu #(
             4'd7: alu = opb;
             4'd8: alu = fun[19:4];
             4'd9: alu = fun[23:8];
+            4'd11: alu = fun[28:13];
             default: alu = fun[27:12];
         endcase
     end
 
-    // Inputs (IN): src 0..3 the response buffer, 4..7 HEAD and TAIL,
-    // 64..127 the configuration RAM's halves (word (src - 64) / 2).
+    // Inputs (IN): src 0..3 the response buffer, 4..7 HEAD and TAIL, 8..10
+    // the end of VRAM, 11..12 the aperture's base, 13..15 its end (the
+    // bounds of the range checks, 48-bit), 64..127 the configuration RAM's
+    // halves (word (src - 64) / 2).
+    // (A function keeps Verilator 5.006 from calling an integer parameter
+    // unsized in a concatenation.)
+    function [47:0] zext48;
+        input [31:0] v;
+        begin
+            zext48 = {16'd0, v};
+        end
+    endfunction
+    localparam [47:0] VRAM_END = zext48(VRAM_BYTES);
+    localparam [47:0] AP_END = {16'd0, APERTURE_BASE} + APERTURE_PAGES * 48'd4096;
     wire [31:0] cfg_q;
-    gmc_dmu_rf #(.AW(5), .DW(16)) u_cfgl (.clk(clk), .we(cfg_we), .wa(cfg_wa), .wd(cfg_wd[15:0]),
-                                          .ra(rb[5:1]), .rd(cfg_q[15:0]));
-    gmc_dmu_rf #(.AW(5), .DW(16)) u_cfgh (.clk(clk), .we(cfg_we), .wa(cfg_wa), .wd(cfg_wd[31:16]),
-                                          .ra(rb[5:1]), .rd(cfg_q[31:16]));
+    gmc_dmu_rf #(.AW(5), .DW(16), .NWE(2)) u_cfgl (.clk(clk), .we(cfg_we[1:0]), .wa(cfg_wa), .wd(cfg_wd[15:0]),
+                                                   .ra(rb[5:1]), .rd(cfg_q[15:0]));
+    gmc_dmu_rf #(.AW(5), .DW(16), .NWE(2)) u_cfgh (.clk(clk), .we(cfg_we[3:2]), .wa(cfg_wa), .wd(cfg_wd[31:16]),
+                                                   .ra(rb[5:1]), .rd(cfg_q[31:16]));
     reg [15:0] in_v;
     always @(*) begin
         if (rb[6]) in_v = rb[0] ? cfg_q[31:16] : cfg_q[15:0];
-        else case (rb[2:0])
-            3'd0: in_v = buf_q[15:0];
-            3'd1: in_v = buf_q[31:16];
-            3'd2: in_v = buf_q[47:32];
-            3'd3: in_v = buf_q[63:48];
-            3'd4: in_v = head[15:0];
-            3'd5: in_v = {12'd0, head[19:16]};
-            3'd6: in_v = tail[15:0];
-            default: in_v = {12'd0, tail[19:16]};
+        else case (rb[3:0])
+            4'd0: in_v = buf_q[15:0];
+            4'd1: in_v = buf_q[31:16];
+            4'd2: in_v = buf_q[47:32];
+            4'd3: in_v = buf_q[63:48];
+            4'd4: in_v = head[15:0];
+            4'd5: in_v = {12'd0, head[19:16]};
+            4'd6: in_v = tail[15:0];
+            4'd7: in_v = {12'd0, tail[19:16]};
+            4'd8: in_v = VRAM_END[15:0];
+            4'd9: in_v = VRAM_END[31:16];
+            4'd10: in_v = VRAM_END[47:32];
+            4'd11: in_v = APERTURE_BASE[15:0];
+            4'd12: in_v = APERTURE_BASE[31:16];
+            4'd13: in_v = AP_END[15:0];
+            4'd14: in_v = AP_END[31:16];
+            default: in_v = AP_END[47:32];
         endcase
     end
 
@@ -368,7 +465,9 @@ module gmc_dmu #(
             5'd9: cond = brsp_err;
             5'd10: cond = ar_v;
             5'd11: cond = aw_v || w_v;
-            5'd12: cond = vr_v || vw_v || g_v;
+            // (A VRAM read or GART answer still to come counts: it lands
+            // in the response buffer.)
+            5'd12: cond = vr_v || vw_v || g_v || vr_w || g_w;
             5'd13: cond = can_fetch;
             5'd14: cond = in_ib;
             5'd15: cond = faulted;
@@ -380,13 +479,16 @@ module gmc_dmu #(
     wire taken = cls == C_BR && (cond ^ ui[21]);
     always @(*) begin
         if (cls == C_RET) pc_next = ret;
-        else if (taken) pc_next = ui[8:0];
-        else pc_next = pc + 9'd1;
+        else if (taken) pc_next = {ui[17:16], ui[7:0]};
+        else pc_next = pc + 10'd1;
     end
 
     // ------------------------------------------------------------ execute
 
     wire        is_out = x && cls == C_OUT;
+    wire        b_gather = (is_out && sel == 6'd3) || (rep_on && rep_op == 2'd0);
+    wire        b_skip = (is_out && sel == 6'd4) || (rep_on && rep_op == 2'd1);
+    wire        b_rot = (is_out && sel == 6'd6) || (rep_on && rep_op == 2'd2);
     integer b;
 
     always @(posedge clk) begin
@@ -395,7 +497,28 @@ module gmc_dmu #(
         ev_fence_irq <= 1'b0;
         inv_all <= 1'b0;
         inv_page_valid <= 1'b0;
-        {cnt_rd_vram, cnt_rd_sys, cnt_rd_ap, cnt_wr_vram, cnt_wr_sys, cnt_wr_ap} <= 24'd0;
+
+        // Status RAM staging and the counters' clear marks.
+        if (sg_m != 3'd0 && cnt_clear) sg_clr <= 1'b1;
+        if (sg_commit) begin
+            sg_m <= 3'd0;
+            if (st_w3 && rd[6:2] == sg_g && is_ctr(sg_g) && sg_m == 3'd7 && !sg_clr)
+                c_pend[ctr_of(sg_g[2:0])] <= 1'b0;
+        end
+        if (st_w) begin
+            if (!sg_same) begin
+                sg_g <= rd[6:2];
+                sg_m <= 3'd1 << rd[1:0];
+                sg_clr <= cnt_clear;
+            end else
+                sg_m <= sg_m | (3'd1 << rd[1:0]);
+            case (rd[1:0])
+                2'd0: sg_d[15:0] <= res;
+                2'd1: sg_d[31:16] <= res;
+                default: sg_d[47:32] <= res;
+            endcase
+        end
+        if (cnt_clear) c_pend <= 8'hFF;
 
         if (ar_hs) ar_v <= 1'b0;
         if (aw_hs) aw_v <= 1'b0;
@@ -408,6 +531,9 @@ module gmc_dmu #(
         end
         if (!wd_owes || any_hs || (!busy && !can_fetch)) wd_cnt <= watchdog;
         else if (wd_cnt > 32'd1) wd_cnt <= wd_cnt - 32'd1;
+        // (A new count once it fires: the vector is taken once, and the
+        // microcode then raises TIMEOUT.)
+        if (vec_to) wd_cnt <= watchdog;
 
         // Responses into the buffer.
         if (r_take) begin
@@ -422,6 +548,7 @@ module gmc_dmu #(
         end
         if (g_v && g_req_ready[g_side]) g_v <= 1'b0;
         if (g_resp_valid[g_side] && !g_v) begin
+            g_w <= 1'b0;
             buf_q[47:0] <= g_resp_addr;
             rsp <= 1'b1;
             rsp_err <= g_resp_fault || !g_resp_system;
@@ -443,25 +570,37 @@ module gmc_dmu #(
             if (fn[3:2] == 2'd0) fc <= sum[16];
         end
 
+        // The write word fills from the top, a byte or a half at a time, so
+        // the microcode gathers the destination block's bytes in order (a
+        // byte of no strobe for each one skipped): a byte of the response
+        // buffer (which rotates by a byte, so its next byte comes down), an
+        // empty byte; or the buffer turns by a byte. One at a time (out
+        // gather / wskip / rot), or A[3:0] of one kind in a run, one a
+        // cycle (out rep, aux the kind).
+        if (b_gather) begin wdata <= {buf_q[7:0], wdata[63:8]}; wstrb <= {1'b1, wstrb[7:1]}; end
+        if (b_skip) begin wdata <= {8'd0, wdata[63:8]}; wstrb <= {1'b0, wstrb[7:1]}; end
+        if (b_gather || b_rot) buf_q <= {buf_q[7:0], buf_q[63:8]};
+        if (rep_on) rep <= rep - 4'd1;
+        if (is_out && sel == 6'd27) begin rep <= a_q[3:0]; rep_op <= rb[1:0]; end
+
         if (is_out) begin
             case (sel)
                 6'd0: addr[15:0] <= a_q;
                 6'd1: addr[31:16] <= a_q;
                 6'd2: addr[47:32] <= a_q;
-                // The write word fills from the top, a byte or a half at a
-                // time, so the microcode gathers the destination block's
-                // bytes in order (a byte of no strobe for each one skipped):
-                // a byte of the response buffer (which rotates by a byte,
-                // so its next byte comes down), an empty byte, A.
-                6'd3: begin wdata <= {buf_q[7:0], wdata[63:8]}; wstrb <= {1'b1, wstrb[7:1]};
-                            buf_q <= {buf_q[7:0], buf_q[63:8]}; end
-                6'd4: begin wdata <= {8'd0, wdata[63:8]}; wstrb <= {1'b0, wstrb[7:1]}; end
+                // (6'd3, 6'd4, 6'd6: the byte ops, below.)
                 6'd5: begin wdata <= {a_q, wdata[63:16]}; wstrb <= {2'b11, wstrb[7:2]}; end
-                6'd6: buf_q <= {buf_q[7:0], buf_q[63:8]};
+                // The response buffer loaded from the file a half at a
+                // time (a source word saved around a translation, FILL's
+                // pattern, WRITE_PHYSICAL's value), or from the write word
+                // (READ_PHYSICAL's gathered result).
+                6'd8: buf_q <= {a_q, buf_q[63:16]};
+                6'd9: buf_q <= wdata;
                 6'd7: wstrb <= a_q[7:0];
-                6'd10: begin ar_v <= 1'b1; ar_s <= rb[1:0]; ar_l3 <= rb[2]; ar_e <= ep; end
+                6'd10: begin ar_v <= 1'b1; ar_s <= rb[1:0] ^ {bank, bank}; ar_l3 <= rb[2]; ar_e <= ep; end
                 6'd11: begin aw_v <= 1'b1; w_v <= 1'b1; aw_e <= ep; end
-                6'd12: begin g_v <= 1'b1; g_side <= rb[0]; end
+                6'd12: begin g_v <= 1'b1; g_w <= 1'b1; g_side <= rb[0] ^ bank; end
+                6'd28: bank <= rb[0];
                 6'd13: begin vr_v <= 1'b1; vr_w <= 1'b1; end
                 6'd14: begin vw_v <= 1'b1; vw_all <= rb[0]; end
                 6'd15: begin
@@ -476,25 +615,17 @@ module gmc_dmu #(
                     inv_all <= rb[3];
                     inv_page_valid <= rb[4];
                 end
-                6'd18: begin
-                    if (rb[0]) cnt_rd_vram <= a_q[3:0];
-                    if (rb[1]) cnt_rd_sys <= a_q[3:0];
-                    if (rb[2]) cnt_rd_ap <= a_q[3:0];
-                    if (rb[3]) cnt_wr_vram <= a_q[3:0];
-                    if (rb[4]) cnt_wr_sys <= a_q[3:0];
-                    if (rb[5]) cnt_wr_ap <= a_q[3:0];
-                end
                 6'd19: begin
                     faulted <= 1'b1;
                     f_code <= a_q[7:0];
                     ev_fault <= 1'b1;
                     busy <= 1'b0;
                     g_v <= 1'b0;
+                    if (g_v) g_w <= 1'b0;
                     if (owes_cur) ep <= next_epoch(ep, owe_rd, owe_wr, ar_v, ar_e, aw_v, aw_e);
                 end
                 6'd20: in_ib <= rb[0];
                 6'd21: busy <= rb[0];
-                6'd22: begin faulted <= 1'b0; f_code <= 8'd0; end
                 default: ;
             endcase
         end
@@ -503,10 +634,10 @@ module gmc_dmu #(
         case (ph)
             PH_F: ph <= PH_D;
             PH_D: ph <= PH_X;
-            default: begin
+            default: if (x) begin
                 ph <= PH_D;
                 pc <= pc_next;
-                if (x && cls == C_BR && ui[20] && taken) ret <= pc + 9'd1;
+                if (cls == C_BR && ui[20] && taken) ret <= pc + 10'd1;
             end
         endcase
 
@@ -518,30 +649,37 @@ module gmc_dmu #(
             f_code <= 8'd0;
         end
         if (vec) begin
+            rep <= 4'd0;
+            bank <= 1'b0;
             pc <= vec_pc;
             ph <= PH_D;   // (the ROM reads the vector in this cycle)
             busy <= 1'b0;
         end
+        if (vec_reset) reset_p <= 1'b0;
+        else if (cmd_reset) reset_p <= 1'b1;
         if (cmd_reset) begin
             faulted <= 1'b0;
             f_code <= 8'd0;
             in_ib <= 1'b0;
             head <= tail;
             g_v <= 1'b0;
+            if (g_v) g_w <= 1'b0;
             if (owes_cur) ep <= next_epoch(ep, owe_rd, owe_wr, ar_v, ar_e, aw_v, aw_e);
         end
 
         if (rst) begin
             ph <= PH_F;
-            pc <= 9'd0;
-            ret <= 9'd0;
+            rep <= 4'd0;
+            bank <= 1'b0;
+            pc <= 10'd0;
+            ret <= 10'd0;
             busy <= 1'b0;
             faulted <= 1'b0;
             f_code <= 8'd0;
             in_ib <= 1'b0;
             skip_p <= 1'b0;
             head <= 20'd0;
-            ar_v <= 1'b0; aw_v <= 1'b0; w_v <= 1'b0; g_v <= 1'b0;
+            ar_v <= 1'b0; aw_v <= 1'b0; w_v <= 1'b0; g_v <= 1'b0; g_w <= 1'b0;
             vr_v <= 1'b0; vr_w <= 1'b0; vw_v <= 1'b0;
             rsp <= 1'b0; brsp <= 1'b0;
             ep <= 2'd0;
@@ -553,13 +691,17 @@ module gmc_dmu #(
             ev_fence_irq <= 1'b0;
             inv_all <= 1'b0;
             inv_page_valid <= 1'b0;
-            {cnt_rd_vram, cnt_rd_sys, cnt_rd_ap, cnt_wr_vram, cnt_wr_sys, cnt_wr_ap} <= 24'd0;
+            sg_m <= 3'd0;
+            sg_clr <= 1'b0;
+            reset_p <= 1'b0;
+            // (The counters read 0 until the microcode first writes them.)
+            c_pend <= 8'hFF;
         end
     end
 
     /* verilator lint_off UNUSEDSIGNAL */
-    wire unused = &{1'b0, m_axi_rid, m_axi_bid, m_axi_rresp[0], m_axi_bresp[0], fun[31:28], fun[3:0],
-                    addr[2:0], rb[7], ui[19:9]};
+    wire unused = &{1'b0, m_axi_rid, m_axi_bid, m_axi_rresp[0], m_axi_bresp[0], fun[31:29], fun[3:0],
+                    addr[2:0], rb[7], ui[19:18]};
     /* verilator lint_on UNUSEDSIGNAL */
 
 endmodule

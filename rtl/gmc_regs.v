@@ -17,11 +17,13 @@ module gmc_regs #(
     parameter integer PROT_RANGES = 4,
     // Which DMA paging engine is present (CAPS.DMA_ENGINE): 0 none, 1 full,
     // 2 compact, 3 micro-sequenced (enum DMA_ENGINE). CAPS.DMA is 1 for
-    // any engine. With 3, DMA_FENCE, DMA_READ_RESULT, DMA_FAULT_PKT and
-    // DMA_FAULT_ADDR are read from the engine's status RAM (dma_st_ra /
-    // dma_st_rd, answered a cycle later through reg_rd_late), and the
-    // configuration the engine reads is copied into its configuration RAM
-    // as the host writes it (dma_cfg_*).
+    // any engine. With 3, DMA_FENCE, DMA_READ_RESULT, DMA_FAULT_PKT,
+    // DMA_FAULT_ADDR and the counters CNT_DMA_{RD,WR}_{VRAM,SYS,APERTURE},
+    // _PACKETS and _FAULTS are read from the engine's 64-bit status RAM
+    // (dma_st_ra / dma_st_rd, answered a cycle later through reg_rd_late;
+    // the LO read snapshots HI), CNT_CLEAR clears those counters in the
+    // engine (dma_cnt_clear), and the configuration the engine reads is
+    // copied into its configuration RAM (dma_cfg_*).
     parameter integer DMA_ENGINE = 1,
     // Width of the CNT_* performance counters, 32..64.
     parameter integer COUNTER_WIDTH = 64,
@@ -138,11 +140,13 @@ module gmc_regs #(
     input  wire [3:0]                dma_wr_vram,
     input  wire [3:0]                dma_wr_sys,
     input  wire [3:0]                dma_wr_ap,
-    output wire [5:0]                dma_st_ra,
-    input  wire [31:0]               dma_st_rd,
+    output wire [4:0]                dma_st_ra,
+    input  wire [63:0]               dma_st_rd,
+    input  wire                      dma_st_rz,
+    output wire                      dma_cnt_clear,
     output wire                      reg_rd_late,
     output wire [31:0]               reg_rd_late_data,
-    output reg                       dma_cfg_we,
+    output reg  [3:0]                dma_cfg_we,
     output reg  [4:0]                dma_cfg_wa,
     output reg  [31:0]               dma_cfg_wd
 );
@@ -460,28 +464,63 @@ module gmc_regs #(
         end
     end
 
-    // The micro-sequenced engine's status RAM: word 2k / 2k+1 the LO / HI
-    // half of DMA_FENCE, DMA_READ_RESULT, DMA_FAULT_PKT, DMA_FAULT_ADDR
-    // (k = 0..3). Its HI halves are read live (not snapshotted by the LO
-    // read), and the fault registers read 0 unless the engine is faulted.
-    reg  [3:0]  st_word;
+    // The micro-sequenced engine's status RAM (DMA_ENGINE 3): 64-bit word
+    // st_grp is DMA_FENCE (0), DMA_READ_RESULT (1), DMA_FAULT_PKT (2),
+    // DMA_FAULT_ADDR (3), CNT_DMA_RD_VRAM, _WR_VRAM, _RD_SYS, _WR_SYS,
+    // _RD_APERTURE, _WR_APERTURE, _PACKETS, _FAULTS (4..11). A LO read
+    // answers bits 31:0 and snapshots bits 63:32 (snap_hi_reg, in the cycle
+    // of the answer) as for the other engines; a HI read answers the
+    // snapshot if the last LO read was of the same register, else bits
+    // 63:32. The fault registers read 0 unless the engine is faulted; the
+    // counters are cut to COUNTER_WIDTH bits.
+    reg  [4:0]  st_grp, st_sn;
+    reg         st_late, st_hi;
     always @* begin
+        st_late = 1'b1;
+        st_hi = 1'b0;
+        st_grp = 5'd0;
+        st_sn = SN_NONE;
         case (reg_rd_addr)
-            GMC_REG_DMA_FENCE_LO:       st_word = 4'd8;
-            GMC_REG_DMA_FENCE_HI:       st_word = 4'd9;
-            GMC_REG_DMA_READ_RESULT_LO: st_word = 4'd10;
-            GMC_REG_DMA_READ_RESULT_HI: st_word = 4'd11;
-            GMC_REG_DMA_FAULT_PKT_LO:   st_word = 4'd12;
-            GMC_REG_DMA_FAULT_PKT_HI:   st_word = 4'd13;
-            GMC_REG_DMA_FAULT_ADDR_LO:  st_word = 4'd14;
-            GMC_REG_DMA_FAULT_ADDR_HI:  st_word = 4'd15;
-            default:                    st_word = 4'd0;
+            GMC_REG_DMA_FENCE_LO:          begin st_grp = 5'd0; st_sn = SN_DMA_FENCE; end
+            GMC_REG_DMA_FENCE_HI:          begin st_grp = 5'd0; st_sn = SN_DMA_FENCE; st_hi = 1'b1; end
+            GMC_REG_DMA_READ_RESULT_LO:    begin st_grp = 5'd1; st_sn = SN_DMA_RDRES; end
+            GMC_REG_DMA_READ_RESULT_HI:    begin st_grp = 5'd1; st_sn = SN_DMA_RDRES; st_hi = 1'b1; end
+            GMC_REG_DMA_FAULT_PKT_LO:      begin st_grp = 5'd2; st_sn = SN_DMA_FPKT; end
+            GMC_REG_DMA_FAULT_PKT_HI:      begin st_grp = 5'd2; st_sn = SN_DMA_FPKT; st_hi = 1'b1; end
+            GMC_REG_DMA_FAULT_ADDR_LO:     begin st_grp = 5'd3; st_sn = SN_DMA_FADDR; end
+            GMC_REG_DMA_FAULT_ADDR_HI:     begin st_grp = 5'd3; st_sn = SN_DMA_FADDR; st_hi = 1'b1; end
+            GMC_REG_CNT_DMA_RD_VRAM_LO:    begin st_grp = 5'd4; st_sn = SN_DMA_RD_VRAM; end
+            GMC_REG_CNT_DMA_RD_VRAM_HI:    begin st_grp = 5'd4; st_sn = SN_DMA_RD_VRAM; st_hi = 1'b1; end
+            GMC_REG_CNT_DMA_WR_VRAM_LO:    begin st_grp = 5'd5; st_sn = SN_DMA_WR_VRAM; end
+            GMC_REG_CNT_DMA_WR_VRAM_HI:    begin st_grp = 5'd5; st_sn = SN_DMA_WR_VRAM; st_hi = 1'b1; end
+            GMC_REG_CNT_DMA_RD_SYS_LO:     begin st_grp = 5'd6; st_sn = SN_DMA_RD_SYS; end
+            GMC_REG_CNT_DMA_RD_SYS_HI:     begin st_grp = 5'd6; st_sn = SN_DMA_RD_SYS; st_hi = 1'b1; end
+            GMC_REG_CNT_DMA_WR_SYS_LO:     begin st_grp = 5'd7; st_sn = SN_DMA_WR_SYS; end
+            GMC_REG_CNT_DMA_WR_SYS_HI:     begin st_grp = 5'd7; st_sn = SN_DMA_WR_SYS; st_hi = 1'b1; end
+            GMC_REG_CNT_DMA_RD_APERTURE_LO: begin st_grp = 5'd8; st_sn = SN_DMA_RD_AP; end
+            GMC_REG_CNT_DMA_RD_APERTURE_HI: begin st_grp = 5'd8; st_sn = SN_DMA_RD_AP; st_hi = 1'b1; end
+            GMC_REG_CNT_DMA_WR_APERTURE_LO: begin st_grp = 5'd9; st_sn = SN_DMA_WR_AP; end
+            GMC_REG_CNT_DMA_WR_APERTURE_HI: begin st_grp = 5'd9; st_sn = SN_DMA_WR_AP; st_hi = 1'b1; end
+            GMC_REG_CNT_DMA_PACKETS_LO:    begin st_grp = 5'd10; st_sn = SN_DMA_PKT; end
+            GMC_REG_CNT_DMA_PACKETS_HI:    begin st_grp = 5'd10; st_sn = SN_DMA_PKT; st_hi = 1'b1; end
+            GMC_REG_CNT_DMA_FAULTS_LO:     begin st_grp = 5'd11; st_sn = SN_DMA_FAULT; end
+            GMC_REG_CNT_DMA_FAULTS_HI:     begin st_grp = 5'd11; st_sn = SN_DMA_FAULT; st_hi = 1'b1; end
+            default:                       st_late = 1'b0;
         endcase
     end
-    reg late_fault_reg;
-    assign dma_st_ra = {3'd0, st_word[2:0]};
-    assign reg_rd_late = DMA_ENGINE == 3 && reg_rd_en && st_word[3];
-    assign reg_rd_late_data = (late_fault_reg && {2'd0, dma_state} != GMC_DMA_STATE_FAULTED) ? 32'd0 : dma_st_rd;
+    reg         late_fault_reg, late_ctr_reg, late_hi_reg, late_lo_reg;
+    reg  [4:0]  late_sn_reg;
+    assign dma_st_ra = st_grp;
+    assign reg_rd_late = DMA_ENGINE == 3 && reg_rd_en && st_late;
+    // Bits 63:32 cut to the counter width.
+    localparam [31:0] CNT_HI_MASK = (CW >= 64) ? 32'hFFFF_FFFF : (CW <= 32) ? 32'd0
+                                  : ((32'd1 << (CW - 32)) - 32'd1);
+    // (A counter marked cleared by CNT_CLEAR reads 0: dma_st_rz.)
+    wire        st_gone = (late_fault_reg && {2'd0, dma_state} != GMC_DMA_STATE_FAULTED) || dma_st_rz;
+    wire [31:0] st_lo_v = st_gone ? 32'd0 : dma_st_rd[31:0];
+    wire [31:0] st_hi_v = st_gone ? 32'd0 : late_ctr_reg ? dma_st_rd[63:32] & CNT_HI_MASK : dma_st_rd[63:32];
+    assign reg_rd_late_data = !late_hi_reg ? st_lo_v
+                            : (snap_sel_reg == late_sn_reg) ? snap_hi_reg : st_hi_v;
 
     // ----------------------------------------------------------- writes
 
@@ -489,6 +528,9 @@ module gmc_regs #(
 
     reg  [1:0]  wr_acc;
     wire        wr_ok = reg_wr_en && (wr_acc == GMC_ACC_RW || wr_acc == GMC_ACC_WO);
+    // CNT_CLEAR, to the micro-sequenced engine's counters (in the same cycle
+    // as the others').
+    assign dma_cnt_clear = DMA_ENGINE == 3 && wr_ok && reg_wr_addr == GMC_REG_CNT_CLEAR;
     // The strobe mask and the written data are functions, called only
     // under wr_ok (in a write).
     function [31:0] smask;
@@ -555,39 +597,97 @@ module gmc_regs #(
     endfunction
     /* verilator lint_on UNUSEDSIGNAL */
 
-    integer i;
-    always @(posedge clk) begin
-        // The micro-sequenced engine's configuration RAM: word 0/1 the
-        // ring base LO/HI, 2 PT_BASE, 3/4 DUMMY_PAGE LO/HI, 8+i / 12+i
-        // PROT_BASE / PROT_LIMIT of range i. (The written word as it
-        // comes, under the register's writable mask: full-word writes.)
-        late_fault_reg <= st_word[3] && st_word[2];
-        dma_cfg_we <= 1'b0;
+    // The micro-sequenced engine's configuration RAM: word 0/1 the ring
+    // base LO/HI, 2 PT_BASE, 3/4 DUMMY_PAGE LO/HI, 8+i / 12+i PROT_BASE /
+    // PROT_LIMIT of range i. A host write is copied under its byte strobes
+    // (the RAM's byte write enables keep the other bytes) and the
+    // register's writable mask. After a reset, words 0..15 are written
+    // with the registers' reset values (cfg_init counts them), except a
+    // word the host has written since the reset (cfg_host): a host write
+    // takes the RAM's port first.
+    reg  [4:0]  cfg_init;
+    // The written word under a register's writable mask; its other bits
+    // keep their reset values.
+    function [31:0] cfg_v;
+        input [31:0] wmask;
+        input [31:0] rv;
+        begin
+            cfg_v = (reg_wr_data & wmask) | (rv & ~wmask);
+        end
+    endfunction
+    reg  [15:0] cfg_host;
+    reg         cfg_hw;
+    reg  [4:0]  cfg_hwa;
+    reg  [31:0] cfg_hwd;
+    always @* begin
+        cfg_hw = 1'b0;
+        cfg_hwa = 5'd0;
+        cfg_hwd = reg_wr_data;
         if (DMA_ENGINE == 3 && wr_ok) begin
-            dma_cfg_wa <= 5'd31;
-            dma_cfg_wd <= reg_wr_data;
             case (reg_wr_addr)
-                GMC_REG_DMA_RING_BASE_LO: begin dma_cfg_we <= 1'b1; dma_cfg_wa <= 5'd0;
-                                          dma_cfg_wd <= reg_wr_data & GMC_REG_DMA_RING_BASE_LO_WMASK; end
-                GMC_REG_DMA_RING_BASE_HI: begin dma_cfg_we <= 1'b1; dma_cfg_wa <= 5'd1;
-                                          dma_cfg_wd <= reg_wr_data & GMC_REG_DMA_RING_BASE_HI_WMASK; end
-                GMC_REG_PT_BASE:          begin dma_cfg_we <= 1'b1; dma_cfg_wa <= 5'd2;
-                                          dma_cfg_wd <= reg_wr_data & GMC_REG_PT_BASE_WMASK; end
-                GMC_REG_DUMMY_PAGE_LO:    begin dma_cfg_we <= 1'b1; dma_cfg_wa <= 5'd3;
-                                          dma_cfg_wd <= reg_wr_data & GMC_REG_DUMMY_PAGE_LO_WMASK; end
-                GMC_REG_DUMMY_PAGE_HI:    begin dma_cfg_we <= 1'b1; dma_cfg_wa <= 5'd4;
-                                          dma_cfg_wd <= reg_wr_data & GMC_REG_DUMMY_PAGE_HI_WMASK; end
+                GMC_REG_DMA_RING_BASE_LO: begin cfg_hw = 1'b1; cfg_hwa = 5'd0;
+                                          cfg_hwd = cfg_v(GMC_REG_DMA_RING_BASE_LO_WMASK, GMC_REG_DMA_RING_BASE_LO_RESET); end
+                GMC_REG_DMA_RING_BASE_HI: begin cfg_hw = 1'b1; cfg_hwa = 5'd1;
+                                          cfg_hwd = cfg_v(GMC_REG_DMA_RING_BASE_HI_WMASK, GMC_REG_DMA_RING_BASE_HI_RESET); end
+                GMC_REG_PT_BASE:          begin cfg_hw = 1'b1; cfg_hwa = 5'd2;
+                                          cfg_hwd = cfg_v(GMC_REG_PT_BASE_WMASK, PT_BASE_RESET); end
+                GMC_REG_DUMMY_PAGE_LO:    begin cfg_hw = 1'b1; cfg_hwa = 5'd3;
+                                          cfg_hwd = cfg_v(GMC_REG_DUMMY_PAGE_LO_WMASK, GMC_REG_DUMMY_PAGE_LO_RESET); end
+                GMC_REG_DUMMY_PAGE_HI:    begin cfg_hw = 1'b1; cfg_hwa = 5'd4;
+                                          cfg_hwd = cfg_v(GMC_REG_DUMMY_PAGE_HI_WMASK, GMC_REG_DUMMY_PAGE_HI_RESET); end
                 default:
                     if (reg_wr_addr >= GMC_REG_PROT_BASE && {16'd0, wr_prot_rel} < PROT_SPAN
                         && {19'd0, wr_prot_rel[15:3]} < PROT_RANGES) begin
-                        dma_cfg_we <= 1'b1;
-                        dma_cfg_wa <= {2'b01, wr_prot_rel[2], wr_prot_rel[4:3]};
-                        dma_cfg_wd <= reg_wr_data & (wr_prot_rel[2] ? GMC_REG_PROT_LIMIT_WMASK
-                                                                    : GMC_REG_PROT_BASE_WMASK);
+                        cfg_hw = 1'b1;
+                        cfg_hwa = {2'b01, wr_prot_rel[2], wr_prot_rel[4:3]};
+                        cfg_hwd = wr_prot_rel[2] ? cfg_v(GMC_REG_PROT_LIMIT_WMASK, GMC_REG_PROT_LIMIT_RESET)
+                                                 : cfg_v(GMC_REG_PROT_BASE_WMASK, GMC_REG_PROT_BASE_RESET);
                     end
             endcase
         end
-        if (rst) dma_cfg_we <= 1'b0;
+    end
+    // A word's reset value.
+    function [31:0] cfg_reset;
+        input [3:0] w;
+        begin
+            case (w)
+                4'd0: cfg_reset = GMC_REG_DMA_RING_BASE_LO_RESET;
+                4'd1: cfg_reset = GMC_REG_DMA_RING_BASE_HI_RESET;
+                4'd2: cfg_reset = PT_BASE_RESET;
+                4'd3: cfg_reset = GMC_REG_DUMMY_PAGE_LO_RESET;
+                4'd4: cfg_reset = GMC_REG_DUMMY_PAGE_HI_RESET;
+                4'd8, 4'd9, 4'd10, 4'd11: cfg_reset = GMC_REG_PROT_BASE_RESET;
+                4'd12, 4'd13, 4'd14, 4'd15: cfg_reset = GMC_REG_PROT_LIMIT_RESET;
+                default: cfg_reset = 32'd0;
+            endcase
+        end
+    endfunction
+
+    integer i;
+    always @(posedge clk) begin
+        late_fault_reg <= st_grp == 5'd2 || st_grp == 5'd3;
+        late_ctr_reg <= st_grp >= 5'd4;
+        late_hi_reg <= st_hi;
+        late_lo_reg <= DMA_ENGINE == 3 && reg_rd_en && st_late && !st_hi;
+        late_sn_reg <= st_sn;
+        dma_cfg_we <= 4'd0;
+        if (cfg_hw) begin
+            dma_cfg_we <= reg_wr_strb;
+            dma_cfg_wa <= cfg_hwa;
+            dma_cfg_wd <= cfg_hwd;
+            cfg_host[cfg_hwa[3:0]] <= 1'b1;
+        end else if (DMA_ENGINE == 3 && !cfg_init[4]) begin
+            dma_cfg_we <= cfg_host[cfg_init[3:0]] ? 4'd0 : 4'hF;
+            dma_cfg_wa <= cfg_init;
+            dma_cfg_wd <= cfg_reset(cfg_init[3:0]);
+            cfg_init <= cfg_init + 5'd1;
+        end
+        if (rst) begin
+            dma_cfg_we <= 4'd0;
+            late_lo_reg <= 1'b0;
+            cfg_init <= 5'd0;
+            cfg_host <= 16'd0;
+        end
     end
 
     always @(posedge clk) begin
@@ -599,14 +699,18 @@ module gmc_regs #(
 
         // DMA counters.
         cnt_dma_busy_reg <= cnt_dma_busy_reg + {{(CW-1){1'b0}}, dma_state != GMC_DMA_STATE_IDLE[1:0]};
-        cnt_dma_rd_vram_reg <= cnt_dma_rd_vram_reg + {{(CW-4){1'b0}}, dma_rd_vram};
-        cnt_dma_wr_vram_reg <= cnt_dma_wr_vram_reg + {{(CW-4){1'b0}}, dma_wr_vram};
-        cnt_dma_rd_sys_reg <= cnt_dma_rd_sys_reg + {{(CW-4){1'b0}}, dma_rd_sys};
-        cnt_dma_wr_sys_reg <= cnt_dma_wr_sys_reg + {{(CW-4){1'b0}}, dma_wr_sys};
-        cnt_dma_rd_ap_reg <= cnt_dma_rd_ap_reg + {{(CW-4){1'b0}}, dma_rd_ap};
-        cnt_dma_wr_ap_reg <= cnt_dma_wr_ap_reg + {{(CW-4){1'b0}}, dma_wr_ap};
-        cnt_dma_pkt_reg <= cnt_dma_pkt_reg + {{(CW-2){1'b0}}, dma_ev_packets};
-        cnt_dma_fault_reg <= cnt_dma_fault_reg + {{(CW-1){1'b0}}, dma_ev_fault};
+        // (With the micro-sequenced engine these eight are in its
+        // register file and stay 0 here.)
+        if (DMA_ENGINE != 3) begin
+            cnt_dma_rd_vram_reg <= cnt_dma_rd_vram_reg + {{(CW-4){1'b0}}, dma_rd_vram};
+            cnt_dma_wr_vram_reg <= cnt_dma_wr_vram_reg + {{(CW-4){1'b0}}, dma_wr_vram};
+            cnt_dma_rd_sys_reg <= cnt_dma_rd_sys_reg + {{(CW-4){1'b0}}, dma_rd_sys};
+            cnt_dma_wr_sys_reg <= cnt_dma_wr_sys_reg + {{(CW-4){1'b0}}, dma_wr_sys};
+            cnt_dma_rd_ap_reg <= cnt_dma_rd_ap_reg + {{(CW-4){1'b0}}, dma_rd_ap};
+            cnt_dma_wr_ap_reg <= cnt_dma_wr_ap_reg + {{(CW-4){1'b0}}, dma_wr_ap};
+            cnt_dma_pkt_reg <= cnt_dma_pkt_reg + {{(CW-2){1'b0}}, dma_ev_packets};
+            cnt_dma_fault_reg <= cnt_dma_fault_reg + {{(CW-1){1'b0}}, dma_ev_fault};
+        end
         cnt_dma_clock_reg <= cnt_dma_clock_reg + {{(CW-1){1'b0}}, dma_clk_run};
 
         // Counters.
@@ -642,6 +746,8 @@ module gmc_regs #(
                 default: ;
             endcase
         end
+        // (The micro-sequenced engine's LO read: its HI half in the cycle of the answer.)
+        if (DMA_ENGINE == 3 && late_lo_reg) snap_hi_reg <= st_hi_v;
 
         // Debug translation port.
         if (xl_req_valid && xl_req_ready)

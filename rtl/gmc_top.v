@@ -258,9 +258,11 @@ module gmc_top #(
     wire                      dma_inv_all, dma_inv_page_valid;
     wire [31:0]               dma_inv_page;
     // The micro-sequenced engine's status and configuration RAM ports.
-    wire [5:0]                dma_st_ra;
-    wire [31:0]               dma_st_rd;
-    wire                      dma_cfg_we;
+    wire [4:0]                dma_st_ra;
+    wire [63:0]               dma_st_rd;
+    wire                      dma_cnt_clear;
+    wire [3:0]                dma_cfg_we;
+    wire                      dma_st_rz;
     wire [4:0]                dma_cfg_wa;
     wire [31:0]               dma_cfg_wd;
 
@@ -308,7 +310,7 @@ module gmc_top #(
         .dma_ev_fence_irq(dma_ev_fence_irq),
         .dma_rd_vram(dma_rd_vram), .dma_rd_sys(dma_rd_sys), .dma_rd_ap(dma_rd_ap),
         .dma_wr_vram(dma_wr_vram), .dma_wr_sys(dma_wr_sys), .dma_wr_ap(dma_wr_ap),
-        .dma_st_ra(dma_st_ra), .dma_st_rd(dma_st_rd), .reg_rd_late(reg_rd_late),
+        .dma_st_ra(dma_st_ra), .dma_st_rd(dma_st_rd), .dma_st_rz(dma_st_rz), .dma_cnt_clear(dma_cnt_clear), .reg_rd_late(reg_rd_late),
         .reg_rd_late_data(reg_rd_late_data),
         .dma_cfg_we(dma_cfg_we), .dma_cfg_wa(dma_cfg_wa), .dma_cfg_wd(dma_cfg_wd)
     );
@@ -454,9 +456,10 @@ module gmc_top #(
                 `include "gmc_dma_conn.vh"
             );
             // (The micro-sequenced engine's RAM ports are not used.)
-            assign dma_st_rd = 32'd0;
+            assign dma_st_rd = 64'd0;
+            assign dma_st_rz = 1'b0;
             /* verilator lint_off UNUSEDSIGNAL */
-            wire unused_dmu = &{1'b0, dma_st_ra, dma_cfg_we, dma_cfg_wa, dma_cfg_wd};
+            wire unused_dmu = &{1'b0, dma_st_ra, dma_cnt_clear, dma_cfg_we, dma_cfg_wa, dma_cfg_wd};
             /* verilator lint_on UNUSEDSIGNAL */
         end else if (DMA_ENGINE == 2) begin : g_dmc
             // The compact engine: the same ports and contract, one packet,
@@ -468,27 +471,27 @@ module gmc_top #(
                 `include "gmc_dma_conn.vh"
             );
             // (The micro-sequenced engine's RAM ports are not used.)
-            assign dma_st_rd = 32'd0;
+            assign dma_st_rd = 64'd0;
+            assign dma_st_rz = 1'b0;
             /* verilator lint_off UNUSEDSIGNAL */
-            wire unused_dmu = &{1'b0, dma_st_ra, dma_cfg_we, dma_cfg_wa, dma_cfg_wd};
+            wire unused_dmu = &{1'b0, dma_st_ra, dma_cnt_clear, dma_cfg_we, dma_cfg_wa, dma_cfg_wd};
             /* verilator lint_on UNUSEDSIGNAL */
         end else if (DMA_ENGINE == 3) begin : g_dmu
-            // The micro-sequenced engine (work in progress: NOP and FENCE
-            // only; docs/dma.md). Its fence, read result and fault
-            // registers are in its status RAM, read by u_regs.
+            // The micro-sequenced engine (docs/dma.md; no clock gate yet).
+            // Its fence, read result, fault registers and counters are in
+            // its status RAM, read by u_regs.
             gmc_dmu #(
-                .VRAM_BYTES(VRAM_BYTES), .ID_WIDTH(M_ID_WIDTH), .VRAM_AW(VRAM_AW)
+                .VRAM_BYTES(VRAM_BYTES), .APERTURE_BASE(APERTURE_BASE), .APERTURE_PAGES(APERTURE_PAGES),
+                .ID_WIDTH(M_ID_WIDTH), .VRAM_AW(VRAM_AW)
             ) u_dmu (
                 .clk(clk), .rst(rst),
                 .enable(dma_enable), .ring_log2(dma_ring_log2), .tail(dma_tail), .watchdog(dma_watchdog),
                 .cfg_we(dma_cfg_we), .cfg_wa(dma_cfg_wa), .cfg_wd(dma_cfg_wd),
-                .cmd_skip(dma_cmd_skip), .cmd_reset(dma_cmd_reset),
+                .cmd_skip(dma_cmd_skip), .cmd_reset(dma_cmd_reset), .cnt_clear(dma_cnt_clear),
                 .st_state(dma_state), .st_indirect(dma_indirect), .st_rd_out(dma_rd_out),
                 .st_wr_out(dma_wr_out), .st_head(dma_head), .st_fault_code(dma_fault_code),
-                .st_ra(dma_st_ra), .st_rd(dma_st_rd),
+                .st_ra(dma_st_ra), .st_rd(dma_st_rd), .st_rz(dma_st_rz),
                 .ev_packets(dma_ev_packets), .ev_fault(dma_ev_fault), .ev_fence_irq(dma_ev_fence_irq),
-                .cnt_rd_vram(dma_rd_vram), .cnt_rd_sys(dma_rd_sys), .cnt_rd_ap(dma_rd_ap),
-                .cnt_wr_vram(dma_wr_vram), .cnt_wr_sys(dma_wr_sys), .cnt_wr_ap(dma_wr_ap),
                 .g_req_valid(dg_valid), .g_req_ready(ga_ready[2:1]), .g_req_addr(dg_addr),
                 .g_req_write(dg_write), .g_resp_valid(ga_resp[2:1]), .g_resp_fault(g_resp_fault),
                 .g_resp_code(g_resp_code), .g_resp_addr(g_resp_addr), .g_resp_system(g_resp_system),
@@ -518,15 +521,18 @@ module gmc_top #(
             /* verilator lint_off UNUSEDSIGNAL */
             wire unused_cfg = &{1'b0, dma_clk_on, dma_ring_base};
             /* verilator lint_on UNUSEDSIGNAL */
+            // (Its byte, packet and fault counters are in its register file.)
+            assign {dma_rd_vram, dma_rd_sys, dma_rd_ap, dma_wr_vram, dma_wr_sys, dma_wr_ap} = 24'd0;
             assign dma_fence = 64'd0;
             assign dma_read_result = 64'd0;
             assign dma_fault_pkt = 48'd0;
             assign dma_fault_addr = 48'd0;
         end else begin : g_no_dma
             // (The micro-sequenced engine's RAM ports are not used.)
-            assign dma_st_rd = 32'd0;
+            assign dma_st_rd = 64'd0;
+            assign dma_st_rz = 1'b0;
             /* verilator lint_off UNUSEDSIGNAL */
-            wire unused_dmu = &{1'b0, dma_st_ra, dma_cfg_we, dma_cfg_wa, dma_cfg_wd};
+            wire unused_dmu = &{1'b0, dma_st_ra, dma_cnt_clear, dma_cfg_we, dma_cfg_wa, dma_cfg_wd};
             /* verilator lint_on UNUSEDSIGNAL */
             // No engine: the master never issues a request and accepts any
             // response; the DMA registers keep their reset values.

@@ -40,8 +40,12 @@
 #define DEFAULT_TDR_CYCLES 4000000u
 
 /* The compact engine (CAPS.DMA_ENGINE = COMPACT) moves one word and one bus
- * transaction at a time: its default TDR timeout is this many times longer. */
+ * transaction at a time: its default TDR timeout is this many times longer.
+ * The micro-sequenced engine (MICRO) is slower still (docs/dma.md
+ * estimates about 40 cycles per word of a copy against the compact
+ * engine's 14): four times the compact engine's. */
 #define COMPACT_TDR_FACTOR 32u
+#define MICRO_TDR_FACTOR 128u
 
 /* Nominal device clock for timeouts given in microseconds: 100 MHz. */
 #define CYCLES_PER_US 100u
@@ -221,11 +225,21 @@ static int wait_all(gmc_device *dev)
     return gmc_fence_await(dev, gmc_paging_last_issued(dev->pg));
 }
 
+uint64_t gmc_fence_default_tdr(uint32_t caps)
+{
+    switch ((caps & GMC_CAPS_DMA_ENGINE_MASK) >> GMC_CAPS_DMA_ENGINE_LSB) {
+    case GMC_DMA_ENGINE_COMPACT:
+        return (uint64_t)DEFAULT_TDR_CYCLES * COMPACT_TDR_FACTOR;
+    case GMC_DMA_ENGINE_MICRO:
+        return (uint64_t)DEFAULT_TDR_CYCLES * MICRO_TDR_FACTOR;
+    default:
+        return DEFAULT_TDR_CYCLES;
+    }
+}
+
 int gmc_fence_init(gmc_device *dev, uint32_t pbuf_bytes, uint64_t tdr_cycles)
 {
-    const uint32_t engine = (dev->adapter.caps & GMC_CAPS_DMA_ENGINE_MASK) >> GMC_CAPS_DMA_ENGINE_LSB;
-    dev->tdr_cycles = tdr_cycles != 0u ? tdr_cycles
-                      : DEFAULT_TDR_CYCLES * (engine == GMC_DMA_ENGINE_COMPACT ? COMPACT_TDR_FACTOR : 1u);
+    dev->tdr_cycles = tdr_cycles != 0u ? tdr_cycles : gmc_fence_default_tdr(dev->adapter.caps);
     dev->no_paging_status = GMC_E_UNSUPPORTED;
     gmc_cand_init(dev);
     if (!(dev->adapter.caps & GMC_CAPS_DMA_MASK))

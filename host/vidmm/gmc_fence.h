@@ -29,6 +29,10 @@ enum gmc_pend {
  * engine), the candidate bookkeeping, and every aperture page pointed at
  * the dummy page. */
 int gmc_fence_init(gmc_device *dev, uint32_t pbuf_bytes, uint64_t tdr_cycles);
+/* The default TDR timeout in device cycles for a device's CAPS: 4,000,000
+ * for the full engine (or none), 32 times that for the compact engine,
+ * 128 times for the micro-sequenced one (slower engines). */
+uint64_t gmc_fence_default_tdr(uint32_t caps);
 /* Point every aperture page at the dummy page, and wait. */
 int gmc_fence_clear_gart(gmc_device *dev);
 void gmc_fence_fini(gmc_device *dev);

@@ -88,13 +88,14 @@ uint64_t t_rand(uint64_t *state)
 
 unsigned t_dma_slowdown(gmc_sim *s)
 {
-    uint32_t caps = t_rd(s, GMC_REG_CAPS);
-    return ((caps & GMC_CAPS_DMA_ENGINE_MASK) >> GMC_CAPS_DMA_ENGINE_LSB) == GMC_DMA_ENGINE_COMPACT ? 32u : 1u;
+    const uint32_t e = (t_rd(s, GMC_REG_CAPS) & GMC_CAPS_DMA_ENGINE_MASK) >> GMC_CAPS_DMA_ENGINE_LSB;
+    return e == GMC_DMA_ENGINE_MICRO ? 128u : e == GMC_DMA_ENGINE_COMPACT ? 32u : 1u;
 }
 
 unsigned t_dma_fill_cycles_per_word(gmc_sim *s)
 {
-    return t_dma_slowdown(s) == 1u ? 1u : 11u;
+    const unsigned k = t_dma_slowdown(s);
+    return k == 1u ? 1u : k == 32u ? 11u : 74u;
 }
 
 void t_fill_random(void *buf, size_t len, uint64_t *state)

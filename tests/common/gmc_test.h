@@ -50,12 +50,16 @@ uint64_t t_rand(uint64_t *state);
 void t_fill_random(void *buf, size_t len, uint64_t *state);
 /* How many times a DMA test's cycle budget the model's engine may need:
  * 1 for the full engine, 32 for the compact one (CAPS.DMA_ENGINE =
- * COMPACT: one word and one bus transaction at a time, docs/dma.md). Only
- * budgets and cycle bounds scale; every expected value stays the same. */
+ * COMPACT: one word and one bus transaction at a time, docs/dma.md), 128
+ * for the micro-sequenced one (MICRO: the same, in microcode at two cycles
+ * a micro-instruction; 100 small TRANSFERs take about 90 times the full
+ * engine's budget). Only budgets and cycle bounds scale; every expected
+ * value stays the same. */
 unsigned t_dma_slowdown(gmc_sim *s);
 /* Cycles a FILL takes per 8-byte VRAM word: 1 on the full engine, 11 on
  * the compact one (a cycle to start the word, 8 to gather its bytes, one to
- * see it complete, one to write it). */
+ * see it complete, one to write it), 74 on the micro-sequenced one (its
+ * microcode's block loop, docs/dma.md). */
 unsigned t_dma_fill_cycles_per_word(gmc_sim *s);
 
 #endif

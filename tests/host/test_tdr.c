@@ -11,6 +11,8 @@
 #include <stdio.h>
 
 #include "vidmm_test.h"
+#include "gmc_fence.h"
+#include "gmc_regs.h"
 
 /* A device whose TDR timeout is `cycles` on the full engine, scaled by
  * t_dma_slowdown for the compact one (a cycle budget, not a result). */
@@ -188,9 +190,24 @@ static void test_repeated_hangs(void **state)
     t_close(dev);
 }
 
+/* The default TDR timeout by engine (CAPS.DMA_ENGINE): the slower the
+ * engine, the longer (gmc_fence.h). */
+static void test_default_tdr(void **state)
+{
+    (void)state;
+    const uint32_t other = GMC_CAPS_DMA_MASK | GMC_CAPS_GART_MASK;
+#define ENG(e) (other | ((uint32_t)(e) << GMC_CAPS_DMA_ENGINE_LSB))
+    assert_int_equal(gmc_fence_default_tdr(ENG(GMC_DMA_ENGINE_FULL)), 4000000u);
+    assert_int_equal(gmc_fence_default_tdr(ENG(GMC_DMA_ENGINE_COMPACT)), 32u * 4000000u);
+    assert_int_equal(gmc_fence_default_tdr(ENG(GMC_DMA_ENGINE_MICRO)), 128u * 4000000u);
+    assert_int_equal(gmc_fence_default_tdr(GMC_CAPS_GART_MASK), 4000000u);
+#undef ENG
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_default_tdr),
         cmocka_unit_test(test_hang_recovery),
         cmocka_unit_test(test_fence_wait_timeout),
         cmocka_unit_test(test_repeated_hangs),

@@ -21,7 +21,10 @@
 #define APB T_APERTURE_BASE
 #define V_A 0x040000u
 #define V_B 0x080000u
-#define WAIT 500000u
+/* Cycle budget of a wait, scaled for the slower engines (t_dma_slowdown,
+ * set by setup). */
+static unsigned slow = 1;
+#define WAIT (500000u * slow)
 #define BLK 256u
 
 /* Aperture pages: 0..15 RW onto the area, 20 read-only, 21 write-only,
@@ -46,6 +49,7 @@ static int setup(void **state)
     struct fx *f = calloc(1, sizeof *f);
     assert_non_null(f);
     f->s = t_sim_new();
+    slow = t_dma_slowdown(f->s);
     assert_int_equal(gmc_ring_init(&f->r, f->s, RING_BUS, 12, (NPG + 4) * GMC_PAGE_SIZE), GMC_SIM_OK);
     f->sys_bus = gmc_ring_alloc(&f->r, (NPG + 1) * GMC_PAGE_SIZE, GMC_PAGE_SIZE, &f->sys);
     assert_true(f->sys_bus != 0);

@@ -15,7 +15,10 @@
 #define NPG 8u
 #define V_A 0x040000u
 #define V_B 0x080000u
-#define WAIT 500000u
+/* Cycle budget of a wait, scaled for the slower engines (t_dma_slowdown,
+ * set by setup). */
+static unsigned slow = 1;
+#define WAIT (500000u * slow)
 
 struct fx {
     gmc_sim *s;
@@ -30,6 +33,7 @@ static int setup(void **state)
     struct fx *f = calloc(1, sizeof *f);
     assert_non_null(f);
     f->s = t_sim_new();
+    slow = t_dma_slowdown(f->s);
     assert_int_equal(gmc_ring_init(&f->r, f->s, RING_BUS, 12, 64 * GMC_PAGE_SIZE), GMC_SIM_OK);
     f->sys_bus = gmc_ring_alloc(&f->r, (NPG + 1) * GMC_PAGE_SIZE, GMC_PAGE_SIZE, &f->sys);
     assert_true(f->sys_bus != 0);
@@ -140,7 +144,7 @@ static void test_fence_vram_visibility(void **state)
     assert_int_equal(gmc_ring_put(&f->r, p, 2 * N), GMC_SIM_OK);
     assert_int_equal(gmc_ring_kick(&f->r), GMC_SIM_OK);
     unsigned seen = 0;
-    for (int guard = 0; guard < 20000 && seen < N; guard++) {
+    for (int guard = 0; guard < 20000 * (int)slow && seen < N; guard++) {
         const uint32_t v = t_rd(s, GMC_REG_DMA_FENCE_LO);
         while (v >= 100 && seen <= v - 100) {
             uint8_t b[GMC_PAGE_SIZE];
