@@ -300,8 +300,12 @@ module gmc_dmu #(
     // vector (v_hold): a RESET command in it is taken when it ends.
     wire v_hold = sg_m != 3'd0 && is_ctr(sg_g);
     reg  reset_p;
+    // to_taken: the watchdog's vector was taken and the bus has not moved
+    // since (it stays wd_fire): without it the vector would be taken again
+    // in every cycle, and its microcode would never run.
+    reg  to_taken;
     assign vec_reset = (cmd_reset || reset_p) && !v_hold;
-    assign vec_to = wd_fire && !faulted && (busy || can_fetch) && !v_hold;
+    assign vec_to = wd_fire && !faulted && (busy || can_fetch) && !v_hold && !to_taken;
     assign vec_skip = cmd_skip && faulted;
 
     function [1:0] next_epoch;
@@ -655,6 +659,8 @@ module gmc_dmu #(
             ph <= PH_D;   // (the ROM reads the vector in this cycle)
             busy <= 1'b0;
         end
+        if (!wd_fire) to_taken <= 1'b0;
+        else if (vec_to && !vec_reset) to_taken <= 1'b1;
         if (vec_reset) reset_p <= 1'b0;
         else if (cmd_reset) reset_p <= 1'b1;
         if (cmd_reset) begin
@@ -694,6 +700,7 @@ module gmc_dmu #(
             sg_m <= 3'd0;
             sg_clr <= 1'b0;
             reset_p <= 1'b0;
+            to_taken <= 1'b0;
             // (The counters read 0 until the microcode first writes them.)
             c_pend <= 8'hFF;
         end

@@ -235,6 +235,34 @@ static void test_cfg_after_reset(void **state)
     assert_int_equal(t_rd64(s, GMC_REG_CNT_DMA_PACKETS_LO), 2);
 }
 
+/* A packet fetch that never answers: the watchdog's TIMEOUT fault is
+ * taken (the vector runs its microcode once, not again every cycle while
+ * the bus stays hung), names the packet, and is counted; RESET recovers. */
+static void test_watchdog_timeout(void **state)
+{
+    struct fx *f = *state;
+    gmc_sim *s = f->s;
+    t_wr(s, GMC_REG_CNT_CLEAR, 1);
+    const uint64_t slot = RING_BUS + f->r.tail;
+    assert_int_equal(gmc_sim_host_inject(s, slot, 32, GMC_SIM_INJECT_HANG), GMC_SIM_OK);
+    t_wr(s, GMC_REG_DMA_WATCHDOG, 1000);
+    struct gmc_pkt p = gmc_pkt_nop();
+    assert_int_equal(gmc_ring_run(&f->r, &p, 1, WAIT), 1);
+    assert_int_equal(t_rd(s, GMC_REG_DMA_FAULT_CODE), GMC_DMA_FAULT_TIMEOUT);
+    assert_int_equal(t_rd64(s, GMC_REG_DMA_FAULT_PKT_LO), slot);
+    assert_int_equal(t_rd64(s, GMC_REG_CNT_DMA_FAULTS_LO), 1);
+    assert_int_equal(t_rd64(s, GMC_REG_CNT_DMA_PACKETS_LO), 0);
+    gmc_sim_host_inject_clear(s);
+    assert_int_equal(gmc_sim_host_release(s), GMC_SIM_OK);
+    t_wr(s, GMC_REG_DMA_WATCHDOG, 0);
+    t_wr(s, GMC_REG_DMA_CMD, GMC_DMA_CMD_RESET_MASK);
+    assert_int_equal(t_rd(s, GMC_REG_DMA_STATUS) & GMC_DMA_STATUS_STATE_MASK, GMC_DMA_STATE_IDLE);
+    p = gmc_pkt_fence(0x7117u, 0, 0, 0);
+    assert_int_equal(gmc_ring_run(&f->r, &p, 1, WAIT), GMC_SIM_OK);
+    assert_int_equal(t_rd64(s, GMC_REG_DMA_FENCE_LO), 0x7117u);
+    assert_int_equal(t_rd64(s, GMC_REG_CNT_DMA_PACKETS_LO), 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -244,6 +272,7 @@ int main(void)
         cmocka_unit_test(test_counters_clear),
         cmocka_unit_test(test_lo_snapshots_hi),
         cmocka_unit_test(test_cfg_partial_strobes),
+        cmocka_unit_test(test_watchdog_timeout),
         cmocka_unit_test(test_cfg_after_reset),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
