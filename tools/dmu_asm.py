@@ -41,7 +41,7 @@ COND = {"always": 0, "z": 1, "c": 2, "zc": 3, "rsp": 4, "rsp_err": 5, "rsp_last"
 OUT = {"addr0": 0, "addr1": 1, "addr2": 2, "gather": 3, "wskip": 4, "wpush": 5, "rot": 6,
        "strobe": 7, "bufin": 8, "wtob": 9, "ar": 10, "aw": 11, "greq": 12, "vrd": 13,
        "vwr": 14, "ack": 15, "headnext": 16, "ev": 17, "fault": 19, "ib": 20,
-       "busy": 21, "wd0": 23, "wd1": 24, "wd2": 25, "wd3": 26, "rep": 27, "bank": 28}
+       "busy": 21, "rep": 27, "bank": 28}
 IN = {"buf0": 0, "buf1": 1, "buf2": 2, "buf3": 3, "head0": 4, "head1": 5, "tail0": 6, "tail1": 7,
       # The range checks' bounds (gmc_dmu parameters): VRAM's end, the
       # aperture's base and end.
