@@ -299,6 +299,28 @@ struct Figures {
     uint8_t reg_seq = 0;
     uint64_t reg_start = 0;
     std::vector<uint64_t> reg_rt;
+    // The board's turn between bursts: from the last bit of a burst that
+    // ended cleanly (a read burst's last beat, a write burst's response)
+    // to the first bit of the board's next DMA request, by the kind of
+    // burst that ended. Within a packet that is the engine's own work on
+    // the beat (no host in it); between packets it holds the wait for the
+    // host's next doorbell, which the median leaves out.
+    uint64_t last_end = 0;
+    int last_kind = -1;  // 0 read, 1 write, -1 none to time
+    std::vector<uint64_t> gaps[2];
+
+    void burst_ended(int kind, uint64_t e)
+    {
+        last_kind = kind;
+        last_end = e;
+    }
+
+    void next_request(uint64_t start)
+    {
+        if (last_kind >= 0 && start >= last_end)
+            gaps[last_kind].push_back(start - last_end);
+        last_kind = -1;
+    }
 
     // A cycle with the host->board line idle: inside a read burst whose
     // beats have begun, the board waits for the host's next beat (it wrote
@@ -349,6 +371,7 @@ struct Figures {
                     // apart, not in the figure.
                     (rd.resent ? rd_resent : rd_asked)++;
                     rd.open = false;
+                    last_kind = -1;
                 } else if (p[0] == rd.len) {
                     rd_bursts++;
                     rd_beats += rd.len + 1;
@@ -357,6 +380,7 @@ struct Figures {
                     rd_foreign += rd.foreign;
                     rd_hist[rd.len + 1]++;
                     rd.open = false;
+                    burst_ended(0, e);
                 }
             }
             break;
@@ -364,6 +388,7 @@ struct Figures {
             if (down.len == GMC_BRIDGE_LEN_DMA_WR_RESP && wr.open && wr.answered && p[1] == wr.tag && wr.asked) {
                 wr_asked++;
                 wr.open = false;
+                last_kind = -1;
             } else if (down.len == GMC_BRIDGE_LEN_DMA_WR_RESP && wr.open && wr.answered && p[1] == wr.tag) {
                 uint64_t w = down.start > wr.ask_end ? down.start - wr.ask_end : 0;
                 wr_bursts++;
@@ -373,6 +398,7 @@ struct Figures {
                 wr_foreign += wr.foreign;
                 wr_hist[wr.len + 1]++;
                 wr.open = false;
+                burst_ended(1, e);
             }
             break;
         default:
@@ -398,6 +424,7 @@ struct Figures {
             if (up.len == GMC_BRIDGE_LEN_DMA_RD_REQ && rd.open && p[10] == rd.tag) {
                 rd.asked = true;  // sent again, when the host asked
             } else if (up.len == GMC_BRIDGE_LEN_DMA_RD_REQ) {
+                next_request(up.start);
                 rd = Burst();
                 rd.open = true;
                 rd.len = p[7];
@@ -410,6 +437,7 @@ struct Figures {
             if (up.len == GMC_BRIDGE_LEN_DMA_WR_REQ && wr.open && p[10] == wr.tag) {
                 wr.asked = true;  // sent again, when the host asked
             } else if (up.len == GMC_BRIDGE_LEN_DMA_WR_REQ) {
+                next_request(up.start);
                 wr = Burst();
                 wr.open = true;
                 wr.len = p[7];
@@ -439,6 +467,16 @@ struct Figures {
         return o + "}";
     }
 
+    static std::string gap_json(std::vector<uint64_t> g)
+    {
+        std::sort(g.begin(), g.end());
+        char b[128];
+        std::snprintf(b, sizeof b, "{\"count\": %zu, \"min_cycles\": %llu, \"median_cycles\": %llu}", g.size(),
+                      (unsigned long long)(g.empty() ? 0 : g.front()),
+                      (unsigned long long)(g.empty() ? 0 : g[g.size() / 2]));
+        return b;
+    }
+
     std::string json()
     {
         std::vector<uint64_t> v = reg_rt;
@@ -451,14 +489,15 @@ struct Figures {
                       "\"beats_per_burst\": %s, \"resent_bursts\": %llu, \"host_asked_bursts\": %llu}, "
                       "\"dma_wr\": {\"bursts\": %llu, \"beats\": %llu, \"cycles\": %llu, \"host_cycles\": %llu, \"other_frame_cycles\": %llu, "
                       "\"beats_per_burst\": %s, \"host_asked_bursts\": %llu}, "
-                      "\"reg_rd\": {\"count\": %zu, \"min_cycles\": %llu, \"median_cycles\": %llu}}",
+                      "\"reg_rd\": {\"count\": %zu, \"min_cycles\": %llu, \"median_cycles\": %llu}, "
+                      "\"board_turn\": {\"after_rd\": %s, \"after_wr\": %s}}",
                       (unsigned long long)WIRE_BYTE, (unsigned long long)rd_bursts, (unsigned long long)rd_beats,
                       (unsigned long long)rd_cycles, (unsigned long long)rd_wait, (unsigned long long)rd_foreign, hist(rd_hist).c_str(), (unsigned long long)rd_resent,
                       (unsigned long long)rd_asked,
                       (unsigned long long)wr_bursts, (unsigned long long)wr_beats, (unsigned long long)wr_cycles,
                       (unsigned long long)wr_wait, (unsigned long long)wr_foreign, hist(wr_hist).c_str(),
                       (unsigned long long)wr_asked, v.size(), (unsigned long long)mn,
-                      (unsigned long long)md);
+                      (unsigned long long)md, gap_json(gaps[0]).c_str(), gap_json(gaps[1]).c_str());
         return buf;
     }
 };

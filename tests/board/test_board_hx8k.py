@@ -149,6 +149,13 @@ def check_engine_run(tag, engine, ref, banner, p, r, stats, log, bstats, ref_log
     check(rd["beats_per_burst"].get("4") == sessions * hw.get("dma_packets", -1) and rd["bursts"] > 1000,
           f"{tag}: {rd['beats_per_burst'].get('4')} four-beat read bursts on the wire in {sessions} session(s) "
           f"of {hw.get('dma_packets')} packets counted by the engine")
+    # The board's own turn between bursts is measured (--stats, for make
+    # bench): one per burst that ended cleanly and was followed by another.
+    turn = bstats["figures"].get("board_turn", {})
+    n_turns = turn.get("after_rd", {}).get("count", 0) + turn.get("after_wr", {}).get("count", 0)
+    n_bursts = rd["bursts"] + bstats["figures"]["dma_wr"]["bursts"]
+    check(n_bursts - sessions - 2 <= n_turns < n_bursts and turn["after_rd"]["min_cycles"] > 0,
+          f"{tag}: the board's turn timed after {n_turns} of {n_bursts} bursts")
     return bstats
 
 
