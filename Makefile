@@ -356,47 +356,71 @@ $(BUILD)/rel/bin/gmc-sim-tour: examples/sim_tour.c $(BUILD)/rel/lib/libgmc_sim.a
 
 # ------------------------------------------------------- board simulation
 
+# The DMA engine each board's bitstream carries (enum DMA_ENGINE: 0 none,
+# 1 full, 2 compact, 3 micro-sequenced). One place for both users: make
+# firmware passes it to the board top (chparam, below), and gmc-board-sim
+# runs that board's top with the same engine by default, so the simulation
+# and the image cannot disagree. The iCEBreaker's UP5K has no room for any
+# engine (docs/boards.md); the HX8K carries the micro-sequenced one.
+FW_ENGINE_icebreaker  := 0
+FW_ENGINE_hx8k        := 3
+DMA_ENGINE_NAME_0 := none
+DMA_ENGINE_NAME_1 := full
+DMA_ENGINE_NAME_2 := compact
+DMA_ENGINE_NAME_3 := micro
+
 # gmc-board-sim (docs/board-sim.md): each board top of firmware/, UART
-# bridge included, Verilated with the compact paging engine
-# (DMA_ENGINE=2, simulation only: it does not fit the bitstreams yet), behind a
-# pseudo-terminal. Release build only: it is a server the tests start.
+# bridge included, Verilated behind a pseudo-terminal, one model per board
+# and engine: Vgmc_board_<board>_<engine>. A board's default model has its
+# bitstream's engine; a bitstream without one (the iCEBreaker's) gets the
+# compact engine instead, labelled simulation-only, so that paging runs over
+# the link. Besides: the iCEBreaker with the full engine (bursts of up to 32
+# beats: what the link carries when the engine streams, make bench's
+# uart_dma_*_fraction_full figures) and the HX8K with the compact one (to
+# compare with its micro-sequenced engine), both simulation-only.
+# Release build only: it is a server the tests start.
 BOARD_SIM_TOPS := icebreaker hx8k
+board_sim_default = $(if $(filter 0,$(FW_ENGINE_$(1))),2,$(FW_ENGINE_$(1)))
+BOARD_SIM_MODELS := $(foreach b,$(BOARD_SIM_TOPS),$(b)_$(DMA_ENGINE_NAME_$(call board_sim_default,$(b))))
+BOARD_SIM_MODELS += $(filter-out $(BOARD_SIM_MODELS),icebreaker_full hx8k_compact)
 BOARD_FW_COMMON := $(sort $(wildcard firmware/common/*.v))
 # sim/board/gmc_board_sim.vlt makes the POR counter and the bridge's UART
 # byte ports public (board reset, --link byte); --trace-fst for --trace.
-BOARD_VFLAGS := --cc -Irtl -Ifirmware/common -GDMA_ENGINE=2 -O3 --x-assign fast --x-initial fast -Wall -Wno-fatal --no-timing -fno-case \
+BOARD_VFLAGS := --cc -Irtl -Ifirmware/common -O3 --x-assign fast --x-initial fast -Wall -Wno-fatal --no-timing -fno-case \
                 --trace-fst sim/board/gmc_board_sim.vlt
 
+# $(1) board, $(2) engine name, $(3) engine number.
 define BOARD_SIM_RULES
-$$(BUILD)/board/$(1)/vobj/Vgmc_board_$(1)__ALL.a: firmware/$(1)/gmc_board_$(1).v $$(BOARD_FW_COMMON) firmware/common/gmc_bridge.vh $$(RTL) $$(RTL_INC) sim/board/gmc_board_sim.vlt | deps-test
-	@rm -rf $$(BUILD)/board/$(1); mkdir -p $$(BUILD)/board/$(1)
-	$$(VERILATOR) $$(BOARD_VFLAGS) --top-module gmc_board_$(1) -Mdir $$(@D) -CFLAGS "-O2 -std=c++17" \
-	  $$(RTL) $$(BOARD_FW_COMMON) $$< >$$(BUILD)/board/$(1)/verilator.log 2>&1 || { cat $$(BUILD)/board/$(1)/verilator.log; exit 1; }
-	$$(MAKE) -s -j 2 -C $$(@D) -f Vgmc_board_$(1).mk OPT_FAST=-O2 OPT_GLOBAL=-O2 OPT_SLOW=-O1 \
-	  Vgmc_board_$(1)__ALL.a verilated.o verilated_threads.o verilated_fst_c.o >>$$(BUILD)/board/$(1)/verilator.log 2>&1 \
-	  || { cat $$(BUILD)/board/$(1)/verilator.log; exit 1; }
+$$(BUILD)/board/$(1)_$(2)/vobj/Vgmc_board_$(1)_$(2)__ALL.a: firmware/$(1)/gmc_board_$(1).v $$(BOARD_FW_COMMON) firmware/common/gmc_bridge.vh $$(RTL) $$(RTL_INC) sim/board/gmc_board_sim.vlt | deps-test
+	@rm -rf $$(BUILD)/board/$(1)_$(2); mkdir -p $$(BUILD)/board/$(1)_$(2)
+	$$(VERILATOR) $$(BOARD_VFLAGS) -GDMA_ENGINE=$(3) --prefix Vgmc_board_$(1)_$(2) --top-module gmc_board_$(1) -Mdir $$(@D) \
+	  -CFLAGS "-O2 -std=c++17" $$(RTL) $$(BOARD_FW_COMMON) $$< >$$(BUILD)/board/$(1)_$(2)/verilator.log 2>&1 \
+	  || { cat $$(BUILD)/board/$(1)_$(2)/verilator.log; exit 1; }
+	$$(MAKE) -s -j 2 -C $$(@D) -f Vgmc_board_$(1)_$(2).mk OPT_FAST=-O2 OPT_GLOBAL=-O2 OPT_SLOW=-O1 \
+	  Vgmc_board_$(1)_$(2)__ALL.a verilated.o verilated_threads.o verilated_fst_c.o >>$$(BUILD)/board/$(1)_$(2)/verilator.log 2>&1 \
+	  || { cat $$(BUILD)/board/$(1)_$(2)/verilator.log; exit 1; }
 endef
-$(foreach b,$(BOARD_SIM_TOPS),$(eval $(call BOARD_SIM_RULES,$(b))))
+$(foreach m,$(BOARD_SIM_MODELS),$(eval $(call BOARD_SIM_RULES,$(word 1,$(subst _, ,$(m))),$(word 2,$(subst _, ,$(m))),$(strip \
+  $(foreach n,0 1 2 3,$(if $(filter $(word 2,$(subst _, ,$(m))),$(DMA_ENGINE_NAME_$(n))),$(n)))))))
 
-# The iCEBreaker top with the full engine (DMA_ENGINE=1: bursts of up to 32
-# beats), for gmc-board-sim --engine full: what the link carries when the
-# engine streams (make bench's uart_dma_*_fraction_full figures).
-$(BUILD)/board/icebreaker_full/vobj/Vgmc_board_icebreaker_full__ALL.a: firmware/icebreaker/gmc_board_icebreaker.v $(BOARD_FW_COMMON) firmware/common/gmc_bridge.vh $(RTL) $(RTL_INC) sim/board/gmc_board_sim.vlt | deps-test
-	@rm -rf $(BUILD)/board/icebreaker_full; mkdir -p $(BUILD)/board/icebreaker_full
-	$(VERILATOR) $(subst -GDMA_ENGINE=2,-GDMA_ENGINE=1,$(BOARD_VFLAGS)) --prefix Vgmc_board_icebreaker_full --top-module gmc_board_icebreaker \
-	  -Mdir $(@D) -CFLAGS "-O2 -std=c++17" $(RTL) $(BOARD_FW_COMMON) $< >$(BUILD)/board/icebreaker_full/verilator.log 2>&1 \
-	  || { cat $(BUILD)/board/icebreaker_full/verilator.log; exit 1; }
-	$(MAKE) -s -j 2 -C $(@D) -f Vgmc_board_icebreaker_full.mk OPT_FAST=-O2 OPT_GLOBAL=-O2 OPT_SLOW=-O1 \
-	  Vgmc_board_icebreaker_full__ALL.a >>$(BUILD)/board/icebreaker_full/verilator.log 2>&1 \
-	  || { cat $(BUILD)/board/icebreaker_full/verilator.log; exit 1; }
-
-BOARD_SIM_LIBS := $(foreach b,$(BOARD_SIM_TOPS) icebreaker_full,$(BUILD)/board/$(b)/vobj/Vgmc_board_$(b)__ALL.a)
-$(BUILD)/rel/bin/gmc-board-sim: sim/board/gmc_board_sim.cpp include/gmc_bridge.h $(BOARD_SIM_LIBS)
+# The list of models and the bitstreams' engines, for gmc_board_sim.cpp
+# (rewritten only when it changes).
+$(BUILD)/board/gmc_board_models.h: FORCE
 	@mkdir -p $(@D)
-	$(CXX) -std=c++17 $(WARN) -Wno-unused-parameter -O2 -g -Iinclude $(foreach b,$(BOARD_SIM_TOPS) icebreaker_full,-I$(BUILD)/board/$(b)/vobj) \
-	  -I$(VLT_ROOT)/include -I$(VLT_ROOT)/include/vltstd $< $(BOARD_SIM_LIBS) \
-	  $(BUILD)/board/icebreaker/vobj/verilated.o $(BUILD)/board/icebreaker/vobj/verilated_threads.o \
-	  $(BUILD)/board/icebreaker/vobj/verilated_fst_c.o -o $@ -pthread -lz
+	@{ echo '// Generated by the Makefile (board simulation): do not edit.'; \
+	  for m in $(BOARD_SIM_MODELS); do echo "#include \"Vgmc_board_$$m.h\""; echo "#include \"Vgmc_board_$${m}___024root.h\""; done; \
+	  for m in $(BOARD_SIM_MODELS); do echo "GMC_BOARD_MODEL(Vgmc_board_$$m, gmc_board_$${m%_*}, $${m%_*}, $${m#*_})"; done; \
+	  $(foreach b,$(BOARD_SIM_TOPS),echo '#define GMC_FW_ENGINE_$(b) "$(DMA_ENGINE_NAME_$(FW_ENGINE_$(b)))"';) } >$@.tmp
+	@cmp -s $@.tmp $@ && rm -f $@.tmp || mv $@.tmp $@
+FORCE:
+.PHONY: FORCE
+
+BOARD_SIM_LIBS := $(foreach m,$(BOARD_SIM_MODELS),$(BUILD)/board/$(m)/vobj/Vgmc_board_$(m)__ALL.a)
+BOARD_SIM_VLT_OBJ := $(foreach o,verilated verilated_threads verilated_fst_c,$(BUILD)/board/$(firstword $(BOARD_SIM_MODELS))/vobj/$(o).o)
+$(BUILD)/rel/bin/gmc-board-sim: sim/board/gmc_board_sim.cpp include/gmc_bridge.h $(BUILD)/board/gmc_board_models.h $(BOARD_SIM_LIBS)
+	@mkdir -p $(@D)
+	$(CXX) -std=c++17 $(WARN) -Wno-unused-parameter -O2 -g -Iinclude -I$(BUILD)/board $(foreach m,$(BOARD_SIM_MODELS),-I$(BUILD)/board/$(m)/vobj) \
+	  -I$(VLT_ROOT)/include -I$(VLT_ROOT)/include/vltstd $< $(BOARD_SIM_LIBS) $(BOARD_SIM_VLT_OBJ) -o $@ -pthread -lz
 
 board-sim: $(BUILD)/rel/bin/gmc-board-sim
 .PHONY: board-sim
@@ -520,6 +544,8 @@ SCRIPT_TESTS = $(GEN_TESTS) tests/lint/test_check_layers.py tests/build/test_fre
 SCRIPT_TESTS += $(CLI_SCRIPT_TESTS)
 # The board path end to end: gmc over uart:<pty> against gmc-board-sim.
 SCRIPT_TESTS += tests/board/test_board_link.py
+# The HX8K with its bitstream's micro-sequenced engine over the link.
+SCRIPT_TESTS += tests/board/test_board_hx8k.py
 # Resets: the host killed mid-run, the board reset mid-run (docs/board-sim.md).
 SCRIPT_TESTS += tests/board/test_board_reset.py
 # The eviction benchmark's offline optimum (bench/evict_opt.py, Debian's python3-scipy).
@@ -630,11 +656,9 @@ FW_SYNTH_icebreaker   := -spram -dsp
 FW_PNR_icebreaker     := --up5k --package sg48
 FW_SYNTH_hx8k         :=
 FW_PNR_hx8k           := --hx8k --package ct256
-# DMA engine per board (enum DMA_ENGINE: 0 none, 2 compact), passed to the
-# board top and recorded in build/fw/<board>/dma_engine for the report. The
-# compact engine does not fit either board yet (docs/boards.md).
-FW_ENGINE_icebreaker  := 0
-FW_ENGINE_hx8k        := 0
+# DMA engine per board: FW_ENGINE_<board> (defined with the board
+# simulation above, which takes the same), passed to the board top and
+# recorded in build/fw/<board>/dma_engine for the report.
 
 .PHONY: firmware flash test-fw test-fw-gate $(FW_BOARDS:%=firmware-%)
 

@@ -251,8 +251,8 @@ BOARD_TRACE = os.path.join(ROOT, "examples", "board_loop.trace")
 BOARD_FAULTS = ("0.001", "3")  # tests/board/test_board_link.py's rate and seed
 
 
-def board_run(build, tmp, tag, *sim_args):
-    """board_loop over the board simulation: (gmc's stats.json, gmc-board-sim's --stats)."""
+def board_run(build, tmp, tag, *sim_args, trace=BOARD_TRACE, verified=32768):
+    """board_loop (or trace) over the board simulation: (gmc's stats.json, gmc-board-sim's --stats)."""
     pf, sf = os.path.join(tmp, tag + ".pty"), os.path.join(tmp, tag + ".json")
     sim = subprocess.Popen([os.path.join(build, "rel/bin/gmc-board-sim"), "--path-file", pf, "--stats", sf,
                             *sim_args], stdout=subprocess.DEVNULL)
@@ -262,7 +262,7 @@ def board_run(build, tmp, tag, *sim_args):
             time.sleep(0.05)
         pty = open(pf).read().strip()
         rep = os.path.join(tmp, tag + ".rep")
-        subprocess.run([os.path.join(build, "rel/bin/gmc"), "run", BOARD_TRACE, "--device", "uart:" + pty,
+        subprocess.run([os.path.join(build, "rel/bin/gmc"), "run", trace, "--device", "uart:" + pty,
                         "--progress", "none", "--report", rep], check=True, capture_output=True,
                        env=dict(os.environ, GMC_NO_PNG="1"), timeout=900)
     finally:
@@ -272,9 +272,46 @@ def board_run(build, tmp, tag, *sim_args):
         gst = json.load(f)
     with open(sf) as f:
         bst = json.load(f)
-    if gst["run"]["failed"] != 0 or gst["run"]["bytes_verified"] != 32768:
-        raise RuntimeError(f"board_loop over the link ({tag}): {gst['run']}")
+    if gst["run"]["failed"] != 0 or gst["run"]["bytes_verified"] != verified:
+        raise RuntimeError(f"{os.path.basename(trace)} over the link ({tag}): {gst['run']}")
     return gst, bst
+
+
+HX8K_TRACE = os.path.join(ROOT, "examples", "board_hx8k.trace")
+HX8K_REPEAT = 3
+
+
+def uart_hx8k(build):
+    """board_hx8k on the HX8K board simulation with its bitstream's micro-
+    sequenced engine and with the compact one (docs/board-sim.md, "The HX8K
+    and its micro-sequenced engine"): board cycles of the run from the
+    board's cycle counter, less the host's turns inside DMA bursts; the
+    least of HX8K_REPEAT runs each (load only adds host time), the median
+    of the raw counts beside it, gmc run's wall time (median), and the
+    board's turn between one-beat bursts (the engine's work on a beat)."""
+    out = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        runs = {"micro": [], "compact": []}
+        for i in range(HX8K_REPEAT):
+            for eng in runs:
+                gst, bst = board_run(build, tmp, f"hx8k_{eng}_{i}", "--board", "hx8k", "--engine", eng,
+                                     trace=HX8K_TRACE, verified=8192)
+                fig = bst["figures"]
+                runs[eng].append((gst["device_stats"]["cycles"],
+                                  fig["dma_rd"]["host_cycles"] + fig["dma_wr"]["host_cycles"],
+                                  gst["run"]["wall_seconds"], gst["digest"]))
+                # The board's own turn between bursts (median board
+                # cycles, no host in it: the same in every run).
+                out[f"uart_hx8k_turn_after_rd_cycles_{eng}"] = fig["board_turn"]["after_rd"]["median_cycles"]
+                out[f"uart_hx8k_turn_after_wr_cycles_{eng}"] = fig["board_turn"]["after_wr"]["median_cycles"]
+        digests = {r[3] for v in runs.values() for r in v}
+        if len(digests) != 1:
+            raise RuntimeError(f"board_hx8k over the link: digests {digests}")
+        for eng, v in runs.items():
+            out[f"uart_hx8k_cycles_{eng}"] = min(c - h for c, h, _, _ in v)
+            out[f"uart_hx8k_cycles_raw_median_{eng}"] = median([c for c, _, _, _ in v])
+            out[f"uart_hx8k_wall_s_median_{eng}"] = median([w for _, _, w, _ in v])
+    return out
 
 
 def uart_link(build):
@@ -348,6 +385,7 @@ def main():
     res.update(resid_scaling(build))
     res.update(end_to_end(build))
     res.update(uart_link(build))
+    res.update(uart_hx8k(build))
     # The DMA figures are exact model cycles, the same in every run (checked);
     # only the model's wall-clock speed varies.
     dmas = [run_json([os.path.join(build, "rel/bin/bench-dma")]) for _ in range(REPEAT)]

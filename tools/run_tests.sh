@@ -25,7 +25,7 @@ for bin in "$@"; do
   f=$(grep -o '\[  FAILED  \] [0-9]* test(s), listed below' "$log" | awk '{s+=$4} END {print s+0}')
   k=$(grep -o '\[  SKIPPED \] [0-9]* test(s)' "$log" | awk '{s+=$4} END {print s+0}')
   # A plain test program reports its own "name: N passed, M failed" line.
-  plain=$(grep -E '^[A-Za-z_]+: [0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
+  plain=$(grep -E '^[A-Za-z0-9_]+: [0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
   if [ -n "$plain" ] && [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then
     p=$(printf '%s' "$plain" | sed -E 's/^[^:]*: ([0-9]+) passed.*/\1/')
     f=$(printf '%s' "$plain" | sed -E 's/.* ([0-9]+) failed.*/\1/')

@@ -29,7 +29,8 @@ module gmc_fpga_core #(
     // AXI ID width of the aperture and DMA ports.
     parameter integer ID_WIDTH = 4,
     // Which DMA paging engine gmc_top builds (enum DMA_ENGINE): 0 none,
-    // 1 full (about 9.5k LUT4s, fits neither iCE40), 2 compact.
+    // 1 full (about 9.5k LUT4s, fits neither iCE40), 2 compact,
+    // 3 micro-sequenced.
     parameter integer DMA_ENGINE = 0,
     // The bridge's write replay window, 2^BRIDGE_WIN_LOG2 beats
     // (docs/uart-bridge.md): 6 takes two 4 Kbit block RAMs, 2 or less is

@@ -21,10 +21,9 @@ module gmc_board_hx8k #(
     parameter integer POR_LOG2 = 12,
     // Activity LED stretch, 2^ACT_LOG2 cycles.
     parameter integer ACT_LOG2 = 20,
-    // DMA paging engine (enum DMA_ENGINE): 0 none, 2 compact. The compact
-    // engine does not fit yet (docs/boards.md), so the image carries none;
-    // the board simulation (sim/board/, docs/board-sim.md) sets 2 so that
-    // paging runs end to end over the link.
+    // DMA paging engine (enum DMA_ENGINE): 0 none, 1 full, 2 compact,
+    // 3 micro-sequenced. The image and the board simulation (sim/board/,
+    // docs/board-sim.md) both take the Makefile's FW_ENGINE_hx8k, 3.
     parameter integer DMA_ENGINE = 0
 ) (
     input  wire       clk_12m,

@@ -1260,6 +1260,12 @@ static int probe(struct uart *u)
                 if (rc != GMC_OK)
                     return rc;
             }
+            /* The counters count since the device was opened (gmc.h), as
+             * the pci backend's open clears them: an earlier session's
+             * work is not this one's. */
+            rc = uart_write32(u, GMC_REG_CNT_CLEAR, 1u);
+            if (rc != GMC_OK)
+                return rc;
             return read_cycles(u);
         }
         /* Silence or noise: be quiet past the bridge's receive timeout. */

@@ -8,10 +8,16 @@
 // fault injector can flip, drop or duplicate bytes and insert idle gaps, in
 // either direction, at a rate and seed given on the command line.
 //
-// The board is built with DMA_ENGINE = 2, the compact engine (a simulation-
-// only configuration: the bitstreams leave the engine out; --engine full
-// picks a model with the full engine), so the controller's paging traffic
-// reaches the host as DMA_RD_REQ/DMA_WR_REQ frames.
+// Each board top is Verilated once per DMA engine it is simulated with
+// (the Makefile's list, build/board/gmc_board_models.h). By default a board
+// runs with the engine its bitstream carries (the Makefile's
+// FW_ENGINE_<board>, which make firmware also uses): the HX8K's micro-
+// sequenced engine. A bitstream without an engine (the iCEBreaker's) gets
+// the compact engine instead, a simulation-only configuration the banner
+// and --stats name as such; --engine picks another built model (the
+// iCEBreaker's full engine, the HX8K's compact one), also simulation-only.
+// The controller's paging traffic reaches the host as DMA_RD_REQ/DMA_WR_REQ
+// frames.
 //
 // When the link has been quiet for IDLE_CYCLES, the clock runs in short
 // slices between 2 ms waits on the pty, so an idle board costs no CPU.
@@ -43,13 +49,13 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "Vgmc_board_hx8k.h"
-#include "Vgmc_board_hx8k___024root.h"
-#include "Vgmc_board_icebreaker.h"
-#include "Vgmc_board_icebreaker___024root.h"
-#include "Vgmc_board_icebreaker_full.h"
-#include "Vgmc_board_icebreaker_full___024root.h"
 #include "gmc_bridge.h"
+// The models built (Makefile, board simulation): their headers here, then
+// a GMC_BOARD_MODEL(class, top module, board, engine) line each, and each
+// board's bitstream engine (GMC_FW_ENGINE_<board>).
+#define GMC_BOARD_MODEL(T, B, board, engine)
+#include "gmc_board_models.h"
+#undef GMC_BOARD_MODEL
 #include "verilated.h"
 #include "verilated_fst_c.h"
 
@@ -293,6 +299,28 @@ struct Figures {
     uint8_t reg_seq = 0;
     uint64_t reg_start = 0;
     std::vector<uint64_t> reg_rt;
+    // The board's turn between bursts: from the last bit of a burst that
+    // ended cleanly (a read burst's last beat, a write burst's response)
+    // to the first bit of the board's next DMA request, by the kind of
+    // burst that ended. Within a packet that is the engine's own work on
+    // the beat (no host in it); between packets it holds the wait for the
+    // host's next doorbell, which the median leaves out.
+    uint64_t last_end = 0;
+    int last_kind = -1;  // 0 read, 1 write, -1 none to time
+    std::vector<uint64_t> gaps[2];
+
+    void burst_ended(int kind, uint64_t e)
+    {
+        last_kind = kind;
+        last_end = e;
+    }
+
+    void next_request(uint64_t start)
+    {
+        if (last_kind >= 0 && start >= last_end)
+            gaps[last_kind].push_back(start - last_end);
+        last_kind = -1;
+    }
 
     // A cycle with the host->board line idle: inside a read burst whose
     // beats have begun, the board waits for the host's next beat (it wrote
@@ -343,6 +371,7 @@ struct Figures {
                     // apart, not in the figure.
                     (rd.resent ? rd_resent : rd_asked)++;
                     rd.open = false;
+                    last_kind = -1;
                 } else if (p[0] == rd.len) {
                     rd_bursts++;
                     rd_beats += rd.len + 1;
@@ -351,6 +380,7 @@ struct Figures {
                     rd_foreign += rd.foreign;
                     rd_hist[rd.len + 1]++;
                     rd.open = false;
+                    burst_ended(0, e);
                 }
             }
             break;
@@ -358,6 +388,7 @@ struct Figures {
             if (down.len == GMC_BRIDGE_LEN_DMA_WR_RESP && wr.open && wr.answered && p[1] == wr.tag && wr.asked) {
                 wr_asked++;
                 wr.open = false;
+                last_kind = -1;
             } else if (down.len == GMC_BRIDGE_LEN_DMA_WR_RESP && wr.open && wr.answered && p[1] == wr.tag) {
                 uint64_t w = down.start > wr.ask_end ? down.start - wr.ask_end : 0;
                 wr_bursts++;
@@ -367,6 +398,7 @@ struct Figures {
                 wr_foreign += wr.foreign;
                 wr_hist[wr.len + 1]++;
                 wr.open = false;
+                burst_ended(1, e);
             }
             break;
         default:
@@ -392,6 +424,7 @@ struct Figures {
             if (up.len == GMC_BRIDGE_LEN_DMA_RD_REQ && rd.open && p[10] == rd.tag) {
                 rd.asked = true;  // sent again, when the host asked
             } else if (up.len == GMC_BRIDGE_LEN_DMA_RD_REQ) {
+                next_request(up.start);
                 rd = Burst();
                 rd.open = true;
                 rd.len = p[7];
@@ -404,6 +437,7 @@ struct Figures {
             if (up.len == GMC_BRIDGE_LEN_DMA_WR_REQ && wr.open && p[10] == wr.tag) {
                 wr.asked = true;  // sent again, when the host asked
             } else if (up.len == GMC_BRIDGE_LEN_DMA_WR_REQ) {
+                next_request(up.start);
                 wr = Burst();
                 wr.open = true;
                 wr.len = p[7];
@@ -433,6 +467,16 @@ struct Figures {
         return o + "}";
     }
 
+    static std::string gap_json(std::vector<uint64_t> g)
+    {
+        std::sort(g.begin(), g.end());
+        char b[128];
+        std::snprintf(b, sizeof b, "{\"count\": %zu, \"min_cycles\": %llu, \"median_cycles\": %llu}", g.size(),
+                      (unsigned long long)(g.empty() ? 0 : g.front()),
+                      (unsigned long long)(g.empty() ? 0 : g[g.size() / 2]));
+        return b;
+    }
+
     std::string json()
     {
         std::vector<uint64_t> v = reg_rt;
@@ -445,14 +489,15 @@ struct Figures {
                       "\"beats_per_burst\": %s, \"resent_bursts\": %llu, \"host_asked_bursts\": %llu}, "
                       "\"dma_wr\": {\"bursts\": %llu, \"beats\": %llu, \"cycles\": %llu, \"host_cycles\": %llu, \"other_frame_cycles\": %llu, "
                       "\"beats_per_burst\": %s, \"host_asked_bursts\": %llu}, "
-                      "\"reg_rd\": {\"count\": %zu, \"min_cycles\": %llu, \"median_cycles\": %llu}}",
+                      "\"reg_rd\": {\"count\": %zu, \"min_cycles\": %llu, \"median_cycles\": %llu}, "
+                      "\"board_turn\": {\"after_rd\": %s, \"after_wr\": %s}}",
                       (unsigned long long)WIRE_BYTE, (unsigned long long)rd_bursts, (unsigned long long)rd_beats,
                       (unsigned long long)rd_cycles, (unsigned long long)rd_wait, (unsigned long long)rd_foreign, hist(rd_hist).c_str(), (unsigned long long)rd_resent,
                       (unsigned long long)rd_asked,
                       (unsigned long long)wr_bursts, (unsigned long long)wr_beats, (unsigned long long)wr_cycles,
                       (unsigned long long)wr_wait, (unsigned long long)wr_foreign, hist(wr_hist).c_str(),
                       (unsigned long long)wr_asked, v.size(), (unsigned long long)mn,
-                      (unsigned long long)md);
+                      (unsigned long long)md, gap_json(gaps[0]).c_str(), gap_json(gaps[1]).c_str());
         return buf;
     }
 };
@@ -463,7 +508,7 @@ struct Opts {
     uint64_t seed = 1;
     bool fault_down = true, fault_up = true;
     bool byte_link = false;
-    bool full_engine = false;
+    std::string engine;  // the DMA engine's name; empty: the board's default
     std::string path_file, stats_file, trace_file;
     uint64_t max_cycles = 0, trace_from = 0, trace_to = 0;
     std::vector<uint64_t> reset_at;
@@ -472,13 +517,14 @@ struct Opts {
 int usage(const char *argv0)
 {
     std::fprintf(stderr,
-                 "usage: %s [--board icebreaker|hx8k] [--engine compact|full] [--link bit|byte] [--faults RATE]\n"
+                 "usage: %s [--board icebreaker|hx8k] [--engine compact|full|micro] [--link bit|byte] [--faults RATE]\n"
                  "          [--fault-dir down|up|both] [--seed N] [--path-file FILE] [--stats FILE]\n"
                  "          [--max-cycles N] [--reset-at CYCLE]... [--trace FILE [--trace-from N] [--trace-to M]]\n"
                  "Runs the board top (a DMA engine on) behind a pseudo-terminal and prints\n"
                  "its path; serves the UART bridge until SIGINT/SIGTERM.\n"
-                 "--engine full: the full DMA engine (bursts of up to 32 beats; icebreaker only)\n"
-                 "instead of the compact one the boards are meant to carry.\n"
+                 "--engine: the DMA engine; default the one the board's bitstream carries\n"
+                 "(hx8k: micro), or compact for a bitstream without one (icebreaker; simulation\n"
+                 "only). Also built: icebreaker full (bursts of up to 32 beats), hx8k compact.\n"
                  "--link: bit-level UART pins (default, the real path) or bytes handed to\n"
                  "the bridge's packet layer (faster, not wire-timed).\n"
                  "--faults RATE: probability per byte, each direction, of a fault\n"
@@ -518,10 +564,7 @@ bool parse(int argc, char **argv, Opts *o)
             if (o->board != "icebreaker" && o->board != "hx8k")
                 return false;
         } else if (a == "--engine" && val(&v)) {
-            std::string e = v;
-            if (e != "compact" && e != "full")
-                return false;
-            o->full_engine = e == "full";
+            o->engine = v;
         } else if (a == "--link" && val(&v)) {
             std::string l = v;
             if (l != "bit" && l != "byte")
@@ -565,8 +608,6 @@ bool parse(int argc, char **argv, Opts *o)
     }
     if (o->trace_file.empty() && (o->trace_from != 0 || o->trace_to != 0))
         return false;
-    if (o->full_engine && o->board != "icebreaker")
-        return false;
     if (o->trace_to != 0 && o->trace_to <= o->trace_from)
         return false;
     std::sort(o->reset_at.begin(), o->reset_at.end());
@@ -597,9 +638,32 @@ bool parse(int argc, char **argv, Opts *o)
 
 template <class T>
 struct Access;
-BOARD_ACCESS(Vgmc_board_icebreaker, gmc_board_icebreaker)
-BOARD_ACCESS(Vgmc_board_hx8k, gmc_board_hx8k)
-BOARD_ACCESS(Vgmc_board_icebreaker_full, gmc_board_icebreaker)
+#define GMC_BOARD_MODEL(T, B, board, engine) BOARD_ACCESS(T, B)
+#include "gmc_board_models.h"
+#undef GMC_BOARD_MODEL
+
+// The engine a board's bitstream carries, and the one its simulation runs
+// by default: that one, or the compact engine when the bitstream has none.
+std::string bitstream_engine(const std::string &board)
+{
+    return board == "hx8k" ? GMC_FW_ENGINE_hx8k : GMC_FW_ENGINE_icebreaker;
+}
+
+std::string default_engine(const std::string &board)
+{
+    std::string e = bitstream_engine(board);
+    return e == "none" ? "compact" : e;
+}
+
+// What the banner says of the engine: the bitstream's, or simulation only.
+std::string engine_label(const Opts &o)
+{
+    std::string fw = bitstream_engine(o.board);
+    if (o.engine == fw)
+        return o.engine + " DMA engine, the bitstream's";
+    return o.engine + " DMA engine, simulation only: the bitstream carries " +
+           (fw == "none" ? std::string("none") : "the " + fw + " one");
+}
 
 int open_pty(std::string *path, int *keep)
 {
@@ -792,14 +856,14 @@ int serve(const Opts &o, int master)
         FILE *f = std::fopen(o.stats_file.c_str(), "w");
         if (f != nullptr) {
             std::fprintf(f,
-                         "{\"board\": \"%s\", \"engine\": \"%s\", \"link\": \"%s\", \"cycles\": %llu, \"bytes_in\": %llu, "
+                         "{\"board\": \"%s\", \"engine\": \"%s\", \"bitstream_engine\": \"%s\", \"link\": \"%s\", \"cycles\": %llu, \"bytes_in\": %llu, "
                          "\"bytes_out\": %llu, \"busy_in_cycles\": %llu, \"busy_out_cycles\": %llu, \"framing\": %llu, "
                          "\"resets\": %llu, "
                          "\"faults_down\": {\"flip\": %llu, \"drop\": %llu, \"dup\": %llu, \"gap\": %llu}, "
                          "\"faults_up\": {\"flip\": %llu, \"drop\": %llu, \"dup\": %llu, \"gap\": %llu}, "
                          "\"figures\": %s}\n",
-                         o.board.c_str(), o.full_engine ? "full" : "compact", o.byte_link ? "byte" : "bit",
-                         (unsigned long long)st.cycles,
+                         o.board.c_str(), o.engine.c_str(), bitstream_engine(o.board).c_str(),
+                         o.byte_link ? "byte" : "bit", (unsigned long long)st.cycles,
                          (unsigned long long)st.bytes_in, (unsigned long long)st.bytes_out,
                          (unsigned long long)st.busy_in, (unsigned long long)st.busy_out,
                          (unsigned long long)st.framing, (unsigned long long)st.resets,
@@ -813,6 +877,17 @@ int serve(const Opts &o, int master)
     return 0;
 }
 
+// The models built, by board and engine.
+struct Model {
+    const char *board, *engine;
+    int (*serve)(const Opts &, int);
+};
+#define GMC_BOARD_MODEL(T, B, board, engine) {#board, #engine, serve<T>},
+const Model MODELS[] = {
+#include "gmc_board_models.h"
+};
+#undef GMC_BOARD_MODEL
+
 }  // namespace
 
 int main(int argc, char **argv)
@@ -820,6 +895,18 @@ int main(int argc, char **argv)
     Opts o;
     if (!parse(argc, argv, &o))
         return usage(argv[0]);
+    if (o.engine.empty())
+        o.engine = default_engine(o.board);
+    const Model *model = nullptr;
+    for (const Model &m : MODELS) {
+        if (o.board == m.board && o.engine == m.engine)
+            model = &m;
+    }
+    if (model == nullptr) {
+        std::fprintf(stderr, "gmc-board-sim: no %s model with the %s DMA engine built\n", o.board.c_str(),
+                     o.engine.c_str());
+        return usage(argv[0]);
+    }
     std::string path;
     int keep = -1;
     int master = open_pty(&path, &keep);
@@ -842,13 +929,11 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    std::printf("gmc-board-sim: board %s (%s DMA engine), %s link, faults %g seed %llu, pty %s\n",
-                o.board.c_str(), o.full_engine ? "full" : "compact", o.byte_link ? "byte" : "bit", o.rate,
+    std::printf("gmc-board-sim: board %s (%s), %s link, faults %g seed %llu, pty %s\n",
+                o.board.c_str(), engine_label(o).c_str(), o.byte_link ? "byte" : "bit", o.rate,
                 (unsigned long long)o.seed, path.c_str());
     std::fflush(stdout);
-    int rc = o.board == "hx8k"  ? serve<Vgmc_board_hx8k>(o, master)
-             : o.full_engine    ? serve<Vgmc_board_icebreaker_full>(o, master)
-                                : serve<Vgmc_board_icebreaker>(o, master);
+    int rc = model->serve(o, master);
     close(keep);
     close(master);
     return rc;
