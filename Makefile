@@ -296,9 +296,8 @@ CMP_TESTS := $(patsubst %,$(BUILD)/cmp/tests/%,rtl/test_dma_xfer rtl/test_dma_ri
 # The micro-sequenced engine (gmc_dmu, DMA_ENGINE=3, docs/dma.md) gets a
 # model of its own, variant mic, on which its integration test and the DMA
 # and paging tests run again (MIC_TESTS): the cmp list but for
-# test_dma_gate and test_dma_random, whose clock-gating cases need a clock
-# gate the engine does not have yet, and host/test_resid, which passes but
-# takes about 15 minutes on this model (over run_tests.sh's 900 s).
+# host/test_resid, which passes but takes about 15 minutes on this model
+# (over run_tests.sh's 900 s).
 OPT_mic   := $(OPT_rel)
 VOPT_mic  := $(OPT_rel)
 VMAKE_mic := $(VMAKE_rel)
@@ -306,7 +305,7 @@ VFLAGS_mic := -GDMA_ENGINE=3
 $(eval $(call VARIANT_RULES,mic))
 $(foreach l,$(HOST_LAYERS),$(eval $(call LAYER_RULES,mic,$(l))))
 MIC_TESTS := $(patsubst %,$(BUILD)/mic/tests/%,rtl_dmu/test_dmu_top rtl/test_dma_xfer rtl/test_dma_ring rtl/test_dma_fault \
-             host/test_paging host/test_power host/test_tdr)
+             rtl/test_dma_gate rtl/test_dma_random host/test_paging host/test_power host/test_tdr)
 
 # The scheduler shortcut's fallback (docs/sim.md, The cycle): variant evl
 # is the release model built with check_sched.py --force-eval, so the shim
@@ -618,9 +617,9 @@ $(BUILD)/fw/dmc/yosys.log: rtl/gmc_dmc.v rtl/gmc_dmc_range.v rtl/gmc_dma_check.v
 dmu-size: $(BUILD)/fw/dmu/pack.log
 	@grep 'SB_\|cells' $(BUILD)/fw/dmu/stat.txt
 	@grep -h 'ICESTORM_LC:\|ICESTORM_RAM:' $<
-$(BUILD)/fw/dmu/pack.log: rtl/gmc_dmu.v rtl/gmc_dmu_rf.v rtl/gmc_dmu_rom.v rtl/gmc_dmu_ucode.vh $(RTL_INC)
+$(BUILD)/fw/dmu/pack.log: rtl/gmc_dmu.v rtl/gmc_dmu_rf.v rtl/gmc_dmu_rom.v rtl/gmc_clk_gate.v rtl/gmc_dmu_ucode.vh $(RTL_INC)
 	@mkdir -p $(@D)
-	$(YOSYS) -q -l $(@D)/yosys.log -p 'read_verilog -Irtl rtl/gmc_dmu.v rtl/gmc_dmu_rf.v rtl/gmc_dmu_rom.v; chparam -set VRAM_BYTES 8192 gmc_dmu; synth_ice40 -top gmc_dmu -json $(@D)/gmc_dmu.json; tee -o $(@D)/stat.txt stat' >/dev/null
+	$(YOSYS) -q -l $(@D)/yosys.log -p 'read_verilog -Irtl rtl/gmc_dmu.v rtl/gmc_dmu_rf.v rtl/gmc_dmu_rom.v rtl/gmc_clk_gate.v; chparam -set VRAM_BYTES 8192 gmc_dmu; synth_ice40 -top gmc_dmu -json $(@D)/gmc_dmu.json; tee -o $(@D)/stat.txt stat' >/dev/null
 	$(NEXTPNR) --hx8k --package ct256 --json $(@D)/gmc_dmu.json --pack-only -l $@.tmp -q
 	grep -q 'ICESTORM_LC:' $@.tmp
 	mv $@.tmp $@
@@ -713,9 +712,9 @@ $(BUILD)/fw/tb/tb_fw_bridge.vvp: tests/fw/tb_fw_bridge.v $(FW_COMMON) $(FW_INC) 
 
 # The micro-sequenced engine's smoke test (gmc_dmu and its microcode: one
 # FENCE packet from the ring).
-$(BUILD)/fw/tb/tb_dmu_smoke.vvp: tests/rtl_dmu/tb_dmu_smoke.v rtl/gmc_dmu.v rtl/gmc_dmu_rf.v rtl/gmc_dmu_rom.v rtl/gmc_dmu_ucode.vh $(RTL_INC)
+$(BUILD)/fw/tb/tb_dmu_smoke.vvp: tests/rtl_dmu/tb_dmu_smoke.v rtl/gmc_dmu.v rtl/gmc_dmu_rf.v rtl/gmc_dmu_rom.v rtl/gmc_clk_gate.v rtl/gmc_dmu_ucode.vh $(RTL_INC)
 	@mkdir -p $(@D)
-	$(IVERILOG) -g2005 -Wall -Irtl -s tb_dmu_smoke -o $@ $< rtl/gmc_dmu.v rtl/gmc_dmu_rf.v rtl/gmc_dmu_rom.v
+	$(IVERILOG) -g2005 -Wall -Irtl -s tb_dmu_smoke -o $@ $< rtl/gmc_dmu.v rtl/gmc_dmu_rf.v rtl/gmc_dmu_rom.v rtl/gmc_clk_gate.v
 
 test-fw: $(BUILD)/fw/tb/tb_fw_bridge.vvp
 	$(VVP) -n $<

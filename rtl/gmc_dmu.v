@@ -6,7 +6,8 @@
 // docs/dma.md, "A micro-sequenced engine", is the design. This module is
 // the datapath and sequencer; its microcode (rtl/gmc_dmu_ucode.s,
 // assembled by tools/dmu_asm.py) implements the DMA contract, and gmc_top
-// builds it with DMA_ENGINE = 3 (no clock gate yet).
+// builds it with DMA_ENGINE = 3. It runs on a gated clock (gmc_clk_gate)
+// that stops while it is quiet (below, and docs/dma.md, Clock gating).
 //
 // The machine:
 //   - a register file of 256 x 16 bits in block RAM, two copies with the
@@ -41,7 +42,10 @@
 // A micro-instruction takes two cycles: D (instruction word out of the
 // ROM, file read addresses) and X (operands out of the file, execute,
 // write back; the ROM reads the next instruction's address), after F (the
-// first address) at reset. Hardware events redirect the
+// first address) at reset. A branch to itself that is taken (a wait for a
+// flag: `wait: brn can_fetch, wait`) stays in X, its condition tested in
+// every cycle, so a waiting engine's state does not change from cycle to
+// cycle and its clock can stop. Hardware events redirect the
 // sequencer to a vector: reset 0, RESET command 1, watchdog 2, SKIP 3.
 //
 // Micro-instruction (32 bits), class in [31:28]:
@@ -63,6 +67,12 @@ module gmc_dmu #(
 ) (
     input  wire                      clk,
     input  wire                      rst,
+
+    // Any register write (its cycle), DMA_CTRL.CLOCK_ON, and the cycles in
+    // which the engine's clock has an edge (CNT_DMA_CLOCK).
+    input  wire                      reg_write,
+    input  wire                      clk_on,
+    output wire                      clk_run,
 
     input  wire                      enable,
     input  wire [4:0]                ring_log2,
@@ -159,6 +169,26 @@ module gmc_dmu #(
 
     `include "gmc_regs.vh"
 
+    // ------------------------------------------------------------ clock
+
+    // The engine's clock stops while it is quiet (docs/dma.md, Clock
+    // gating): the sequencer waits in a branch to itself, nothing is owed
+    // by the bus, the VRAM ports or the GART, no request waits for a ready
+    // and no status RAM write is staged. Its other inputs change only
+    // through register writes and commands: a write opens the gate for the
+    // edge at the end of its cycle (CNT_CLEAR is taken there), a command
+    // pulse for the edge after it, and a write that ends the wait (TAIL,
+    // ENABLE) makes the engine not quiet in the next cycle. The status
+    // RAM (read by the register block at any time) and the configuration
+    // RAM (written by it) stay on clk; the status RAM is written only in a
+    // cycle with an engine edge (clk_run).
+    wire gclk;
+    wire quiet;
+    gmc_clk_gate u_gate (
+        .clk(clk), .en(rst || clk_on || reg_write || cmd_skip || cmd_reset || !quiet),
+        .gclk(gclk), .on(clk_run)
+    );
+
     // ------------------------------------------------------------ sequencer
 
     localparam [1:0] PH_F = 2'd0, PH_D = 2'd1, PH_X = 2'd2;
@@ -188,7 +218,7 @@ module gmc_dmu #(
     // The ROM reads the instruction of the next X (or the vector's).
     wire [9:0]  rom_a = vec ? vec_pc : (x ? pc_next : pc);
 
-    gmc_dmu_rom u_rom (.clk(clk), .a(rom_a), .q(ui));
+    gmc_dmu_rom u_rom (.clk(gclk), .a(rom_a), .q(ui));
 
     // ------------------------------------------------------------ register file
 
@@ -210,9 +240,9 @@ module gmc_dmu #(
     // (The file is written only in X, and what it reads then, for the
     // instruction in X again, is not used: the next instruction's operands
     // are read in its D. So a read in a write's cycle may return anything.)
-    gmc_dmu_rf #(.AW(8), .DW(16), .RW_ANY(1)) u_rfa (.clk(clk), .we(rf_we), .wa(rd_b), .wd(res),
+    gmc_dmu_rf #(.AW(8), .DW(16), .RW_ANY(1)) u_rfa (.clk(gclk), .we(rf_we), .wa(rd_b), .wd(res),
                                                      .ra(bmap(ra, bank)), .rd(a_rf));
-    gmc_dmu_rf #(.AW(8), .DW(16), .RW_ANY(1)) u_rfb (.clk(clk), .we(rf_we), .wa(rd_b), .wd(res),
+    gmc_dmu_rf #(.AW(8), .DW(16), .RW_ANY(1)) u_rfb (.clk(gclk), .we(rf_we), .wa(rd_b), .wd(res),
                                                      .ra(bmap(rb, bank)), .rd(b_q));
 
     // Counter k (0..7) is status word 4 + k, file registers 0x90 + 4k ..
@@ -248,11 +278,11 @@ module gmc_dmu #(
     genvar gl;
     generate
         for (gl = 0; gl < 3; gl = gl + 1) begin : g_st
-            gmc_dmu_rf #(.AW(5), .DW(16)) u_st (.clk(clk), .we(sg_commit && sg_m[gl]), .wa(sg_g),
+            gmc_dmu_rf #(.AW(5), .DW(16)) u_st (.clk(clk), .we(sg_commit && sg_m[gl] && clk_run), .wa(sg_g),
                                                 .wd(sg_d[16*gl +: 16]), .ra(st_ra), .rd(st_rd[16*gl +: 16]));
         end
     endgenerate
-    gmc_dmu_rf #(.AW(5), .DW(16)) u_st3 (.clk(clk), .we(st_w3), .wa(rd[6:2]), .wd(res),
+    gmc_dmu_rf #(.AW(5), .DW(16)) u_st3 (.clk(clk), .we(st_w3 && clk_run), .wa(rd[6:2]), .wd(res),
                                          .ra(st_ra), .rd(st_rd[63:48]));
     always @(posedge clk) st_rz <= is_ctr(st_ra) && c_pend[ctr_of(st_ra[2:0])];
 
@@ -486,6 +516,19 @@ module gmc_dmu #(
         else if (taken) pc_next = {ui[17:16], ui[7:0]};
         else pc_next = pc + 10'd1;
     end
+    // A taken branch to itself (not a call) stays in X: the ROM reads the
+    // same instruction, the file the same operands, and the condition is
+    // tested again in the next cycle.
+    wire spin = x && cls == C_BR && !ui[20] && taken && {ui[17:16], ui[7:0]} == pc;
+    // Quiet: the next edge would change no register the engine looks at
+    // while its inputs stay the same. (No one-cycle pulse is pending in
+    // X of a branch: they are set only by OUT and end at the next edge. A
+    // pending RESET or SKIP is a vector; the watchdog fires only with
+    // something owed; wd_cnt and to_taken, reloaded at every edge while
+    // nothing is owed, are looked at only while something is.)
+    assign quiet = spin && sg_m == 3'd0 && !reset_p
+                   && !ar_v && !aw_v && !w_v && owe_rd == 4'd0 && owe_wr == 4'd0
+                   && !g_v && !g_w && !vr_v && !vr_w && !vw_v;
 
     // ------------------------------------------------------------ execute
 
@@ -495,7 +538,7 @@ module gmc_dmu #(
     wire        b_rot = (is_out && sel == 6'd6) || (rep_on && rep_op == 2'd2);
     integer b;
 
-    always @(posedge clk) begin
+    always @(posedge gclk) begin
         ev_packets <= 2'd0;
         ev_fault <= 1'b0;
         ev_fence_irq <= 1'b0;
@@ -638,7 +681,7 @@ module gmc_dmu #(
         case (ph)
             PH_F: ph <= PH_D;
             PH_D: ph <= PH_X;
-            default: if (x) begin
+            default: if (x && !spin) begin
                 ph <= PH_D;
                 pc <= pc_next;
                 if (cls == C_BR && ui[20] && taken) ret <= pc + 10'd1;

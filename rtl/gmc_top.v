@@ -477,14 +477,14 @@ module gmc_top #(
             wire unused_dmu = &{1'b0, dma_st_ra, dma_cnt_clear, dma_cfg_we, dma_cfg_wa, dma_cfg_wd};
             /* verilator lint_on UNUSEDSIGNAL */
         end else if (DMA_ENGINE == 3) begin : g_dmu
-            // The micro-sequenced engine (docs/dma.md; no clock gate yet).
+            // The micro-sequenced engine (docs/dma.md).
             // Its fence, read result, fault registers and counters are in
             // its status RAM, read by u_regs.
             gmc_dmu #(
                 .VRAM_BYTES(VRAM_BYTES), .APERTURE_BASE(APERTURE_BASE), .APERTURE_PAGES(APERTURE_PAGES),
                 .ID_WIDTH(M_ID_WIDTH), .VRAM_AW(VRAM_AW)
             ) u_dmu (
-                .clk(clk), .rst(rst),
+                .clk(clk), .rst(rst), .reg_write(reg_wr_en), .clk_on(dma_clk_on), .clk_run(dma_clk_run),
                 .enable(dma_enable), .ring_log2(dma_ring_log2), .tail(dma_tail), .watchdog(dma_watchdog),
                 .cfg_we(dma_cfg_we), .cfg_wa(dma_cfg_wa), .cfg_wd(dma_cfg_wd),
                 .cmd_skip(dma_cmd_skip), .cmd_reset(dma_cmd_reset), .cnt_clear(dma_cnt_clear),
@@ -515,11 +515,9 @@ module gmc_top #(
                 .m_axi_rid(m_axi_rid), .m_axi_rdata(m_axi_rdata), .m_axi_rresp(m_axi_rresp),
                 .m_axi_rlast(m_axi_rlast), .m_axi_rvalid(m_axi_rvalid), .m_axi_rready(m_axi_rready)
             );
-            // (No clock gate yet: the engine's clock always runs. The ring
-            // base reaches it through its configuration RAM.)
-            assign dma_clk_run = 1'b1;
+            // (The ring base reaches it through its configuration RAM.)
             /* verilator lint_off UNUSEDSIGNAL */
-            wire unused_cfg = &{1'b0, dma_clk_on, dma_ring_base};
+            wire unused_cfg = &{1'b0, dma_ring_base};
             /* verilator lint_on UNUSEDSIGNAL */
             // (Its byte, packet and fault counters are in its register file.)
             assign {dma_rd_vram, dma_rd_sys, dma_rd_ap, dma_wr_vram, dma_wr_sys, dma_wr_ap} = 24'd0;

@@ -98,6 +98,11 @@ unsigned t_dma_fill_cycles_per_word(gmc_sim *s)
     return k == 1u ? 1u : k == 32u ? 11u : 74u;
 }
 
+unsigned t_dma_reset_edges(gmc_sim *s)
+{
+    return t_dma_slowdown(s) == 128u ? 64u : 1u;
+}
+
 void t_fill_random(void *buf, size_t len, uint64_t *state)
 {
     uint8_t *p = buf;

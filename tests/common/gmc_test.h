@@ -61,5 +61,11 @@ unsigned t_dma_slowdown(gmc_sim *s);
  * see it complete, one to write it), 74 on the micro-sequenced one (its
  * microcode's block loop, docs/dma.md). */
 unsigned t_dma_fill_cycles_per_word(gmc_sim *s);
+/* Engine clock edges (CNT_DMA_CLOCK) from the end of a reset until the
+ * engine's clock stops: 1 on the full and compact engines (the engine's
+ * extra reset cycle), at most 64 on the micro-sequenced one, which runs its
+ * microcode's start-up (constants and status registers written, about 24
+ * micro-instructions at two cycles each) before it waits. */
+unsigned t_dma_reset_edges(gmc_sim *s);
 
 #endif

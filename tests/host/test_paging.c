@@ -184,6 +184,20 @@ static void idle(struct fx *f)
     assert_true(gmc_paging_completed(f->pg) >= gmc_paging_last_issued(f->pg));
 }
 
+/* The engine idle (DMA_STATUS): every packet issued has completed and
+ * been counted. A fence's memory copy is written before its packet
+ * completes (docs/dma.md, FENCE), and an INDIRECT completes after it, so
+ * a host that has seen the fence in memory waits for this before it reads
+ * CNT_DMA_PACKETS. */
+static void engine_idle(struct fx *f)
+{
+    for (unsigned i = 0; i < 10000; i++) {
+        if ((t_rd(f->sim, GMC_REG_DMA_STATUS) & GMC_DMA_STATUS_STATE_MASK) == GMC_DMA_STATE_IDLE) return;
+        assert_int_equal(gmc_sim_step(f->sim, 16), GMC_SIM_OK);
+    }
+    fail_msg("engine not idle");
+}
+
 static void run(struct fx *f, const struct gmc_paging_args *a)
 {
     queue(f, a);
@@ -684,6 +698,7 @@ static void multipass_case(struct fx *f, unsigned data_per_buf)
     assert_int_equal(s1.ops - s0.ops, 1);
     assert_true(s1.waits > s0.waits + 1); /* buffers were reused after their fences */
     /* The engine ran every INDIRECT and every packet inside. */
+    engine_idle(f);
     assert_int_equal(t_rd64(f->sim, GMC_REG_CNT_DMA_PACKETS_LO), bufs + chunks + bufs);
     assert_memory_equal(b.host + 7, src, sizeof src);
     for (unsigned i = 0; i < 7; i++) assert_int_equal(b.host[i], 0);

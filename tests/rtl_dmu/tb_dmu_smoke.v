@@ -41,7 +41,7 @@ module tb_dmu_smoke;
 
     /* verilator lint_off PINCONNECTEMPTY */
     gmc_dmu #(.VRAM_BYTES(8192)) dut (
-        .clk(clk), .rst(rst), .enable(enable), .ring_log2(5'd10), .tail(tail), .watchdog(32'd0),
+        .clk(clk), .rst(rst), .reg_write(1'b0), .clk_on(1'b0), .clk_run(), .enable(enable), .ring_log2(5'd10), .tail(tail), .watchdog(32'd0),
         .cfg_we(cfg_we), .cfg_wa(cfg_wa), .cfg_wd(cfg_wd),
         .cmd_skip(1'b0), .cmd_reset(1'b0), .cnt_clear(1'b0),
         .st_state(st_state), .st_indirect(), .st_rd_out(), .st_wr_out(), .st_head(st_head),
