@@ -95,6 +95,23 @@ module gmc_aperture #(
     localparam [31:0] WIN_BYTES32 = WINDOW_BYTES;
     localparam [1:0] BURST_FIXED = 2'd0, BURST_WRAP = 2'd2;  // anything else legal is INCR
 
+    // Window addresses in VRAM lie below VRAM_TOP (at most 2^32), so VW bits
+    // hold them: the protected-range compares are VW bits wide.
+    localparam [32:0] VRAM_TOP = {1'b0, WINDOW_VRAM_BASE} + WINDOW_BYTES;
+    function integer top_bits;
+        input [32:0] top;
+        integer b;
+        begin
+            top_bits = 0;
+            for (b = 0; b < 33; b = b + 1)
+                if ((({33{1'b1}} << b) & (top - 33'd1)) != 33'd0) top_bits = b + 1;
+        end
+    endfunction
+    localparam integer VW = top_bits(VRAM_TOP);
+    localparam integer AB = top_bits({1'b0, WIN_BYTES32});
+    localparam [31:0] LOW_MASK = (VW >= 32) ? 32'hFFFF_FFFF : ((32'd1 << VW) - 32'd1);
+    localparam [31:0] HIGH_MASK = ~LOW_MASK;
+
     initial begin
         if (WINDOW_BYTES % 4096 != 0 || WINDOW_BYTES == 0)
             $error("gmc_aperture: WINDOW_BYTES must be a non-zero multiple of 4096 (instance %m)");
@@ -112,7 +129,8 @@ module gmc_aperture #(
         input [1:0]  burst;
         input [32*PROT_RANGES-1:0] pbase;
         input [32*PROT_RANGES-1:0] plimit;
-        reg   [33:0] lo, hi, bytes, span, vlo, vhi;
+        reg   [33:0] lo, hi, bytes, span;
+        reg   [31:0] vlo, vhi;
         reg          hit;
         integer      k;
         begin
@@ -138,13 +156,21 @@ module gmc_aperture #(
                 if (hi >= {2'b00, WIN_BYTES32}) begin
                     verdict = GMC_APF_KIND_WINDOW[1:0];
                 end else begin
-                    vlo = lo + {2'b00, WINDOW_VRAM_BASE};
-                    vhi = hi + {2'b00, WINDOW_VRAM_BASE};
+                    // A range [base, limit) that is not empty (limit >
+                    // base) holds a byte of [vlo, vhi] when vlo < limit and
+                    // vhi >= base. Here hi < WINDOW_BYTES, so both ends lie
+                    // below VRAM_TOP: a range can hold one only when its
+                    // base does too, and then a limit at or above VRAM_TOP
+                    // is above base and vlo, so every compare is VW bits.
+                    vlo = lo[31:0] + WINDOW_VRAM_BASE;
+                    vhi = hi[31:0] + WINDOW_VRAM_BASE;
                     hit = 1'b0;
                     for (k = 0; k < PROT_RANGES; k = k + 1)
-                        if (plimit[32*k +: 32] > pbase[32*k +: 32]
-                            && vlo < {2'b00, plimit[32*k +: 32]}
-                            && vhi >= {2'b00, pbase[32*k +: 32]})
+                        if ((pbase[32*k +: 32] & HIGH_MASK) == 32'd0
+                            && ((plimit[32*k +: 32] & HIGH_MASK) != 32'd0
+                                || ((plimit[32*k +: 32] & LOW_MASK) > (pbase[32*k +: 32] & LOW_MASK)
+                                    && (plimit[32*k +: 32] & LOW_MASK) > (vlo & LOW_MASK)))
+                            && (vhi & LOW_MASK) >= (pbase[32*k +: 32] & LOW_MASK))
                             hit = 1'b1;
                     if (hit) verdict = GMC_APF_KIND_PROTECTED[1:0];
                 end
@@ -152,21 +178,23 @@ module gmc_aperture #(
         end
     endfunction
 
-    // Address of the beat after one at addr.
-    function [31:0] next_addr;
-        input [31:0] addr;
-        input [7:0]  len;
-        input [2:0]  size;
-        input [1:0]  burst;
-        reg   [31:0] bytes, span, base, nxt;
+    // Address of the beat after one at addr. A burst is served only when
+    // all of it lies in the window, so its beats' addresses are AB bits wide
+    // (below 2^AB: no compare here sees a carry out of bit AB-1).
+    function [AB-1:0] next_addr;
+        input [AB-1:0] addr;
+        input [7:0]    len;
+        input [2:0]    size;
+        input [1:0]    burst;
+        reg   [AB-1:0] bytes, span, base, nxt;
         begin
-            bytes = 32'd1 << size;
-            span  = ({24'd0, len} + 32'd1) << size;
-            nxt   = (addr & ~(bytes - 32'd1)) + bytes;
+            bytes = {{(AB-1){1'b0}}, 1'b1} << size;
+            span  = ({{(AB-8){1'b0}}, len} + {{(AB-1){1'b0}}, 1'b1}) << size;
+            nxt   = (addr & ~(bytes - {{(AB-1){1'b0}}, 1'b1})) + bytes;
             if (burst == BURST_FIXED) begin
                 next_addr = addr;
             end else if (burst == BURST_WRAP) begin
-                base = addr & ~(span - 32'd1);
+                base = addr & ~(span - {{(AB-1){1'b0}}, 1'b1});
                 next_addr = (nxt == base + span) ? base : nxt;
             end else begin
                 next_addr = nxt;
@@ -199,10 +227,10 @@ module gmc_aperture #(
 
     /* verilator lint_off UNUSEDSIGNAL */
     function [VRAM_AW-1:0] word;
-        input [31:0] bar_off;
-        reg   [31:0] v;  // the window is checked, so only the word bits matter
+        input [AB-1:0] bar_off;
+        reg   [32:0]   v;  // the window is checked, so only the word bits matter
         begin
-            v = bar_off + WINDOW_VRAM_BASE;
+            v = {{(33-AB){1'b0}}, bar_off} + {1'b0, WINDOW_VRAM_BASE};
             word = v[3 +: VRAM_AW];
         end
     endfunction
@@ -212,7 +240,7 @@ module gmc_aperture #(
 
     reg                r_busy_reg, r_err_reg;
     reg [ID_WIDTH-1:0] r_id_reg;
-    reg [31:0]         r_addr_reg;     // next beat to issue
+    reg [AB-1:0]       r_addr_reg;     // next beat to issue
     reg [7:0]          r_len_reg;
     reg [2:0]          r_size_reg;
     reg [1:0]          r_burst_reg;
@@ -226,6 +254,7 @@ module gmc_aperture #(
 
     assign s_axi_arready = !r_busy_reg;
     wire ar_take = s_axi_arvalid && s_axi_arready;
+    wire [1:0] chk_verdict;  // the burst checker's answer on the address taken
 
     assign s_axi_rvalid = r_busy_reg && (r_err_reg || r_cnt_reg != 2'd0);
     assign s_axi_rdata  = r_err_reg ? 64'd0 : r_fifo[r_rp_reg];
@@ -243,21 +272,15 @@ module gmc_aperture #(
                      && (r_occ < 3'd2 || (r_occ == 3'd2 && r_pop));
     assign vr_addr = word(r_addr_reg);
 
-    // The verdict is computed where it is used, under ar_take (the same
-    // logic: it only feeds flops loaded then) (docs/sim.md, Model speed).
-    /* verilator lint_off BLKSEQ */
-    reg [1:0] ar_verdict;
     always @(posedge clk) begin
         flt_rd_valid <= 1'b0;
 
         if (ar_take) begin
-            ar_verdict = verdict(s_axi_araddr, s_axi_arlen, s_axi_arsize, s_axi_arburst,
-                                 prot_base, prot_limit);
             r_busy_reg <= 1'b1;
-            r_err_reg <= (ar_verdict != 2'd0);
-            r_resp_reg <= (ar_verdict == GMC_APF_KIND_WINDOW[1:0]) ? RESP_DECERR : RESP_SLVERR;
+            r_err_reg <= (chk_verdict != 2'd0);
+            r_resp_reg <= (chk_verdict == GMC_APF_KIND_WINDOW[1:0]) ? RESP_DECERR : RESP_SLVERR;
             r_id_reg <= s_axi_arid;
-            r_addr_reg <= s_axi_araddr;
+            r_addr_reg <= s_axi_araddr[AB-1:0];
             r_len_reg <= s_axi_arlen;
             r_size_reg <= s_axi_arsize;
             r_burst_reg <= s_axi_arburst;
@@ -266,8 +289,8 @@ module gmc_aperture #(
             // Kind and address load on every burst (they only matter with
             // the valid pulse): the verdict then feeds one flop, not the
             // clock enables of 34, which keeps it off the critical path.
-            flt_rd_valid <= (ar_verdict != 2'd0);
-            flt_rd_kind <= ar_verdict;
+            flt_rd_valid <= (chk_verdict != 2'd0);
+            flt_rd_kind <= chk_verdict;
             flt_rd_addr <= s_axi_araddr;
         end
 
@@ -302,14 +325,24 @@ module gmc_aperture #(
     // -------------------------------------------------------- write side
 
     reg                w_busy_reg, w_err_reg, w_resp_pending_reg;
-    reg [31:0]         w_addr_reg;
+    reg [AB-1:0]       w_addr_reg;
     reg [7:0]          w_len_reg;
     reg [2:0]          w_size_reg;
     reg [1:0]          w_burst_reg;
     reg [8:0]          w_beat_reg;
 
-    assign s_axi_awready = !w_busy_reg;
+    // One burst checker serves both channels, so an address is taken on one
+    // channel a cycle: AR first. A read burst keeps AR busy for at least two
+    // cycles (its beat and the last one handed over), so a waiting AW is
+    // taken then, however many reads follow.
+    assign s_axi_awready = !w_busy_reg && !(s_axi_arvalid && !r_busy_reg);
     wire aw_take = s_axi_awvalid && s_axi_awready;
+
+    wire [31:0] chk_addr  = ar_take ? s_axi_araddr : s_axi_awaddr;
+    wire [7:0]  chk_len   = ar_take ? s_axi_arlen : s_axi_awlen;
+    wire [2:0]  chk_size  = ar_take ? s_axi_arsize : s_axi_awsize;
+    wire [1:0]  chk_burst = ar_take ? s_axi_arburst : s_axi_awburst;
+    assign chk_verdict = verdict(chk_addr, chk_len, chk_size, chk_burst, prot_base, prot_limit);
 
     wire w_data_phase = w_busy_reg && !w_resp_pending_reg;
     // The lane mask is worked out only while a data beat is offered (the
@@ -338,26 +371,23 @@ module gmc_aperture #(
     end
     assign cnt_wr_bytes = cnt_wr_c;
 
-    reg [1:0] aw_verdict;  // computed under aw_take, as ar_verdict
     always @(posedge clk) begin
         flt_wr_valid <= 1'b0;
 
         if (aw_take) begin
-            aw_verdict = verdict(s_axi_awaddr, s_axi_awlen, s_axi_awsize, s_axi_awburst,
-                                 prot_base, prot_limit);
             w_busy_reg <= 1'b1;
             w_resp_pending_reg <= 1'b0;
-            w_err_reg <= (aw_verdict != 2'd0);
-            s_axi_bresp <= (aw_verdict == 2'd0) ? RESP_OKAY
-                         : (aw_verdict == GMC_APF_KIND_WINDOW[1:0]) ? RESP_DECERR : RESP_SLVERR;
+            w_err_reg <= (chk_verdict != 2'd0);
+            s_axi_bresp <= (chk_verdict == 2'd0) ? RESP_OKAY
+                         : (chk_verdict == GMC_APF_KIND_WINDOW[1:0]) ? RESP_DECERR : RESP_SLVERR;
             s_axi_bid <= s_axi_awid;
-            w_addr_reg <= s_axi_awaddr;
+            w_addr_reg <= s_axi_awaddr[AB-1:0];
             w_len_reg <= s_axi_awlen;
             w_size_reg <= s_axi_awsize;
             w_burst_reg <= s_axi_awburst;
             w_beat_reg <= 9'd0;
-            flt_wr_valid <= (aw_verdict != 2'd0);
-            flt_wr_kind <= aw_verdict;
+            flt_wr_valid <= (chk_verdict != 2'd0);
+            flt_wr_kind <= chk_verdict;
             flt_wr_addr <= s_axi_awaddr;
         end
 
@@ -384,7 +414,6 @@ module gmc_aperture #(
             flt_wr_valid <= 1'b0;
         end
     end
-    /* verilator lint_on BLKSEQ */
 
 `ifdef FORMAL
     // ---------------------------------------------------------------------
