@@ -92,25 +92,11 @@ module gmc_aperture #(
     `include "gmc_regs.vh"
 
     localparam [1:0] RESP_OKAY = 2'd0, RESP_SLVERR = 2'd2, RESP_DECERR = 2'd3;
-    localparam [31:0] WIN_BYTES32 = WINDOW_BYTES;
     localparam [1:0] BURST_FIXED = 2'd0, BURST_WRAP = 2'd2;  // anything else legal is INCR
 
-    // Window addresses in VRAM lie below VRAM_TOP (at most 2^32), so VW bits
-    // hold them: the protected-range compares are VW bits wide.
-    localparam [32:0] VRAM_TOP = {1'b0, WINDOW_VRAM_BASE} + WINDOW_BYTES;
-    function integer top_bits;
-        input [32:0] top;
-        integer b;
-        begin
-            top_bits = 0;
-            for (b = 0; b < 33; b = b + 1)
-                if ((({33{1'b1}} << b) & (top - 33'd1)) != 33'd0) top_bits = b + 1;
-        end
-    endfunction
-    localparam integer VW = top_bits(VRAM_TOP);
-    localparam integer AB = top_bits({1'b0, WIN_BYTES32});
-    localparam [31:0] LOW_MASK = (VW >= 32) ? 32'hFFFF_FFFF : ((32'd1 << VW) - 32'd1);
-    localparam [31:0] HIGH_MASK = ~LOW_MASK;
+    // A burst is served only when all of it lies in the window, so its
+    // beats' addresses are AB bits wide.
+    localparam integer AB = $clog2(WINDOW_BYTES);
 
     initial begin
         if (WINDOW_BYTES % 4096 != 0 || WINDOW_BYTES == 0)
@@ -121,66 +107,9 @@ module gmc_aperture #(
 
     // ------------------------------------------------------------ helpers
 
-    // Verdict on a whole burst: 0 accept, else the APF_KIND to log.
-    function [1:0] verdict;
-        input [31:0] addr;
-        input [7:0]  len;
-        input [2:0]  size;
-        input [1:0]  burst;
-        input [32*PROT_RANGES-1:0] pbase;
-        input [32*PROT_RANGES-1:0] plimit;
-        reg   [33:0] lo, hi, bytes, span;
-        reg   [31:0] vlo, vhi;
-        reg          hit;
-        integer      k;
-        begin
-            bytes = 34'd1 << size;
-            span  = ({26'd0, len} + 34'd1) << size;
-            lo = {2'b00, addr};
-            hi = 34'd0;
-            verdict = 2'd0;
-            if (size > 3'd3 || burst == 2'd3) begin
-                verdict = GMC_APF_KIND_BURST[1:0];
-            end else if (burst == BURST_WRAP) begin
-                if ((len != 8'd1 && len != 8'd3 && len != 8'd7 && len != 8'd15)
-                    || (lo & (bytes - 34'd1)) != 34'd0)
-                    verdict = GMC_APF_KIND_BURST[1:0];
-                lo = lo & ~(span - 34'd1);
-                hi = lo + span - 34'd1;
-            end else if (burst == BURST_FIXED) begin
-                hi = (lo & ~(bytes - 34'd1)) + bytes - 34'd1;
-            end else begin
-                hi = (lo & ~(bytes - 34'd1)) + span - 34'd1;
-            end
-            if (verdict == 2'd0) begin
-                if (hi >= {2'b00, WIN_BYTES32}) begin
-                    verdict = GMC_APF_KIND_WINDOW[1:0];
-                end else begin
-                    // A range [base, limit) that is not empty (limit >
-                    // base) holds a byte of [vlo, vhi] when vlo < limit and
-                    // vhi >= base. Here hi < WINDOW_BYTES, so both ends lie
-                    // below VRAM_TOP: a range can hold one only when its
-                    // base does too, and then a limit at or above VRAM_TOP
-                    // is above base and vlo, so every compare is VW bits.
-                    vlo = lo[31:0] + WINDOW_VRAM_BASE;
-                    vhi = hi[31:0] + WINDOW_VRAM_BASE;
-                    hit = 1'b0;
-                    for (k = 0; k < PROT_RANGES; k = k + 1)
-                        if ((pbase[32*k +: 32] & HIGH_MASK) == 32'd0
-                            && ((plimit[32*k +: 32] & HIGH_MASK) != 32'd0
-                                || ((plimit[32*k +: 32] & LOW_MASK) > (pbase[32*k +: 32] & LOW_MASK)
-                                    && (plimit[32*k +: 32] & LOW_MASK) > (vlo & LOW_MASK)))
-                            && (vhi & LOW_MASK) >= (pbase[32*k +: 32] & LOW_MASK))
-                            hit = 1'b1;
-                    if (hit) verdict = GMC_APF_KIND_PROTECTED[1:0];
-                end
-            end
-        end
-    endfunction
-
     // Address of the beat after one at addr. A burst is served only when
     // all of it lies in the window, so its beats' addresses are AB bits wide
-    // (below 2^AB: no compare here sees a carry out of bit AB-1).
+    // (below 2^AB).
     function [AB-1:0] next_addr;
         input [AB-1:0] addr;
         input [7:0]    len;
@@ -338,11 +267,16 @@ module gmc_aperture #(
     assign s_axi_awready = !w_busy_reg && !(s_axi_arvalid && !r_busy_reg);
     wire aw_take = s_axi_awvalid && s_axi_awready;
 
-    wire [31:0] chk_addr  = ar_take ? s_axi_araddr : s_axi_awaddr;
-    wire [7:0]  chk_len   = ar_take ? s_axi_arlen : s_axi_awlen;
-    wire [2:0]  chk_size  = ar_take ? s_axi_arsize : s_axi_awsize;
-    wire [1:0]  chk_burst = ar_take ? s_axi_arburst : s_axi_awburst;
-    assign chk_verdict = verdict(chk_addr, chk_len, chk_size, chk_burst, prot_base, prot_limit);
+    gmc_aperture_chk #(
+        .WINDOW_BYTES(WINDOW_BYTES), .WINDOW_VRAM_BASE(WINDOW_VRAM_BASE), .PROT_RANGES(PROT_RANGES)
+    ) u_chk (
+        .bar_addr(ar_take ? s_axi_araddr : s_axi_awaddr),
+        .len(ar_take ? s_axi_arlen : s_axi_awlen),
+        .size(ar_take ? s_axi_arsize : s_axi_awsize),
+        .burst(ar_take ? s_axi_arburst : s_axi_awburst),
+        .prot_base(prot_base), .prot_limit(prot_limit),
+        .verdict(chk_verdict)
+    );
 
     wire w_data_phase = w_busy_reg && !w_resp_pending_reg;
     // The lane mask is worked out only while a data beat is offered (the
