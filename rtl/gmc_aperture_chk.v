@@ -36,7 +36,6 @@ module gmc_aperture_chk #(
 
     localparam [1:0] BURST_FIXED = 2'd0, BURST_WRAP = 2'd2;  // anything else legal is INCR
     localparam [31:0] WIN_BYTES32 = WINDOW_BYTES;
-    localparam [33:0] WIN_BYTES34 = {2'b00, WIN_BYTES32};
     localparam [32:0] VRAM_TOP = {1'b0, WINDOW_VRAM_BASE} + WINDOW_BYTES;
     localparam integer VW = $clog2(VRAM_TOP);
     localparam [31:0] LOW_MASK = (VW >= 32) ? 32'hFFFF_FFFF : ((32'd1 << VW) - 32'd1);
@@ -56,6 +55,7 @@ module gmc_aperture_chk #(
         pb = 32'd0;
         pl = 32'd0;
         hit = 1'b0;
+        k = 0;
         verdict = 2'd0;
         if (size > 3'd3 || burst == 2'd3) begin
             verdict = GMC_APF_KIND_BURST[1:0];
@@ -71,7 +71,7 @@ module gmc_aperture_chk #(
             hi = (lo & ~(bytes - 34'd1)) + span - 34'd1;
         end
         if (verdict == 2'd0) begin
-            if (hi >= WIN_BYTES34) begin
+            if (hi >= {2'b00, WIN_BYTES32}) begin
                 verdict = GMC_APF_KIND_WINDOW[1:0];
             end else begin
                 vlo = (lo[31:0] + WINDOW_VRAM_BASE) & LOW_MASK;
