@@ -10,6 +10,10 @@
 // PROTECTED: a byte of the burst, at VRAM byte WINDOW_VRAM_BASE + offset,
 // in a protected range [base, limit) that is not empty (limit > base).
 //
+// The burst's extent is worked out at the window's width: its bytes past
+// its aligned first byte are at most 2,047 (12 bits), and it can lie in the
+// window only if its address is below 2^AB (AB = clog2(WINDOW_BYTES)), so
+// its last byte is an (AB + 1)-bit sum, not a 34-bit one.
 // Both ends of a burst inside the window lie below VRAM_TOP =
 // WINDOW_VRAM_BASE + WINDOW_BYTES (at most 2^32), so VW = clog2(VRAM_TOP)
 // bits hold them. A range can hold one of their bytes only when its base is
@@ -41,15 +45,25 @@ module gmc_aperture_chk #(
     localparam [31:0] LOW_MASK = (VW >= 32) ? 32'hFFFF_FFFF : ((32'd1 << VW) - 32'd1);
     localparam [31:0] HIGH_MASK = ~LOW_MASK;
 
-    reg [33:0] lo, hi, bytes, span;
-    reg [31:0] vlo, vhi, pb, pl;
+    // A burst's bytes past its aligned first byte number at most 16 x 8 (WRAP)
+    // or 256 x 8 (INCR): 12 bits. Its first byte is in the window only if
+    // the address is below 2^AB (AB >= 12), so its last byte's place is an
+    // (AB + 1)-bit sum.
+    localparam integer AB = $clog2(WINDOW_BYTES);
+    localparam [31:0] AB_HIGH = ~((32'd1 << AB) - 32'd1);
+    localparam [AB:0] WIN_AB = WIN_BYTES32[AB:0];
+
+    reg [11:0] bytes, span, ext;
+    reg [31:0] lo, al, vlo, vhi, pb, pl;
+    reg [AB:0] hsum;
     reg        hit;
     integer    k;
     always @* begin
-        bytes = 34'd1 << size;
-        span  = ({26'd0, len} + 34'd1) << size;
-        lo = {2'b00, bar_addr};
-        hi = 34'd0;
+        bytes = 12'd1 << size;
+        span  = ({4'd0, len} + 12'd1) << size;
+        lo = bar_addr;
+        al = bar_addr & ~{20'd0, bytes - 12'd1};
+        ext = span - 12'd1;
         vlo = 32'd0;
         vhi = 32'd0;
         pb = 32'd0;
@@ -61,21 +75,20 @@ module gmc_aperture_chk #(
             verdict = GMC_APF_KIND_BURST[1:0];
         end else if (burst == BURST_WRAP) begin
             if ((len != 8'd1 && len != 8'd3 && len != 8'd7 && len != 8'd15)
-                || (lo & (bytes - 34'd1)) != 34'd0)
+                || (bar_addr[2:0] & (bytes[2:0] - 3'd1)) != 3'd0)
                 verdict = GMC_APF_KIND_BURST[1:0];
-            lo = lo & ~(span - 34'd1);
-            hi = lo + span - 34'd1;
+            lo = bar_addr & ~{20'd0, span - 12'd1};
+            al = lo;
         end else if (burst == BURST_FIXED) begin
-            hi = (lo & ~(bytes - 34'd1)) + bytes - 34'd1;
-        end else begin
-            hi = (lo & ~(bytes - 34'd1)) + span - 34'd1;
+            ext = bytes - 12'd1;
         end
+        hsum = {1'b0, al[AB-1:0]} + {{(AB-11){1'b0}}, ext};
         if (verdict == 2'd0) begin
-            if (hi >= {2'b00, WIN_BYTES32}) begin
+            if ((al & AB_HIGH) != 32'd0 || hsum >= WIN_AB) begin
                 verdict = GMC_APF_KIND_WINDOW[1:0];
             end else begin
-                vlo = (lo[31:0] + WINDOW_VRAM_BASE) & LOW_MASK;
-                vhi = (hi[31:0] + WINDOW_VRAM_BASE) & LOW_MASK;
+                vlo = ({{(32-AB){1'b0}}, lo[AB-1:0]} + WINDOW_VRAM_BASE) & LOW_MASK;
+                vhi = ({{(32-AB){1'b0}}, hsum[AB-1:0]} + WINDOW_VRAM_BASE) & LOW_MASK;
                 for (k = 0; k < PROT_RANGES; k = k + 1) begin
                     pb = prot_base[32*k +: 32];
                     pl = prot_limit[32*k +: 32];

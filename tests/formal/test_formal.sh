@@ -20,7 +20,8 @@ FORMAL_SRC="rtl/gmc_aperture.v rtl/gmc_aperture_chk.v" prove gmc_aperture 12 "$A
 # at the window's width) equals the plain 34-bit definition
 # (tests/formal/gmc_aperture_chk_ref.v) on every input: a SAT proof over a
 # miter of the two, for the boards' 4 KiB window, the 2 MiB default, a
-# window at a VRAM offset and one ending at 2^32. Two ranges: each range is
+# window at a VRAM offset, one ending at 2^32 and one of 12 KiB (not a
+# power of two). Two ranges: each range is
 # the same logic, OR-ed. A seeded bug must make the proof fail.
 #   equiv NAME CHK_FILE PARAMS EXPECT(pass|fail)
 equiv() {
@@ -44,6 +45,7 @@ equiv board rtl/gmc_aperture_chk.v "-set WINDOW_BYTES 4096 -set PROT_RANGES 2" p
 equiv default rtl/gmc_aperture_chk.v "-set WINDOW_BYTES 2097152 -set PROT_RANGES 2" pass
 equiv offset rtl/gmc_aperture_chk.v "-set WINDOW_BYTES 8192 -set WINDOW_VRAM_BASE 32'h3000 -set PROT_RANGES 2" pass
 equiv top rtl/gmc_aperture_chk.v "-set WINDOW_BYTES 4096 -set WINDOW_VRAM_BASE 32'hFFFFF000 -set PROT_RANGES 2" pass
+equiv odd rtl/gmc_aperture_chk.v "-set WINDOW_BYTES 12288 -set PROT_RANGES 2" pass
 chk_mut=${BUILD:-build}/formal/mutants/chk-base-gt/gmc_aperture_chk.v
 mkdir -p "$(dirname "$chk_mut")"
 sed -e 's/vhi >= (pb & LOW_MASK)/vhi > (pb \& LOW_MASK)/' rtl/gmc_aperture_chk.v > "$chk_mut"
