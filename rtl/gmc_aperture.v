@@ -9,7 +9,9 @@
 // protected range, or is illegal (reserved burst type, bad WRAP, beat wider
 // than the bus), answers SLVERR. A refused burst moves no data and logs a
 // fault. Nothing wraps or aliases. One read and one write burst are in
-// progress at a time; reads stream one beat per cycle through a 2-entry
+// progress at a time, and one burst checker (gmc_aperture_chk) serves both
+// address channels, so an address is taken on one channel a cycle (AR
+// first); reads stream one beat per cycle through a 2-entry
 // FIFO, writes take one beat per cycle when the VRAM write port is free.
 module gmc_aperture #(
     // Bytes of VRAM the window exposes.
