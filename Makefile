@@ -547,6 +547,8 @@ SCRIPT_TESTS += tests/board/test_board_link.py
 SCRIPT_TESTS += tests/board/test_board_hx8k.py
 # Resets: the host killed mid-run, the board reset mid-run (docs/board-sim.md).
 SCRIPT_TESTS += tests/board/test_board_reset.py
+# The board images' report (tools/fpga_report.py) on hand-written nextpnr reports.
+SCRIPT_TESTS += tests/fw/test_fpga_report.py
 # The eviction benchmark's offline optimum (bench/evict_opt.py, Debian's python3-scipy).
 SCRIPT_TESTS += tests/bench/test_evict_opt.py
 # Relocation in the eviction benchmark's replica (bench/evict_breakdown.py).
@@ -599,10 +601,11 @@ $(BUILD)/rel/bin/bench-evict: bench/bench_evict.c $(BUILD)/rel/lib/libgmc.a $(BU
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_C) $(call layer_flags,bench/bench_evict.c) -O2 $< -o $@ $(BUILD)/rel/lib/libgmc.a $(BUILD)/rel/lib/libgmc_sim.a $(SIM_LIBS)
 
-# The same DMA bench on the compact engine's model (dma_compact_* figures).
-$(BUILD)/cmp/bin/bench-dma: bench/bench_dma.c hw/gmc_dma_pkt.c hw/gmc_pkt.c $(BUILD)/cmp/lib/libgmc_sim.a
+# The same DMA bench on the compact and micro-sequenced engines' models
+# (dma_compact_*, dma_micro_* figures).
+$(BUILD)/cmp/bin/bench-dma $(BUILD)/mic/bin/bench-dma: $(BUILD)/%/bin/bench-dma: bench/bench_dma.c hw/gmc_dma_pkt.c hw/gmc_pkt.c $(BUILD)/%/lib/libgmc_sim.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_C) $(INC_bench) -O2 $< hw/gmc_dma_pkt.c hw/gmc_pkt.c -o $@ $(BUILD)/cmp/lib/libgmc_sim.a $(SIM_LIBS)
+	$(CC) $(CFLAGS_C) $(INC_bench) -O2 $< hw/gmc_dma_pkt.c hw/gmc_pkt.c -o $@ $(BUILD)/$*/lib/libgmc_sim.a $(SIM_LIBS)
 
 # The compact engine synthesised alone (yosys synth_ice40) at the HX8K
 # board's parameters: dma_compact_lut4.
@@ -628,12 +631,12 @@ $(BUILD)/rel/bin/bench-resid: bench/bench_resid.c $(BUILD)/rel/lib/libgmc.a $(BU
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_C) $(INC_bench) -O2 $< -o $@ $(BUILD)/rel/lib/libgmc.a $(BUILD)/rel/lib/libgmc_sim.a $(SIM_LIBS)
 
-BENCH_DEPS := $(BUILD)/cmp/bin/bench-dma $(BUILD)/fw/dmc/yosys.log $(FW_BOARDS:%=$(BUILD)/fw/%-dmc/pack.log) $(BUILD)/rel/bin/bench-sim $(BUILD)/rel/bin/bench-alloc $(BUILD)/rel/bin/bench-api \
+BENCH_DEPS := $(BUILD)/cmp/bin/bench-dma $(BUILD)/mic/bin/bench-dma $(BUILD)/fw/dmc/yosys.log $(BUILD)/fw/dmu/pack.log $(FW_PROBES:%=$(BUILD)/fw/%/pack.log) $(BUILD)/rel/bin/bench-sim $(BUILD)/rel/bin/bench-alloc $(BUILD)/rel/bin/bench-api \
               $(BUILD)/rel/bin/bench-dma $(BUILD)/rel/bin/bench-evict $(BUILD)/bench/tb_bench.vvp \
               $(BUILD)/rel/bin/bench-resid $(BUILD)/rel/bin/gmc $(BUILD)/rel/bin/gmc-board-sim
 
 bench: deps-bench $(BENCH_DEPS) $(FW_BOARDS:%=$(BUILD)/fw/%/gmc.bin)
-	$(PYTHON) bench/run_bench.py $(BUILD) $(FW_BOARDS:%=$(BUILD)/fw/%/report.json)
+	$(PYTHON) bench/run_bench.py --fw-clock-mhz $(FW_FREQ) $(BUILD) $(FW_BOARDS:%=$(BUILD)/fw/%/report.json)
 
 # --------------------------------------------------------------- firmware
 # iCE40 bitstreams (docs/architecture.md 6, docs/boards.md). Per board, build/fw/<board>/
@@ -645,7 +648,10 @@ bench: deps-bench $(BENCH_DEPS) $(FW_BOARDS:%=$(BUILD)/fw/%/gmc.bin)
 #   make test-fw-gate          the bridge testbench on the synthesised UP5K netlist
 
 BOARD          ?= icebreaker
+# The boards' clock (MHz). nextpnr is asked for twice it, so an image that
+# builds meets timing with at least 2x margin.
 FW_FREQ        ?= 12
+FW_PNR_MHZ     := $(shell expr 2 \* $(FW_FREQ))
 OPENFPGALOADER ?= openFPGALoader
 FW_COMMON      := $(sort $(wildcard firmware/common/*.v))
 # The bridge's protocol constants, generated from spec/bridge.toml.
@@ -653,7 +659,9 @@ FW_INC         := firmware/common/gmc_bridge.vh
 
 FW_SYNTH_icebreaker   := -spram -dsp
 FW_PNR_icebreaker     := --up5k --package sg48
-FW_SYNTH_hx8k         :=
+# The HX8K image is mapped with ABC9: with its engine it packs into 156
+# fewer logic cells than with the default mapper (7,144 against 7,300).
+FW_SYNTH_hx8k         := -abc9
 FW_PNR_hx8k           := --hx8k --package ct256
 # DMA engine per board: FW_ENGINE_<board> (defined with the board
 # simulation above, which takes the same), passed to the board top and
@@ -662,7 +670,7 @@ FW_PNR_hx8k           := --hx8k --package ct256
 .PHONY: firmware flash test-fw test-fw-gate $(FW_BOARDS:%=firmware-%)
 
 firmware: $(FW_BOARDS:%=$(BUILD)/fw/%/gmc.bin)
-	$(PYTHON) tools/fpga_report.py $(FW_BOARDS:%=$(BUILD)/fw/%/report.json) > $(BUILD)/fw/report.json
+	$(PYTHON) tools/fpga_report.py --clock-mhz $(FW_FREQ) $(FW_BOARDS:%=$(BUILD)/fw/%/report.json) > $(BUILD)/fw/report.json
 	@cat $(BUILD)/fw/report.json
 
 define FW_BOARD_RULES
@@ -672,9 +680,9 @@ $$(BUILD)/fw/$(1)/gmc.json: firmware/$(1)/gmc_board_$(1).v $$(FW_COMMON) $$(FW_I
 	  chparam -set DMA_ENGINE $(FW_ENGINE_$(1)) gmc_board_$(1); synth_ice40 $(FW_SYNTH_$(1)) -top gmc_board_$(1) -json $$@'
 	echo $(FW_ENGINE_$(1)) > $$(@D)/dma_engine
 
-# nextpnr fails when timing misses FW_FREQ; the log and report stay for reading.
+# nextpnr fails when timing misses twice FW_FREQ; the log and report stay for reading.
 $$(BUILD)/fw/$(1)/gmc.asc: $$(BUILD)/fw/$(1)/gmc.json firmware/$(1)/$(1).pcf
-	$$(NEXTPNR) $(FW_PNR_$(1)) --freq $$(FW_FREQ) --json $$< --pcf firmware/$(1)/$(1).pcf --asc $$@ \
+	$$(NEXTPNR) $(FW_PNR_$(1)) --freq $$(FW_PNR_MHZ) --json $$< --pcf firmware/$(1)/$(1).pcf --asc $$@ \
 	  --report $$(@D)/report.json -l $$(@D)/nextpnr.log -q
 
 $$(BUILD)/fw/$(1)/gmc.bin: $$(BUILD)/fw/$(1)/gmc.asc
@@ -682,19 +690,28 @@ $$(BUILD)/fw/$(1)/gmc.bin: $$(BUILD)/fw/$(1)/gmc.asc
 
 firmware-$(1): $$(BUILD)/fw/$(1)/gmc.bin
 
-# Fit probe: the board top with the compact engine (DMA_ENGINE=2),
+endef
+$(foreach b,$(FW_BOARDS),$(eval $(call FW_BOARD_RULES,$(b))))
+
+# Fit probe: a board top with an engine its bitstream does not carry,
 # synthesised and packed (nextpnr --pack-only), for its logic-cell count
-# while it does not fit (docs/boards.md, DMA engine): <prefix>_dmc_lc and
-# <prefix>_dma_short_lc in make bench.
-$$(BUILD)/fw/$(1)-dmc/pack.log: firmware/$(1)/gmc_board_$(1).v $$(FW_COMMON) $$(RTL) $$(RTL_INC)
+# while it does not fit (docs/boards.md, DMA engine): <prefix>_<tag>_lc and
+# <prefix>_<tag>_short_lc in make bench. $(1) board, $(2) tag, $(3) DMA_ENGINE.
+define FW_PROBE_RULES
+$$(BUILD)/fw/$(1)-$(2)/pack.log: firmware/$(1)/gmc_board_$(1).v $$(FW_COMMON) $$(RTL) $$(RTL_INC)
 	@mkdir -p $$(@D)
 	$$(YOSYS) -q -l $$(@D)/yosys.log -p 'read_verilog -Irtl $$(RTL) $$(FW_COMMON) $$<; \
-	  chparam -set DMA_ENGINE 2 gmc_board_$(1); synth_ice40 $(FW_SYNTH_$(1)) -top gmc_board_$(1) -json $$(@D)/gmc.json'
+	  chparam -set DMA_ENGINE $(3) gmc_board_$(1); synth_ice40 $(FW_SYNTH_$(1)) -top gmc_board_$(1) -json $$(@D)/gmc.json'
 	-$$(NEXTPNR) $(FW_PNR_$(1)) --json $$(@D)/gmc.json --pcf firmware/$(1)/$(1).pcf --pack-only -l $$@.tmp -q
 	grep -q 'ICESTORM_LC:' $$@.tmp
 	mv $$@.tmp $$@
 endef
-$(foreach b,$(FW_BOARDS),$(eval $(call FW_BOARD_RULES,$(b))))
+# The compact engine (2) on both boards; the micro-sequenced one (3) on the
+# iCEBreaker (the HX8K's bitstream carries it).
+FW_PROBES := hx8k-dmc icebreaker-dmc icebreaker-dmu
+$(eval $(call FW_PROBE_RULES,hx8k,dmc,2))
+$(eval $(call FW_PROBE_RULES,icebreaker,dmc,2))
+$(eval $(call FW_PROBE_RULES,icebreaker,dmu,3))
 
 # openFPGALoader 0.10 has no icebreaker entry: ice40_generic is the FT2232H
 # + SPI flash wiring both boards use. It exits at once when no FTDI device

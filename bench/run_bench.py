@@ -359,8 +359,12 @@ def uart_link(build):
 
 
 def main():
-    build = sys.argv[1]
-    reports = sys.argv[2:]
+    args = sys.argv[1:]
+    clock = []
+    if args[:1] == ["--fw-clock-mhz"]:
+        clock, args = ["--clock-mhz", args[1]], args[2:]
+    build = args[0]
+    reports = args[1:]
     res = {}
     # Wall-clock speeds are taken as the best of REPEAT runs, the model and
     # Icarus interleaved: other load on the machine only ever slows a run
@@ -401,14 +405,28 @@ def main():
     res["dma_compact_small_packet_cycles"] = cmp["dma_small_packet_cycles"]
     res["dma_compact_fence_latency_cycles"] = cmp["fence_latency_cycles"]
     res["dma_compact_lut4"] = yosys_cells(os.path.join(build, "fw/dmc/yosys.log"), "SB_LUT4")
-    # Each board top with the compact engine, packed (the Makefile's fit
-    # probe): its logic cells, whether that fits the device, and by how
-    # many cells it is short (0 when it fits).
-    for board, prefix in (("hx8k", "hx8k"), ("icebreaker", "up5k")):
-        used, avail = packed_lcs(os.path.join(build, f"fw/{board}-dmc/pack.log"))
-        res[f"{prefix}_dmc_lc"] = used
-        res[f"{prefix}_dma"] = int(used <= avail)
-        res[f"{prefix}_dma_short_lc"] = max(0, used - avail)
+    # The micro-sequenced engine (DMA_ENGINE=3, the HX8K image's): the same
+    # figures from its model, and its size alone (make dmu-size: LUT4s, and
+    # logic cells packed).
+    mic = run_json([os.path.join(build, "mic/bin/bench-dma")])
+    res["dma_micro_copy_cycles_per_byte"] = mic["dma_copy_cycles_per_byte"]
+    res["dma_micro_small_packet_cycles"] = mic["dma_small_packet_cycles"]
+    res["dma_micro_fence_latency_cycles"] = mic["fence_latency_cycles"]
+    res["dma_micro_lut4"] = yosys_cells(os.path.join(build, "fw/dmu/stat.txt"), "SB_LUT4")
+    res["dma_micro_lc"] = packed_lcs(os.path.join(build, "fw/dmu/pack.log"))[0]
+    # Board tops with an engine their bitstream does not carry, packed (the
+    # Makefile's fit probes): logic cells, whether that fits the device, and
+    # by how many cells it is short (0 when it fits).
+    for probe, prefix in (("hx8k-dmc", "hx8k_dmc"), ("icebreaker-dmc", "up5k_dmc"),
+                          ("icebreaker-dmu", "up5k_dmu")):
+        used, avail = packed_lcs(os.path.join(build, f"fw/{probe}/pack.log"))
+        res[f"{prefix}_lc"] = used
+        res[f"{prefix}_fits"] = int(used <= avail)
+        res[f"{prefix}_short_lc"] = max(0, used - avail)
+    # Whether a board can carry an engine at all (the smallest one), and by
+    # how much it is short when not.
+    res["up5k_dma"] = res["up5k_dmu_fits"]
+    res["up5k_dma_short_lc"] = res["up5k_dmu_short_lc"]
     # Eviction policy vs offline LRU, paging throughput and host cost
     # (bench/bench_evict.c, docs/residency.md "Eviction benchmark"); its
     # traces are written as trace files for the optimum (docs/eviction-bench.md).
@@ -417,7 +435,7 @@ def main():
     res.update(run_json([os.path.join(build, "rel/bin/bench-evict"), "--dump", insample]))
     res.update(eviction_vs_optimum(build, insample, res))
     if reports:
-        fpga = run_json([sys.executable, os.path.join(ROOT, "tools/fpga_report.py"), *reports])
+        fpga = run_json([sys.executable, os.path.join(ROOT, "tools/fpga_report.py"), *clock, *reports])
         # Numbers only: names of critical-path cells stay in build/fw/report.json.
         res.update({k: int(v) if isinstance(v, bool) else v for k, v in fpga.items()
                     if isinstance(v, (int, float))})

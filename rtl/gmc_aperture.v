@@ -9,7 +9,9 @@
 // protected range, or is illegal (reserved burst type, bad WRAP, beat wider
 // than the bus), answers SLVERR. A refused burst moves no data and logs a
 // fault. Nothing wraps or aliases. One read and one write burst are in
-// progress at a time; reads stream one beat per cycle through a 2-entry
+// progress at a time, and one burst checker (gmc_aperture_chk) serves both
+// address channels, so an address is taken on one channel a cycle (AR
+// first); reads stream one beat per cycle through a 2-entry
 // FIFO, writes take one beat per cycle when the VRAM write port is free.
 module gmc_aperture #(
     // Bytes of VRAM the window exposes.
@@ -92,8 +94,11 @@ module gmc_aperture #(
     `include "gmc_regs.vh"
 
     localparam [1:0] RESP_OKAY = 2'd0, RESP_SLVERR = 2'd2, RESP_DECERR = 2'd3;
-    localparam [31:0] WIN_BYTES32 = WINDOW_BYTES;
     localparam [1:0] BURST_FIXED = 2'd0, BURST_WRAP = 2'd2;  // anything else legal is INCR
+
+    // A burst is served only when all of it lies in the window, so its
+    // beats' addresses are AB bits wide.
+    localparam integer AB = $clog2(WINDOW_BYTES);
 
     initial begin
         if (WINDOW_BYTES % 4096 != 0 || WINDOW_BYTES == 0)
@@ -104,69 +109,23 @@ module gmc_aperture #(
 
     // ------------------------------------------------------------ helpers
 
-    // Verdict on a whole burst: 0 accept, else the APF_KIND to log.
-    function [1:0] verdict;
-        input [31:0] addr;
-        input [7:0]  len;
-        input [2:0]  size;
-        input [1:0]  burst;
-        input [32*PROT_RANGES-1:0] pbase;
-        input [32*PROT_RANGES-1:0] plimit;
-        reg   [33:0] lo, hi, bytes, span, vlo, vhi;
-        reg          hit;
-        integer      k;
+    // Address of the beat after one at addr. A burst is served only when
+    // all of it lies in the window, so its beats' addresses are AB bits wide
+    // (below 2^AB).
+    function [AB-1:0] next_addr;
+        input [AB-1:0] addr;
+        input [7:0]    len;
+        input [2:0]    size;
+        input [1:0]    burst;
+        reg   [AB-1:0] bytes, span, base, nxt;
         begin
-            bytes = 34'd1 << size;
-            span  = ({26'd0, len} + 34'd1) << size;
-            lo = {2'b00, addr};
-            hi = 34'd0;
-            verdict = 2'd0;
-            if (size > 3'd3 || burst == 2'd3) begin
-                verdict = GMC_APF_KIND_BURST[1:0];
-            end else if (burst == BURST_WRAP) begin
-                if ((len != 8'd1 && len != 8'd3 && len != 8'd7 && len != 8'd15)
-                    || (lo & (bytes - 34'd1)) != 34'd0)
-                    verdict = GMC_APF_KIND_BURST[1:0];
-                lo = lo & ~(span - 34'd1);
-                hi = lo + span - 34'd1;
-            end else if (burst == BURST_FIXED) begin
-                hi = (lo & ~(bytes - 34'd1)) + bytes - 34'd1;
-            end else begin
-                hi = (lo & ~(bytes - 34'd1)) + span - 34'd1;
-            end
-            if (verdict == 2'd0) begin
-                if (hi >= {2'b00, WIN_BYTES32}) begin
-                    verdict = GMC_APF_KIND_WINDOW[1:0];
-                end else begin
-                    vlo = lo + {2'b00, WINDOW_VRAM_BASE};
-                    vhi = hi + {2'b00, WINDOW_VRAM_BASE};
-                    hit = 1'b0;
-                    for (k = 0; k < PROT_RANGES; k = k + 1)
-                        if (plimit[32*k +: 32] > pbase[32*k +: 32]
-                            && vlo < {2'b00, plimit[32*k +: 32]}
-                            && vhi >= {2'b00, pbase[32*k +: 32]})
-                            hit = 1'b1;
-                    if (hit) verdict = GMC_APF_KIND_PROTECTED[1:0];
-                end
-            end
-        end
-    endfunction
-
-    // Address of the beat after one at addr.
-    function [31:0] next_addr;
-        input [31:0] addr;
-        input [7:0]  len;
-        input [2:0]  size;
-        input [1:0]  burst;
-        reg   [31:0] bytes, span, base, nxt;
-        begin
-            bytes = 32'd1 << size;
-            span  = ({24'd0, len} + 32'd1) << size;
-            nxt   = (addr & ~(bytes - 32'd1)) + bytes;
+            bytes = {{(AB-1){1'b0}}, 1'b1} << size;
+            span  = ({{(AB-8){1'b0}}, len} + {{(AB-1){1'b0}}, 1'b1}) << size;
+            nxt   = (addr & ~(bytes - {{(AB-1){1'b0}}, 1'b1})) + bytes;
             if (burst == BURST_FIXED) begin
                 next_addr = addr;
             end else if (burst == BURST_WRAP) begin
-                base = addr & ~(span - 32'd1);
+                base = addr & ~(span - {{(AB-1){1'b0}}, 1'b1});
                 next_addr = (nxt == base + span) ? base : nxt;
             end else begin
                 next_addr = nxt;
@@ -199,10 +158,10 @@ module gmc_aperture #(
 
     /* verilator lint_off UNUSEDSIGNAL */
     function [VRAM_AW-1:0] word;
-        input [31:0] bar_off;
-        reg   [31:0] v;  // the window is checked, so only the word bits matter
+        input [AB-1:0] bar_off;
+        reg   [32:0]   v;  // the window is checked, so only the word bits matter
         begin
-            v = bar_off + WINDOW_VRAM_BASE;
+            v = {{(33-AB){1'b0}}, bar_off} + {1'b0, WINDOW_VRAM_BASE};
             word = v[3 +: VRAM_AW];
         end
     endfunction
@@ -212,7 +171,7 @@ module gmc_aperture #(
 
     reg                r_busy_reg, r_err_reg;
     reg [ID_WIDTH-1:0] r_id_reg;
-    reg [31:0]         r_addr_reg;     // next beat to issue
+    reg [AB-1:0]       r_addr_reg;     // next beat to issue
     reg [7:0]          r_len_reg;
     reg [2:0]          r_size_reg;
     reg [1:0]          r_burst_reg;
@@ -226,6 +185,7 @@ module gmc_aperture #(
 
     assign s_axi_arready = !r_busy_reg;
     wire ar_take = s_axi_arvalid && s_axi_arready;
+    wire [1:0] chk_verdict;  // the burst checker's answer on the address taken
 
     assign s_axi_rvalid = r_busy_reg && (r_err_reg || r_cnt_reg != 2'd0);
     assign s_axi_rdata  = r_err_reg ? 64'd0 : r_fifo[r_rp_reg];
@@ -243,21 +203,15 @@ module gmc_aperture #(
                      && (r_occ < 3'd2 || (r_occ == 3'd2 && r_pop));
     assign vr_addr = word(r_addr_reg);
 
-    // The verdict is computed where it is used, under ar_take (the same
-    // logic: it only feeds flops loaded then) (docs/sim.md, Model speed).
-    /* verilator lint_off BLKSEQ */
-    reg [1:0] ar_verdict;
     always @(posedge clk) begin
         flt_rd_valid <= 1'b0;
 
         if (ar_take) begin
-            ar_verdict = verdict(s_axi_araddr, s_axi_arlen, s_axi_arsize, s_axi_arburst,
-                                 prot_base, prot_limit);
             r_busy_reg <= 1'b1;
-            r_err_reg <= (ar_verdict != 2'd0);
-            r_resp_reg <= (ar_verdict == GMC_APF_KIND_WINDOW[1:0]) ? RESP_DECERR : RESP_SLVERR;
+            r_err_reg <= (chk_verdict != 2'd0);
+            r_resp_reg <= (chk_verdict == GMC_APF_KIND_WINDOW[1:0]) ? RESP_DECERR : RESP_SLVERR;
             r_id_reg <= s_axi_arid;
-            r_addr_reg <= s_axi_araddr;
+            r_addr_reg <= s_axi_araddr[AB-1:0];
             r_len_reg <= s_axi_arlen;
             r_size_reg <= s_axi_arsize;
             r_burst_reg <= s_axi_arburst;
@@ -266,8 +220,8 @@ module gmc_aperture #(
             // Kind and address load on every burst (they only matter with
             // the valid pulse): the verdict then feeds one flop, not the
             // clock enables of 34, which keeps it off the critical path.
-            flt_rd_valid <= (ar_verdict != 2'd0);
-            flt_rd_kind <= ar_verdict;
+            flt_rd_valid <= (chk_verdict != 2'd0);
+            flt_rd_kind <= chk_verdict;
             flt_rd_addr <= s_axi_araddr;
         end
 
@@ -302,14 +256,29 @@ module gmc_aperture #(
     // -------------------------------------------------------- write side
 
     reg                w_busy_reg, w_err_reg, w_resp_pending_reg;
-    reg [31:0]         w_addr_reg;
+    reg [AB-1:0]       w_addr_reg;
     reg [7:0]          w_len_reg;
     reg [2:0]          w_size_reg;
     reg [1:0]          w_burst_reg;
     reg [8:0]          w_beat_reg;
 
-    assign s_axi_awready = !w_busy_reg;
+    // One burst checker serves both channels, so an address is taken on one
+    // channel a cycle: AR first. A read burst keeps AR busy for at least two
+    // cycles (its beat and the last one handed over), so a waiting AW is
+    // taken then, however many reads follow.
+    assign s_axi_awready = !w_busy_reg && !(s_axi_arvalid && !r_busy_reg);
     wire aw_take = s_axi_awvalid && s_axi_awready;
+
+    gmc_aperture_chk #(
+        .WINDOW_BYTES(WINDOW_BYTES), .WINDOW_VRAM_BASE(WINDOW_VRAM_BASE), .PROT_RANGES(PROT_RANGES)
+    ) u_chk (
+        .bar_addr(ar_take ? s_axi_araddr : s_axi_awaddr),
+        .len(ar_take ? s_axi_arlen : s_axi_awlen),
+        .size(ar_take ? s_axi_arsize : s_axi_awsize),
+        .burst(ar_take ? s_axi_arburst : s_axi_awburst),
+        .prot_base(prot_base), .prot_limit(prot_limit),
+        .verdict(chk_verdict)
+    );
 
     wire w_data_phase = w_busy_reg && !w_resp_pending_reg;
     // The lane mask is worked out only while a data beat is offered (the
@@ -338,26 +307,23 @@ module gmc_aperture #(
     end
     assign cnt_wr_bytes = cnt_wr_c;
 
-    reg [1:0] aw_verdict;  // computed under aw_take, as ar_verdict
     always @(posedge clk) begin
         flt_wr_valid <= 1'b0;
 
         if (aw_take) begin
-            aw_verdict = verdict(s_axi_awaddr, s_axi_awlen, s_axi_awsize, s_axi_awburst,
-                                 prot_base, prot_limit);
             w_busy_reg <= 1'b1;
             w_resp_pending_reg <= 1'b0;
-            w_err_reg <= (aw_verdict != 2'd0);
-            s_axi_bresp <= (aw_verdict == 2'd0) ? RESP_OKAY
-                         : (aw_verdict == GMC_APF_KIND_WINDOW[1:0]) ? RESP_DECERR : RESP_SLVERR;
+            w_err_reg <= (chk_verdict != 2'd0);
+            s_axi_bresp <= (chk_verdict == 2'd0) ? RESP_OKAY
+                         : (chk_verdict == GMC_APF_KIND_WINDOW[1:0]) ? RESP_DECERR : RESP_SLVERR;
             s_axi_bid <= s_axi_awid;
-            w_addr_reg <= s_axi_awaddr;
+            w_addr_reg <= s_axi_awaddr[AB-1:0];
             w_len_reg <= s_axi_awlen;
             w_size_reg <= s_axi_awsize;
             w_burst_reg <= s_axi_awburst;
             w_beat_reg <= 9'd0;
-            flt_wr_valid <= (aw_verdict != 2'd0);
-            flt_wr_kind <= aw_verdict;
+            flt_wr_valid <= (chk_verdict != 2'd0);
+            flt_wr_kind <= chk_verdict;
             flt_wr_addr <= s_axi_awaddr;
         end
 
@@ -384,7 +350,6 @@ module gmc_aperture #(
             flt_wr_valid <= 1'b0;
         end
     end
-    /* verilator lint_on BLKSEQ */
 
 `ifdef FORMAL
     // ---------------------------------------------------------------------

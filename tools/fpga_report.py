@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Summarise nextpnr-ice40 reports as one flat JSON object.
 
-Usage: fpga_report.py REPORT.json [REPORT.json ...]
+Usage: fpga_report.py [--clock-mhz MHZ] REPORT.json [REPORT.json ...]
 
 Each argument is a report written by ``nextpnr-ice40 --report``. The board
 is taken from the directory name (build/fw/<board>/report.json); the device
@@ -19,8 +19,12 @@ Printed keys, per device prefix P:
                           when there are several)
   P_constraint_mhz        the frequency nextpnr was asked for
   P_timing_met            achieved >= constraint
-  P_dma_engine            the DMA engine the image carries (none, full,
-                          compact), from dma_engine next to the report
+  P_clock_mhz             the board's clock (--clock-mhz), and
+  P_fmax_margin           achieved Fmax over it (the build asks nextpnr for
+                          twice the clock, so timing_met means >= 2)
+  P_dma_engine            the DMA engine the image carries (enum DMA_ENGINE
+                          of spec/gmc.toml, lower case: none, full, compact,
+                          micro), from dma_engine next to the report
   P_crit_from, P_crit_to  first and last cell of the reported critical path
   P_crit_ns               its delay in ns
 Python 3 standard library only.
@@ -29,8 +33,20 @@ Python 3 standard library only.
 import json
 import os
 import sys
+import tomllib
 
 PREFIX = {"icebreaker": "up5k", "hx8k": "hx8k"}
+SPEC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "spec", "gmc.toml")
+
+
+def engine_names():
+    """{value: lower-case name} of the spec's enum DMA_ENGINE."""
+    with open(SPEC, "rb") as f:
+        spec = tomllib.load(f)
+    for enum in spec["enum"]:
+        if enum["name"] == "DMA_ENGINE":
+            return {v["value"]: v["name"].lower() for v in enum["values"]}
+    raise ValueError("spec/gmc.toml has no enum DMA_ENGINE")
 
 
 def prefix_for(path):
@@ -38,7 +54,7 @@ def prefix_for(path):
     return PREFIX.get(board, board)
 
 
-def summarise(path, out):
+def summarise(path, out, clock_mhz=None):
     with open(path, encoding="utf-8") as f:
         rep = json.load(f)
     p = prefix_for(path)
@@ -54,7 +70,10 @@ def summarise(path, out):
     if os.path.exists(eng):
         with open(eng, encoding="utf-8") as f:
             code = int(f.read().strip() or "0")
-        out[p + "_dma_engine"] = {0: "none", 1: "full", 2: "compact"}.get(code, str(code))
+        names = engine_names()
+        if code not in names:
+            raise ValueError("dma_engine %d is not a value of enum DMA_ENGINE" % code)
+        out[p + "_dma_engine"] = names[code]
     lc, lc_avail = used("ICESTORM_LC"), avail("ICESTORM_LC")
     out[p + "_lc"] = lc
     out[p + "_lc_avail"] = lc_avail
@@ -79,6 +98,10 @@ def summarise(path, out):
         out[p + "_constraint_mhz"] = con
         if ach is not None and con is not None:
             out[p + "_timing_met"] = ach >= con
+        if clock_mhz:
+            out[p + "_clock_mhz"] = clock_mhz
+            if ach is not None:
+                out[p + "_fmax_margin"] = round(ach / clock_mhz, 2)
 
     paths = [cp for cp in rep.get("critical_paths", [])
              if cp.get("from", "").startswith("posedge")
@@ -94,13 +117,28 @@ def summarise(path, out):
 
 
 def main(argv):
-    if len(argv) < 2:
+    args = argv[1:]
+    clock_mhz = None
+    if args[:1] == ["--clock-mhz"]:
+        if len(args) < 2:
+            sys.stderr.write(__doc__)
+            return 2
+        try:
+            clock_mhz = float(args[1])
+        except ValueError:
+            sys.stderr.write("fpga_report: --clock-mhz %r is not a number\n" % args[1])
+            return 2
+        if clock_mhz <= 0:
+            sys.stderr.write("fpga_report: --clock-mhz must be above 0\n")
+            return 2
+        args = args[2:]
+    if not args:
         sys.stderr.write(__doc__)
         return 2
     out = {}
-    for path in argv[1:]:
+    for path in args:
         try:
-            summarise(path, out)
+            summarise(path, out, clock_mhz)
         except (OSError, ValueError) as exc:
             sys.stderr.write("fpga_report: %s: %s\n" % (path, exc))
             return 1

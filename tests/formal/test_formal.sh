@@ -14,7 +14,46 @@ prove gmc_axil_regif 16
 # AXI4 aperture slave. One protected range, a small window and narrow IDs
 # keep the proof quick; they do not change the protocol logic. (The
 # default parameters prove too, in about a minute.)
-prove gmc_aperture 12 "$APERTURE_P"
+FORMAL_SRC="rtl/gmc_aperture.v rtl/gmc_aperture_chk.v" prove gmc_aperture 12 "$APERTURE_P"
+
+# The aperture's burst checker (rtl/gmc_aperture_chk.v: its range compares
+# at the window's width) equals the plain 34-bit definition
+# (tests/formal/gmc_aperture_chk_ref.v) on every input: a SAT proof over a
+# miter of the two, for the boards' 4 KiB window, the 2 MiB default, a
+# window at a VRAM offset, one ending at 2^32 and one of 12 KiB (not a
+# power of two). Two ranges: each range is
+# the same logic, OR-ed. A seeded bug must make the proof fail.
+#   equiv NAME CHK_FILE PARAMS EXPECT(pass|fail)
+equiv() {
+  local name=$1 chk=$2 params=$3 expect=$4 log=${BUILD:-build}/formal/equiv-$1.log
+  mkdir -p "$(dirname "$log")"
+  if yosys -q -l "$log" -p "read_verilog -Irtl $chk tests/formal/gmc_aperture_chk_ref.v; \
+       chparam $params gmc_aperture_chk gmc_aperture_chk_ref; prep; \
+       miter -equiv -flatten -make_outputs gmc_aperture_chk_ref gmc_aperture_chk miter; \
+       hierarchy -top miter; sat -verify -prove trigger 0 -show-inputs miter" >/dev/null 2>&1; then
+    got=pass
+  else
+    got=fail
+  fi
+  if [ "$got" = "$expect" ]; then
+    pass=$((pass + 1))
+  else
+    fail=$((fail + 1)); echo "equiv $name: expected the proof to $expect, it did $got ($log)"
+  fi
+}
+equiv board rtl/gmc_aperture_chk.v "-set WINDOW_BYTES 4096 -set PROT_RANGES 2" pass
+equiv default rtl/gmc_aperture_chk.v "-set WINDOW_BYTES 2097152 -set PROT_RANGES 2" pass
+equiv offset rtl/gmc_aperture_chk.v "-set WINDOW_BYTES 8192 -set WINDOW_VRAM_BASE 32'h3000 -set PROT_RANGES 2" pass
+equiv top rtl/gmc_aperture_chk.v "-set WINDOW_BYTES 4096 -set WINDOW_VRAM_BASE 32'hFFFFF000 -set PROT_RANGES 2" pass
+equiv odd rtl/gmc_aperture_chk.v "-set WINDOW_BYTES 12288 -set PROT_RANGES 2" pass
+chk_mut=${BUILD:-build}/formal/mutants/chk-base-gt/gmc_aperture_chk.v
+mkdir -p "$(dirname "$chk_mut")"
+sed -e 's/vhi >= (pb & LOW_MASK)/vhi > (pb \& LOW_MASK)/' rtl/gmc_aperture_chk.v > "$chk_mut"
+if cmp -s rtl/gmc_aperture_chk.v "$chk_mut"; then
+  fail=$((fail + 1)); echo "equiv chk-base-gt: the seeded edit changed nothing"
+else
+  equiv chk-base-gt "$chk_mut" "-set WINDOW_BYTES 4096 -set PROT_RANGES 2" fail
+fi
 
 # Seeded bugs: a copy of the module with one change (sed), whose BMC must
 # fail on an assertion whose line contains TOKEN.
@@ -27,7 +66,9 @@ mutant() {
   if cmp -s "rtl/$mod.v" "$dir/$mod.v"; then
     fail=$((fail + 1)); echo "mutant $name: the edit '$expr' changed nothing"; return
   fi
-  FORMAL_SRC=$dir/$mod.v FORMAL_OUT=$dir tools/formal.sh "$mod" "$depth" "$params" 1 >"$dir/run.log" 2>&1
+  local extra=""
+  [ "$mod" = gmc_aperture ] && extra=rtl/gmc_aperture_chk.v  # its burst checker, unchanged
+  FORMAL_SRC="$dir/$mod.v $extra" FORMAL_OUT=$dir tools/formal.sh "$mod" "$depth" "$params" 1 >"$dir/run.log" 2>&1
   local at ln line
   at=$(grep -o "Assert failed in $mod: [^ ]*" "$dir/bmc.log" | head -1)
   ln=$(printf '%s' "$at" | sed -E 's/.*-([0-9]+)\.[0-9]+$/\1/')  # the assertion's last line
