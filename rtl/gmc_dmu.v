@@ -52,6 +52,7 @@
 //   4 OUT  dst[27:22] ra[15:8] aux[7:0]            bus action with A
 //   5 BR   cond[27:22] pol[21] call[20] target {[17:16], [7:0]} (cond 32+k: bit k of A, ra[15:8])
 //   6 RET
+//   7 TST  mask[15:0]                              Z, ZC <= (nzm & mask) == 0
 module gmc_dmu #(
     parameter integer VRAM_BYTES = 8 * 1024 * 1024,
     parameter [31:0]  APERTURE_BASE = 32'h8000_0000,
@@ -163,7 +164,7 @@ module gmc_dmu #(
 
     localparam [1:0] PH_F = 2'd0, PH_D = 2'd1, PH_X = 2'd2;
     localparam [3:0] C_ALU = 4'd0, C_ALUI = 4'd1, C_LDI = 4'd2, C_IN = 4'd3,
-                     C_OUT = 4'd4, C_BR = 4'd5, C_RET = 4'd6;
+                     C_OUT = 4'd4, C_BR = 4'd5, C_RET = 4'd6, C_TST = 4'd7;
     localparam [9:0] V_RESET = 10'd1, V_TIMEOUT = 10'd2, V_SKIP = 10'd3;
 
     reg  [1:0]  ph;
@@ -206,7 +207,12 @@ module gmc_dmu #(
             bmap = {r[7:5], r[4] ^ (bk && r[7:5] == 3'b010), r[3:0]};
         end
     endfunction
-    wire [7:0]  rd_b = bmap(rd, bank);
+    // The packet fetch's beat index (out wix): file writes of registers
+    // 0x00..0x03 go to 0x00 + 4 * wix .. 0x03 + 4 * wix (the packet's word
+    // wix), so one loop stores the four beats.
+    reg  [1:0]  wix;
+    wire [7:0]  rd_w = {rd[7:4], rd[3:2] | (rd[7:4] == 4'd0 ? wix : 2'd0), rd[1:0]};
+    wire [7:0]  rd_b = bmap(rd_w, bank);
     // (The file is written only in X, and what it reads then, for the
     // instruction in X again, is not used: the next instruction's operands
     // are read in its D. So a read in a write's cycle may return anything.)
@@ -274,6 +280,10 @@ module gmc_dmu #(
     reg         busy, faulted, in_ib, skip_p;
     reg  [7:0]  f_code;
     reg         fc, fz, fzc;     // ALU flags
+    // Which 16-bit halves of the last four read beats are not zero (half h
+    // of beat b in bit 4b + h; bit 0 is bits 15:8, the packet's flags): after
+    // a packet's fetch, its reserved fields are tested at once (TST).
+    reg  [15:0] nzm;
 
     wire ar_room = !owe_rd[ar_e];
     wire aw_room = !owe_wr[aw_e];
@@ -416,10 +426,14 @@ module gmc_dmu #(
     localparam [47:0] VRAM_END = zext48(VRAM_BYTES);
     localparam [47:0] AP_END = {16'd0, APERTURE_BASE} + APERTURE_PAGES * 48'd4096;
     wire [31:0] cfg_q;
+    // The protected range the microcode checks (out pidx): configuration
+    // words 8..11 and 12..15 are read as 8 + pidx and 12 + pidx.
+    reg  [1:0]  pidx;
+    wire [4:0]  cfg_ra = {rb[5:3], rb[2:1] | pidx};
     gmc_dmu_rf #(.AW(5), .DW(16), .NWE(2)) u_cfgl (.clk(clk), .we(cfg_we[1:0]), .wa(cfg_wa), .wd(cfg_wd[15:0]),
-                                                   .ra(rb[5:1]), .rd(cfg_q[15:0]));
+                                                   .ra(cfg_ra), .rd(cfg_q[15:0]));
     gmc_dmu_rf #(.AW(5), .DW(16), .NWE(2)) u_cfgh (.clk(clk), .we(cfg_we[3:2]), .wa(cfg_wa), .wd(cfg_wd[31:16]),
-                                                   .ra(rb[5:1]), .rd(cfg_q[31:16]));
+                                                   .ra(cfg_ra), .rd(cfg_q[31:16]));
     reg [15:0] in_v;
     always @(*) begin
         if (rb[6]) in_v = rb[0] ? cfg_q[31:16] : cfg_q[15:0];
@@ -467,10 +481,9 @@ module gmc_dmu #(
             5'd7: cond = rsp_inv;
             5'd8: cond = brsp;
             5'd9: cond = brsp_err;
-            5'd10: cond = ar_v;
-            5'd11: cond = aw_v || w_v;
             // (A VRAM read or GART answer still to come counts: it lands
             // in the response buffer.)
+            5'd10: cond = ar_v || aw_v || w_v || vr_v || vw_v || g_v || vr_w || g_w;
             5'd12: cond = vr_v || vw_v || g_v || vr_w || g_w;
             5'd13: cond = can_fetch;
             5'd14: cond = in_ib;
@@ -541,6 +554,8 @@ module gmc_dmu #(
 
         // Responses into the buffer.
         if (r_take) begin
+            nzm <= {|m_axi_rdata[63:48], |m_axi_rdata[47:32], |m_axi_rdata[31:16], |m_axi_rdata[15:8],
+                    nzm[15:4]};
             buf_q <= m_axi_rdata;
             rsp <= 1'b1;
             rsp_err <= m_axi_rresp[1];
@@ -572,6 +587,10 @@ module gmc_dmu #(
             fz <= alu == 16'd0;
             fzc <= (fn[0] ? fzc : 1'b1) && alu == 16'd0;
             if (fn[3:2] == 2'd0) fc <= sum[16];
+        end
+        if (x && cls == C_TST) begin
+            fz <= (nzm & ui[15:0]) == 16'd0;
+            fzc <= (nzm & ui[15:0]) == 16'd0;
         end
 
         // The write word fills from the top, a byte or a half at a time, so
@@ -605,6 +624,8 @@ module gmc_dmu #(
                 6'd11: begin aw_v <= 1'b1; w_v <= 1'b1; aw_e <= ep; end
                 6'd12: begin g_v <= 1'b1; g_w <= 1'b1; g_side <= rb[0] ^ bank; end
                 6'd28: bank <= rb[0];
+                6'd22: wix <= a_q[1:0];
+                6'd23: pidx <= a_q[1:0];
                 6'd13: begin vr_v <= 1'b1; vr_w <= 1'b1; end
                 6'd14: begin vw_v <= 1'b1; vw_all <= rb[0]; end
                 6'd15: begin
@@ -655,6 +676,8 @@ module gmc_dmu #(
         if (vec) begin
             rep <= 4'd0;
             bank <= 1'b0;
+            wix <= 2'd0;
+            pidx <= 2'd0;
             pc <= vec_pc;
             ph <= PH_D;   // (the ROM reads the vector in this cycle)
             busy <= 1'b0;
@@ -677,6 +700,8 @@ module gmc_dmu #(
             ph <= PH_F;
             rep <= 4'd0;
             bank <= 1'b0;
+            wix <= 2'd0;
+            pidx <= 2'd0;
             pc <= 10'd0;
             ret <= 10'd0;
             busy <= 1'b0;
