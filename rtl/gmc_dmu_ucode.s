@@ -88,7 +88,7 @@
 .equ STV 0x46        ; 1: STB holds the page's translation
 .equ S0F 0x47        ; 1: still in the side's first page
 .equ SSEG 0x48       ; the side's first byte address, bits 11:3
-.equ SENT0 0x49      ; the MDL entry to read next (MAP: on the source side)
+.equ SENT0 0x49      ; the MDL entry to read next (MAP: on the destination side)
 .equ SENT1 0x4A
 .equ SENT2 0x4B
 .equ SEB0 0x4C       ; burst address of that entry's read
@@ -308,7 +308,7 @@ fetch_ib: sub IBL0, IBL0, #32
 ; reserved 16-bit halves for zero at once (mask bit 4b + h: Wbh; bit 0 the
 ; flags, W00[15:8]); a chain of `or`s after an `xor` or `and` tests several
 ; registers for zero at once (flag ZC).
-check:  bit FERR, 0, f_fetch
+check:  bit FERR, 0, f_bus      ; (XA: the packet's address)
         and OP, W00, #0xFF
         shr8 FL, W00, ZERO
         sub T0, OP, #1
@@ -416,27 +416,18 @@ xf_sz:  or T0, W02, W03
 xf_sz2: bitn FL, 1, xf_rs
         and T0, W20, #7
         brn z, f_size
-xf_rs:  mov RN0, W02
-        mov RN1, W03
-        ldi RN2, #0
-        ldi SPH, #0
+xf_rs:  ldi SPH, #0
         ldi SVR, #0
         ldi DVR, #0
         bit FL, 0, xf_rd
-        mov RA0, W10
-        mov RA1, W11
-        call range
-        mov SVR, RV
-        or T0, RV, RAP
+        call range1
         br z, f_range1
+        mov SVR, RV
         jmp protck
 xf_rd:  bit FL, 1, xf_pchk
-        mov RA0, W20
-        mov RA1, W21
-        call range
-        mov DVR, RV
-        or T0, RV, RAP
+        call range2
         br z, f_range2
+        mov DVR, RV
 xf_pchk: bit FL, 0, xf_go
         bitn SVR, 0, xf_go
         bit FL, 1, xf_p2
@@ -478,16 +469,16 @@ xg_dmdl: ldi DK, #4
         mov DEB2, DENT2
         jmp xgo
 
-; The source MDL's first entry (SENT, and its burst SEB): W1 + 8 * W3[19:0].
+; An MDL's first entry (XENT, and its burst XEB): W1 + 8 * W3[19:0].
 sent:   and T1, W31, #15
         shr13 T1, W30, T1
         shr13 T0, ZERO, W30
-        add SENT0, W10, T0
-        adc SENT1, W11, T1
-        adc SENT2, W12, ZERO
-        mov SEB0, SENT0
-        mov SEB1, SENT1
-        mov SEB2, SENT2
+        add XENT0, W10, T0
+        adc XENT1, W11, T1
+        adc XENT2, W12, ZERO
+        mov XEB0, XENT0
+        mov XEB1, XENT1
+        mov XEB2, XENT2
         ret
 
 ; The protected ranges against the source range [RA, E) (left by range):
@@ -517,7 +508,16 @@ pr_nx:  add K, K, #1
         bit OP, 0, rdp_pr
         jmp xf_rd
 
-; [RA, RA + RN) wholly in VRAM (RV) or wholly in the aperture (RAP); E the end.
+; [RA, RA + RN) wholly in VRAM (RV) or wholly in the aperture (RAP); E the
+; end; flag Z: in neither. range1 / range2: RA = W1 / W2, RN = LENGTH.
+range1: mov RA0, W10
+        mov RA1, W11
+        jmp rangel
+range2: mov RA0, W20
+        mov RA1, W21
+rangel: mov RN0, W02
+        mov RN1, W03
+        ldi RN2, #0
 range:  add E0, RA0, RN0
         adc E1, RA1, RN1
         adc E2, RN2, ZERO
@@ -544,7 +544,8 @@ rg_ap:  in T0, apb0
         sbc T2, T2, E2
         brn c, rg_ret
         ldi RAP, #1
-rg_ret: ret
+rg_ret: or T0, RV, RAP
+        ret
 
 ; FILL, DISCARD: W1 zero, W2 a GPU address, W3 the pattern (FILL, [31:0])
 ; or zero; DISCARD takes POISON.
@@ -557,12 +558,7 @@ op_disc: and T0, FL, #0xF7
         brn z, f_rsv
 fd_sz:  or T0, W02, W03
         br z, f_size
-        mov RA0, W20
-        mov RA1, W21
-        mov RN0, W02
-        mov RN1, W03
-        ldi RN2, #0
-        call range
+        call range2
         bit RV, 0, fd_go
         bit RAP, 0, f_fillap
         jmp f_range2
@@ -600,15 +596,9 @@ rdp_sz: and T3, W10, #7
         call physz
         ldi SVR, #0
         bitn FL, 2, rdp_go
-        mov RA0, W10
-        mov RA1, W11
-        mov RN0, W02
-        ldi RN1, #0
-        ldi RN2, #0
-        call range
-        mov SVR, RV
-        or T0, RV, RAP
+        call range1             ; (LENGTH: W03 is zero)
         br z, f_range1
+        mov SVR, RV
         ldi SPH, #0
         jmp protck
 rdp_pr: bitn SVR, 0, rdp_go
@@ -675,15 +665,9 @@ wrp_sz: and T3, W20, #7
         call physz
         ldi DVR, #0
         bitn FL, 2, wrp_go
-        mov RA0, W20
-        mov RA1, W21
-        mov RN0, W02
-        ldi RN1, #0
-        ldi RN2, #0
-        call range
-        mov DVR, RV
-        or T0, RV, RAP
+        call range2             ; (LENGTH: W03 is zero)
         br z, f_range2
+        mov DVR, RV
 wrp_go: call bw3
         ldi SK, #16
         mov DL0, W20
@@ -733,8 +717,13 @@ mp_sz:  or T0, W02, W03
         in T1, pt1
         add PA0, T0, T2
         adc PA1, T1, T3
-        bit OP, 3, um_lp
+        bit OP, 3, mp_lp
+        ; The MDL entries on the destination side (DENT, DEB: stream 2),
+        ; read through xl.
+        out bank, ZERO, #1
         call sent
+        out bank, ZERO, #0
+        ldi DK, #4
         ; PTE flags: VALID, SYSTEM, and SNOOPED (bit 2), READABLE (5),
         ; WRITEABLE (6) from W3[34:32].
         and T0, W32, #1
@@ -746,33 +735,15 @@ mp_sz:  or T0, W02, W03
         or PF, T0, #3
 mp_lp:  or T0, W02, W03
         br z, done
-        mov XA0, SEB0
-        mov XA1, SEB1
-        mov XA2, SEB2
-        out addr0, SENT0
-        out addr1, SENT1
-        out addr2, SENT2
-        out ar, ZERO, #2
-mp_w:   brn rsp, mp_w
-        br rsp_err, f_bus
-        in T0, buf0
-        and T0, T0, KF000
-        or T0, T0, PF
-        in T1, buf1
-        in T2, buf2
-        out ack, ZERO, #1
-        add SENT0, SENT0, #8
-        adc SENT1, SENT1, ZERO
-        adc SENT2, SENT2, ZERO
-        and T3, SENT0, #0x18
-        brn z, mp_pte
-        mov SEB0, SENT0
-        mov SEB1, SENT1
-        mov SEB2, SENT2
+        bit OP, 3, um_pte
+        out bank, ZERO, #1
+        call xl
+        out bank, ZERO, #0
+        or T0, DTB0, PF
+        mov T1, DTB1
+        mov T2, DTB2
         jmp mp_pte
-um_lp:  or T0, W02, W03
-        br z, done
-        in T0, dummy0
+um_pte: in T0, dummy0
         or T0, T0, #0x63
         in T1, dummy1
         in T2, dummy2
@@ -794,7 +765,6 @@ mp_vw:  br port_busy, mp_vw
         adc PA1, PA1, ZERO
         sub W02, W02, #1
         sbc W03, W03, ZERO
-        bit OP, 3, um_lp
         jmp mp_lp
 
 ; ---- data: one destination block (the bytes of one destination word) at
@@ -1069,11 +1039,6 @@ pb_b2:  and T2, P0, KF000
 
 ; ---- faults: T0 the code, FA DMA_FAULT_ADDR; the packet's address is
 ; DMA_FAULT_PKT.
-f_fetch: mov FA0, PK0
-        mov FA1, PK1
-        mov FA2, PK2
-        ldi T0, #F_BUS
-        jmp fault
 timeout: ldi T0, #F_TIMEOUT
         jmp f_xa
 f_bus:  ldi T0, #F_BUS
