@@ -433,42 +433,38 @@ xf_pchk: bit FL, 0, xf_go
         bit FL, 1, xf_p2
         bit DVR, 0, xf_go
 xf_p2:  bit SPH, 0, f_prot1
-xf_go:  bit FL, 0, xg_smdl
-        mov SL0, W10
-        mov SL1, W11
-        ldi SL2, #0
-        ldi SK, #1
-        bit SVR, 0, xg_d
-        ldi SK, #2
-        jmp xg_d
-xg_smdl: ldi SK, #4
-        shr4 SL0, W31, W30
-        shr4 SL1, W30, W31
-        ldi SL2, #0
-        call sent
-xg_d:   bit FL, 1, xg_dmdl
-        mov DL0, W20
-        mov DL1, W21
-        ldi DL2, #0
-        ldi DK, #1
-        bit DVR, 0, xgo
-        ldi DK, #2
-        jmp xgo
-xg_dmdl: ldi DK, #4
-        shr4 DL0, W33, W32
-        shr4 DL1, W32, W33
-        ldi DL2, #0
-        and T1, W33, #15
-        shr13 T1, W32, T1
-        shr13 T0, ZERO, W32
-        add DENT0, W20, T0
-        adc DENT1, W21, T1
-        adc DENT2, W22, ZERO
-        mov DEB0, DENT0
-        mov DEB1, DENT1
-        mov DEB2, DENT2
+xf_go:  mov T2, SVR
+        and T0, FL, #1
+        call side
+        ; The destination the same way, on the bank: its fields copied to
+        ; the source's (W1, W3[31:0]), which are not read again.
+        mov W10, W20
+        mov W11, W21
+        mov W12, W22
+        mov W30, W32
+        mov W31, W33
+        mov T2, DVR
+        out bank, ZERO, #1
+        and T0, FL, #2
+        call side
+        out bank, ZERO, #0
         jmp xgo
 
+; The side the bank selects (XK, XL and an MDL's XENT, XEB): flag Z clear,
+; an MDL from W1 and W3[31:0]; else (sd_gpu) the address W1, in VRAM if
+; T2 bit 0, else in the aperture (W12 is zero then).
+side:   brn z, sd_mdl
+sd_gpu: mov XL0, W10
+        mov XL1, W11
+        mov XL2, W12
+        ldi XK, #1
+        bit T2, 0, sd_r
+        ldi XK, #2
+sd_r:   ret
+sd_mdl: ldi XK, #4
+        shr4 XL0, W31, W30
+        shr4 XL1, W30, W31
+        ldi XL2, #0
 ; An MDL's first entry (XENT, and its burst XEB): W1 + 8 * W3[19:0].
 sent:   and T1, W31, #15
         shr13 T1, W30, T1
@@ -603,14 +599,10 @@ rdp_sz: and T3, W10, #7
         jmp protck
 rdp_pr: bitn SVR, 0, rdp_go
         bit SPH, 0, f_prot1
-rdp_go: mov SL0, W10
-        mov SL1, W11
-        mov SL2, W12
+rdp_go: mov T2, SVR
+        call sd_gpu             ; (SL: W1, also a bus address)
+        bit FL, 2, rdp_g1
         ldi SK, #8
-        bitn FL, 2, rdp_g1
-        ldi SK, #1
-        bit SVR, 0, rdp_g1
-        ldi SK, #2
 rdp_g1: ldi DK, #16
         ldi DL0, #0
         ldi DL1, #0
@@ -652,8 +644,7 @@ wrp_r3: or T0, W03, ZERO
         sub T0, W02, #8
         br c, wrp_sz
         call bw3
-        mov K, W02
-        out rep, K, #2
+        out rep, W02, #2
         sub J, K8, W02
 wrp_l:  in T0, buf0
         and T0, T0, #0xFF
@@ -803,8 +794,7 @@ blk1:   and T0, DK, #6
         out bufin, SV1
         out bufin, SV2
         out bufin, SV3
-blk2:   mov K, D
-        out rep, K, #1
+blk2:   out rep, D, #1
         mov J, N
 seg:    or T0, J, ZERO
         br z, wrt
@@ -848,8 +838,7 @@ seg3:   sub J, J, K
         ldi STV, #0
         ldi S0F, #0
         jmp seg
-seg_imm: mov K, J
-        out rep, K, #0
+seg_imm: out rep, J, #0
 ; The block's word is complete (empty bytes after it): write it.
 wrt:    sub T0, K8, D
         sub K, T0, N
@@ -982,7 +971,10 @@ xl_gw:  brn rsp, xl_gw
         jmp xl_ok
 xl_pte: and FA0, XL0, KF000
         mov FA1, XL1
-        jmp f_pte
+        ldi T0, #F_PTE_PERM
+        brn rsp_inv, f_fa2
+        ldi T0, #F_PTE_INVALID
+        jmp f_fa2
 xl_mdl: mov XA0, XEB0
         mov XA1, XEB1
         mov XA2, XEB2
@@ -1046,23 +1038,12 @@ f_xa:   mov FA0, XA0
         mov FA1, XA1
         mov FA2, XA2
         jmp fault
-f_pte:  ldi FA2, #0
-        ldi T0, #F_PTE_PERM
-        brn rsp_inv, fault
-        ldi T0, #F_PTE_INVALID
-        jmp fault
 f_range1: ldi T0, #F_RANGE
 f_w1:   mov FA0, W10
         mov FA1, W11
-        ldi FA2, #0
-        jmp fault
+        jmp f_fa2
 f_prot1: ldi T0, #F_PROTECTED
         jmp f_w1
-f_range2: ldi T0, #F_RANGE
-f_w2:   mov FA0, W20
-        mov FA1, W21
-        ldi FA2, #0
-        jmp fault
 f_fillap: ldi T0, #F_FILL_APERTURE
         jmp f_w2
 f_opcode: ldi T0, #F_OPCODE
@@ -1074,7 +1055,11 @@ f_nested: ldi T0, #F_NESTED
 f_size: ldi T0, #F_SIZE
 f_zero: ldi FA0, #0
         ldi FA1, #0
-        ldi FA2, #0
+        jmp f_fa2
+f_range2: ldi T0, #F_RANGE
+f_w2:   mov FA0, W20
+        mov FA1, W21
+f_fa2:  ldi FA2, #0
 fault:  out ack, ZERO, #3
         out bank, ZERO, #0
         bitn XACT, 0, fault2
