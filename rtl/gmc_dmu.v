@@ -29,9 +29,9 @@
 //     operand, and a run that writes lanes 0, 1, 2 and then 3 of it clears
 //     its mark, unless cnt_clear came again during the run (that run's
 //     sum, taken before the clear, is dropped);
-//   - 512 x 32 bits of microcode in block RAM (gmc_dmu_rom);
+//   - 768 x 32 bits of microcode in block RAM (gmc_dmu_rom);
 //   - a 16-bit ALU (add, subtract with carry chaining, logic, funnel
-//     shifts by 4, 8 and 12 bits), flags C, Z and ZC (zero over a chain);
+//     shifts by 4, 8 and 12 bits), flags C and Z;
 //   - in flip-flops only what a bus needs at once: one 48-bit address
 //     register shared by AR, AW, the GART request and the VRAM ports (the
 //     engine has one transaction in flight), the 64-bit write word and
@@ -52,7 +52,7 @@
 //   4 OUT  dst[27:22] ra[15:8] aux[7:0]            bus action with A
 //   5 BR   cond[27:22] pol[21] call[20] target {[17:16], [7:0]} (cond 32+k: bit k of A, ra[15:8])
 //   6 RET
-//   7 TST  mask[15:0]                              Z, ZC <= (nzm & mask) == 0
+//   7 TST  mask[15:0]                              Z <= (nzm & mask) == 0
 module gmc_dmu #(
     parameter integer VRAM_BYTES = 8 * 1024 * 1024,
     parameter [31:0]  APERTURE_BASE = 32'h8000_0000,
@@ -170,7 +170,7 @@ module gmc_dmu #(
     reg  [1:0]  ph;
     reg  [9:0]  pc, ret;
     wire [31:0] ui;
-    wire [3:0]  cls = ui[31:28];
+    wire [3:0]  cls = {1'b0, ui[30:28]};
     wire [3:0]  fn  = ui[27:24];
     wire [7:0]  rd  = ui[23:16];
     wire [7:0]  ra  = ui[15:8];
@@ -268,7 +268,7 @@ module gmc_dmu #(
     reg  [63:0] wdata;
     reg  [7:0]  wstrb;
     reg  [63:0] buf_q;           // response buffer: R beat, VRAM word, GART answer
-    reg         rsp, rsp_err, rsp_last, rsp_inv;
+    reg         rsp, rsp_err, rsp_inv;
     reg         brsp, brsp_err;
     reg         ar_v, aw_v, w_v, g_v, g_w, g_side, vr_v, vr_w, vw_v, vw_all;
     reg  [1:0]  ar_s;
@@ -277,12 +277,14 @@ module gmc_dmu #(
     reg  [3:0]  owe_rd, owe_wr;
     reg  [31:0] wd_cnt;
     reg  [19:0] head;
-    reg         busy, faulted, in_ib, skip_p;
+    reg         busy, faulted, in_ib;
     reg  [7:0]  f_code;
-    reg         fc, fz, fzc;     // ALU flags
-    // Which 16-bit halves of the last four read beats are not zero (half h
-    // of beat b in bit 4b + h; bit 0 is bits 15:8, the packet's flags): after
-    // a packet's fetch, its reserved fields are tested at once (TST).
+    reg         fc, fz;          // ALU flags
+    // Which of the last sixteen halves read from the response buffer (IN
+    // buf0..buf3) are not zero, the last in bit 15: after a packet's fetch
+    // (W00, W01, .. W33 in that order), half h of its word b is bit 4b + h,
+    // and bit 0 is W00[15:8] only (the flags), so its reserved fields are
+    // tested at once (TST).
     reg  [15:0] nzm;
 
     wire ar_room = !owe_rd[ar_e];
@@ -411,7 +413,7 @@ module gmc_dmu #(
         endcase
     end
 
-    // Inputs (IN): src 0..3 the response buffer, 4..7 HEAD and TAIL, 8..10
+    // Inputs (IN): src 0..3 the response buffer, 4..5 HEAD, 8..10
     // the end of VRAM, 11..12 the aperture's base, 13..15 its end (the
     // bounds of the range checks, 48-bit), 64..127 the configuration RAM's
     // halves (word (src - 64) / 2).
@@ -444,8 +446,6 @@ module gmc_dmu #(
             4'd3: in_v = buf_q[63:48];
             4'd4: in_v = head[15:0];
             4'd5: in_v = {12'd0, head[19:16]};
-            4'd6: in_v = tail[15:0];
-            4'd7: in_v = {12'd0, tail[19:16]};
             4'd8: in_v = VRAM_END[15:0];
             4'd9: in_v = VRAM_END[31:16];
             4'd10: in_v = VRAM_END[47:32];
@@ -474,10 +474,8 @@ module gmc_dmu #(
             5'd0: cond = 1'b1;
             5'd1: cond = fz;
             5'd2: cond = fc;
-            5'd3: cond = fzc;
             5'd4: cond = rsp;
             5'd5: cond = rsp_err;
-            5'd6: cond = rsp_last;
             5'd7: cond = rsp_inv;
             5'd8: cond = brsp;
             5'd9: cond = brsp_err;
@@ -488,7 +486,6 @@ module gmc_dmu #(
             5'd13: cond = can_fetch;
             5'd14: cond = in_ib;
             5'd15: cond = faulted;
-            5'd16: cond = skip_p;
             5'd17: cond = owes_cur;
             default: cond = 1'b0;
         endcase
@@ -503,8 +500,8 @@ module gmc_dmu #(
     // ------------------------------------------------------------ execute
 
     wire        is_out = x && cls == C_OUT;
-    wire        b_gather = (is_out && sel == 6'd3) || (rep_on && rep_op == 2'd0);
-    wire        b_skip = (is_out && sel == 6'd4) || (rep_on && rep_op == 2'd1);
+    wire        b_gather = rep_on && rep_op == 2'd0;
+    wire        b_skip = rep_on && rep_op == 2'd1;
     wire        b_rot = (is_out && sel == 6'd6) || (rep_on && rep_op == 2'd2);
     integer b;
 
@@ -554,12 +551,9 @@ module gmc_dmu #(
 
         // Responses into the buffer.
         if (r_take) begin
-            nzm <= {|m_axi_rdata[63:48], |m_axi_rdata[47:32], |m_axi_rdata[31:16], |m_axi_rdata[15:8],
-                    nzm[15:4]};
             buf_q <= m_axi_rdata;
             rsp <= 1'b1;
             rsp_err <= m_axi_rresp[1];
-            rsp_last <= m_axi_rlast;
         end
         if (b_cur) begin
             brsp <= 1'b1;
@@ -585,21 +579,18 @@ module gmc_dmu #(
         // Flags.
         if (x && (cls == C_ALU || cls == C_ALUI)) begin
             fz <= alu == 16'd0;
-            fzc <= (fn[0] ? fzc : 1'b1) && alu == 16'd0;
             if (fn[3:2] == 2'd0) fc <= sum[16];
         end
-        if (x && cls == C_TST) begin
-            fz <= (nzm & ui[15:0]) == 16'd0;
-            fzc <= (nzm & ui[15:0]) == 16'd0;
-        end
+        if (x && cls == C_IN && rb[6:2] == 5'd0)
+            nzm <= {in_v[15:8] != 8'd0 || (in_v[7:0] != 8'd0 && rd_w != 8'd0), nzm[15:1]};
+        if (x && cls == C_TST) fz <= (nzm & ui[15:0]) == 16'd0;
 
         // The write word fills from the top, a byte or a half at a time, so
         // the microcode gathers the destination block's bytes in order (a
         // byte of no strobe for each one skipped): a byte of the response
         // buffer (which rotates by a byte, so its next byte comes down), an
-        // empty byte; or the buffer turns by a byte. One at a time (out
-        // gather / wskip / rot), or A[3:0] of one kind in a run, one a
-        // cycle (out rep, aux the kind).
+        // empty byte; or the buffer turns by a byte: A[3:0] of one kind in
+        // a run, one a cycle (out rep, aux the kind), or one turn (out rot).
         if (b_gather) begin wdata <= {buf_q[7:0], wdata[63:8]}; wstrb <= {1'b1, wstrb[7:1]}; end
         if (b_skip) begin wdata <= {8'd0, wdata[63:8]}; wstrb <= {1'b0, wstrb[7:1]}; end
         if (b_gather || b_rot) buf_q <= {buf_q[7:0], buf_q[63:8]};
@@ -611,7 +602,7 @@ module gmc_dmu #(
                 6'd0: addr[15:0] <= a_q;
                 6'd1: addr[31:16] <= a_q;
                 6'd2: addr[47:32] <= a_q;
-                // (6'd3, 6'd4, 6'd6: the byte ops, below.)
+                // (6'd6: a turn of the buffer, below.)
                 6'd5: begin wdata <= {a_q, wdata[63:16]}; wstrb <= {2'b11, wstrb[7:2]}; end
                 // The response buffer loaded from the file a half at a
                 // time (a source word saved around a translation, FILL's
@@ -619,7 +610,6 @@ module gmc_dmu #(
                 // (READ_PHYSICAL's gathered result).
                 6'd8: buf_q <= {a_q, buf_q[63:16]};
                 6'd9: buf_q <= wdata;
-                6'd7: wstrb <= a_q[7:0];
                 6'd10: begin ar_v <= 1'b1; ar_s <= rb[1:0] ^ {bank, bank}; ar_l3 <= rb[2]; ar_e <= ep; end
                 6'd11: begin aw_v <= 1'b1; w_v <= 1'b1; aw_e <= ep; end
                 6'd12: begin g_v <= 1'b1; g_w <= 1'b1; g_side <= rb[0] ^ bank; end
@@ -631,7 +621,6 @@ module gmc_dmu #(
                 6'd15: begin
                     if (rb[0]) rsp <= 1'b0;
                     if (rb[1]) brsp <= 1'b0;
-                    if (rb[2]) skip_p <= 1'b0;
                 end
                 6'd16: head <= (head + 20'd32) & ~(20'hFFFFF << ring_log2);
                 6'd17: begin
@@ -669,7 +658,6 @@ module gmc_dmu #(
         // SKIP clears the fault at once (DMA_STATUS reads it in the next
         // cycle); the microcode's SKIP vector moves HEAD on.
         if (cmd_skip && faulted) begin
-            skip_p <= 1'b1;
             faulted <= 1'b0;
             f_code <= 8'd0;
         end
@@ -708,7 +696,6 @@ module gmc_dmu #(
             faulted <= 1'b0;
             f_code <= 8'd0;
             in_ib <= 1'b0;
-            skip_p <= 1'b0;
             head <= 20'd0;
             ar_v <= 1'b0; aw_v <= 1'b0; w_v <= 1'b0; g_v <= 1'b0; g_w <= 1'b0;
             vr_v <= 1'b0; vr_w <= 1'b0; vw_v <= 1'b0;
@@ -733,7 +720,7 @@ module gmc_dmu #(
 
     /* verilator lint_off UNUSEDSIGNAL */
     wire unused = &{1'b0, m_axi_rid, m_axi_bid, m_axi_rresp[0], m_axi_bresp[0], fun[31:29], fun[3:0],
-                    addr[2:0], rb[7], ui[19:18]};
+                    addr[2:0], rb[7], ui[31], ui[19:18]};
     /* verilator lint_on UNUSEDSIGNAL */
 
 endmodule

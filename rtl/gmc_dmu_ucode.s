@@ -306,8 +306,7 @@ fetch_ib: sub IBL0, IBL0, #32
 ; W0[31:16]; NESTED; RESERVED for the rest; SIZE; RANGE (source, then
 ; destination); FILL_APERTURE; PROTECTED. `tst` tests the packet's
 ; reserved 16-bit halves for zero at once (mask bit 4b + h: Wbh; bit 0 the
-; flags, W00[15:8]); a chain of `or`s after an `xor` or `and` tests several
-; registers for zero at once (flag ZC).
+; flags, W00[15:8]).
 check:  bit FERR, 0, f_bus      ; (XA: the packet's address)
         and OP, W00, #0xFF
         shr8 FL, W00, ZERO
