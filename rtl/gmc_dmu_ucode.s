@@ -241,9 +241,8 @@ reset2:
         jmp idle
 
 skip:   out ack, ZERO, #7
-        br in_ib, skip_ib
-        jmp hd_next
-skip_ib: or T0, IBL0, IBL1
+        brn in_ib, hd_next
+        or T0, IBL0, IBL1
         brn z, ib_adv
         add CPK0, CPK0, #1      ; the INDIRECT (the skipped packet is not counted)
         adc CPK1, CPK1, ZERO
@@ -963,11 +962,7 @@ xl:     bit XK, 2, xl_mdl
         out greq, ZERO, #0
 xl_gw:  brn rsp, xl_gw
         br rsp_err, xl_pte
-        in T0, buf0
-        and XTB0, T0, KF000
-        in XTB1, buf1
-        in XTB2, buf2
-        jmp xl_ok
+        jmp xl_tb
 xl_pte: and FA0, XL0, KF000
         mov FA1, XL1
         ldi T0, #F_PTE_PERM
@@ -983,10 +978,12 @@ xl_mdl: mov XA0, XEB0
         out ar, ZERO, #1
 xl_rw:  brn rsp, xl_rw
         br rsp_err, f_bus
-        in T0, buf0
+; The page's bus base from the answer; an MDL moves on to its next entry.
+xl_tb:  in T0, buf0
         and XTB0, T0, KF000
         in XTB1, buf1
         in XTB2, buf2
+        bitn XK, 2, xl_ok
         add XENT0, XENT0, #8
         adc XENT1, XENT1, ZERO
         adc XENT2, XENT2, ZERO
