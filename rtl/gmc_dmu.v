@@ -30,9 +30,9 @@
 //     operand, and a run that writes lanes 0, 1, 2 and then 3 of it clears
 //     its mark, unless cnt_clear came again during the run (that run's
 //     sum, taken before the clear, is dropped);
-//   - 512 x 32 bits of microcode in block RAM (gmc_dmu_rom);
+//   - 768 x 32 bits of microcode in block RAM (gmc_dmu_rom);
 //   - a 16-bit ALU (add, subtract with carry chaining, logic, funnel
-//     shifts by 4, 8 and 12 bits), flags C, Z and ZC (zero over a chain);
+//     shifts by 4, 8 and 12 bits), flags C and Z;
 //   - in flip-flops only what a bus needs at once: one 48-bit address
 //     register shared by AR, AW, the GART request and the VRAM ports (the
 //     engine has one transaction in flight), the 64-bit write word and
@@ -56,6 +56,7 @@
 //   4 OUT  dst[27:22] ra[15:8] aux[7:0]            bus action with A
 //   5 BR   cond[27:22] pol[21] call[20] target {[17:16], [7:0]} (cond 32+k: bit k of A, ra[15:8])
 //   6 RET
+//   7 TST  mask[15:0]                              Z <= (nzm & mask) == 0
 module gmc_dmu #(
     parameter integer VRAM_BYTES = 8 * 1024 * 1024,
     parameter [31:0]  APERTURE_BASE = 32'h8000_0000,
@@ -193,13 +194,13 @@ module gmc_dmu #(
 
     localparam [1:0] PH_F = 2'd0, PH_D = 2'd1, PH_X = 2'd2;
     localparam [3:0] C_ALU = 4'd0, C_ALUI = 4'd1, C_LDI = 4'd2, C_IN = 4'd3,
-                     C_OUT = 4'd4, C_BR = 4'd5, C_RET = 4'd6;
+                     C_OUT = 4'd4, C_BR = 4'd5, C_RET = 4'd6, C_TST = 4'd7;
     localparam [9:0] V_RESET = 10'd1, V_TIMEOUT = 10'd2, V_SKIP = 10'd3;
 
     reg  [1:0]  ph;
     reg  [9:0]  pc, ret;
     wire [31:0] ui;
-    wire [3:0]  cls = ui[31:28];
+    wire [3:0]  cls = {1'b0, ui[30:28]};
     wire [3:0]  fn  = ui[27:24];
     wire [7:0]  rd  = ui[23:16];
     wire [7:0]  ra  = ui[15:8];
@@ -236,7 +237,12 @@ module gmc_dmu #(
             bmap = {r[7:5], r[4] ^ (bk && r[7:5] == 3'b010), r[3:0]};
         end
     endfunction
-    wire [7:0]  rd_b = bmap(rd, bank);
+    // The packet fetch's beat index (out wix): file writes of registers
+    // 0x00..0x03 go to 0x00 + 4 * wix .. 0x03 + 4 * wix (the packet's word
+    // wix), so one loop stores the four beats.
+    reg  [1:0]  wix;
+    wire [7:0]  rd_w = {rd[7:4], rd[3:2] | (rd[7:4] == 4'd0 ? wix : 2'd0), rd[1:0]};
+    wire [7:0]  rd_b = bmap(rd_w, bank);
     // (The file is written only in X, and what it reads then, for the
     // instruction in X again, is not used: the next instruction's operands
     // are read in its D. So a read in a write's cycle may return anything.)
@@ -292,7 +298,7 @@ module gmc_dmu #(
     reg  [63:0] wdata;
     reg  [7:0]  wstrb;
     reg  [63:0] buf_q;           // response buffer: R beat, VRAM word, GART answer
-    reg         rsp, rsp_err, rsp_last, rsp_inv;
+    reg         rsp, rsp_err, rsp_inv;
     reg         brsp, brsp_err;
     reg         ar_v, aw_v, w_v, g_v, g_w, g_side, vr_v, vr_w, vw_v, vw_all;
     reg  [1:0]  ar_s;
@@ -301,9 +307,15 @@ module gmc_dmu #(
     reg  [3:0]  owe_rd, owe_wr;
     reg  [31:0] wd_cnt;
     reg  [19:0] head;
-    reg         busy, faulted, in_ib, skip_p;
+    reg         busy, faulted, in_ib;
     reg  [7:0]  f_code;
-    reg         fc, fz, fzc;     // ALU flags
+    reg         fc, fz;          // ALU flags
+    // Which of the last sixteen halves read from the response buffer (IN
+    // buf0..buf3) are not zero, the last in bit 15: after a packet's fetch
+    // (W00, W01, .. W33 in that order), half h of its word b is bit 4b + h,
+    // and bit 0 is W00[15:8] only (the flags), so its reserved fields are
+    // tested at once (TST).
+    reg  [15:0] nzm;
 
     wire ar_room = !owe_rd[ar_e];
     wire aw_room = !owe_wr[aw_e];
@@ -431,7 +443,7 @@ module gmc_dmu #(
         endcase
     end
 
-    // Inputs (IN): src 0..3 the response buffer, 4..7 HEAD and TAIL, 8..10
+    // Inputs (IN): src 0..3 the response buffer, 4..5 HEAD, 8..10
     // the end of VRAM, 11..12 the aperture's base, 13..15 its end (the
     // bounds of the range checks, 48-bit), 64..127 the configuration RAM's
     // halves (word (src - 64) / 2).
@@ -446,10 +458,14 @@ module gmc_dmu #(
     localparam [47:0] VRAM_END = zext48(VRAM_BYTES);
     localparam [47:0] AP_END = {16'd0, APERTURE_BASE} + APERTURE_PAGES * 48'd4096;
     wire [31:0] cfg_q;
+    // The protected range the microcode checks (out pidx): configuration
+    // words 8..11 and 12..15 are read as 8 + pidx and 12 + pidx.
+    reg  [1:0]  pidx;
+    wire [4:0]  cfg_ra = {rb[5:3], rb[2:1] | pidx};
     gmc_dmu_rf #(.AW(5), .DW(16), .NWE(2)) u_cfgl (.clk(clk), .we(cfg_we[1:0]), .wa(cfg_wa), .wd(cfg_wd[15:0]),
-                                                   .ra(rb[5:1]), .rd(cfg_q[15:0]));
+                                                   .ra(cfg_ra), .rd(cfg_q[15:0]));
     gmc_dmu_rf #(.AW(5), .DW(16), .NWE(2)) u_cfgh (.clk(clk), .we(cfg_we[3:2]), .wa(cfg_wa), .wd(cfg_wd[31:16]),
-                                                   .ra(rb[5:1]), .rd(cfg_q[31:16]));
+                                                   .ra(cfg_ra), .rd(cfg_q[31:16]));
     reg [15:0] in_v;
     always @(*) begin
         if (rb[6]) in_v = rb[0] ? cfg_q[31:16] : cfg_q[15:0];
@@ -460,8 +476,6 @@ module gmc_dmu #(
             4'd3: in_v = buf_q[63:48];
             4'd4: in_v = head[15:0];
             4'd5: in_v = {12'd0, head[19:16]};
-            4'd6: in_v = tail[15:0];
-            4'd7: in_v = {12'd0, tail[19:16]};
             4'd8: in_v = VRAM_END[15:0];
             4'd9: in_v = VRAM_END[31:16];
             4'd10: in_v = VRAM_END[47:32];
@@ -490,22 +504,18 @@ module gmc_dmu #(
             5'd0: cond = 1'b1;
             5'd1: cond = fz;
             5'd2: cond = fc;
-            5'd3: cond = fzc;
             5'd4: cond = rsp;
             5'd5: cond = rsp_err;
-            5'd6: cond = rsp_last;
             5'd7: cond = rsp_inv;
             5'd8: cond = brsp;
             5'd9: cond = brsp_err;
-            5'd10: cond = ar_v;
-            5'd11: cond = aw_v || w_v;
             // (A VRAM read or GART answer still to come counts: it lands
             // in the response buffer.)
+            5'd10: cond = ar_v || aw_v || w_v || vr_v || vw_v || g_v || vr_w || g_w;
             5'd12: cond = vr_v || vw_v || g_v || vr_w || g_w;
             5'd13: cond = can_fetch;
             5'd14: cond = in_ib;
             5'd15: cond = faulted;
-            5'd16: cond = skip_p;
             5'd17: cond = owes_cur;
             default: cond = 1'b0;
         endcase
@@ -533,8 +543,8 @@ module gmc_dmu #(
     // ------------------------------------------------------------ execute
 
     wire        is_out = x && cls == C_OUT;
-    wire        b_gather = (is_out && sel == 6'd3) || (rep_on && rep_op == 2'd0);
-    wire        b_skip = (is_out && sel == 6'd4) || (rep_on && rep_op == 2'd1);
+    wire        b_gather = rep_on && rep_op == 2'd0;
+    wire        b_skip = rep_on && rep_op == 2'd1;
     wire        b_rot = (is_out && sel == 6'd6) || (rep_on && rep_op == 2'd2);
     integer b;
 
@@ -587,7 +597,6 @@ module gmc_dmu #(
             buf_q <= m_axi_rdata;
             rsp <= 1'b1;
             rsp_err <= m_axi_rresp[1];
-            rsp_last <= m_axi_rlast;
         end
         if (b_cur) begin
             brsp <= 1'b1;
@@ -613,17 +622,18 @@ module gmc_dmu #(
         // Flags.
         if (x && (cls == C_ALU || cls == C_ALUI)) begin
             fz <= alu == 16'd0;
-            fzc <= (fn[0] ? fzc : 1'b1) && alu == 16'd0;
             if (fn[3:2] == 2'd0) fc <= sum[16];
         end
+        if (x && cls == C_IN && rb[6:2] == 5'd0)
+            nzm <= {in_v[15:8] != 8'd0 || (in_v[7:0] != 8'd0 && rd_w != 8'd0), nzm[15:1]};
+        if (x && cls == C_TST) fz <= (nzm & ui[15:0]) == 16'd0;
 
         // The write word fills from the top, a byte or a half at a time, so
         // the microcode gathers the destination block's bytes in order (a
         // byte of no strobe for each one skipped): a byte of the response
         // buffer (which rotates by a byte, so its next byte comes down), an
-        // empty byte; or the buffer turns by a byte. One at a time (out
-        // gather / wskip / rot), or A[3:0] of one kind in a run, one a
-        // cycle (out rep, aux the kind).
+        // empty byte; or the buffer turns by a byte: A[3:0] of one kind in
+        // a run, one a cycle (out rep, aux the kind), or one turn (out rot).
         if (b_gather) begin wdata <= {buf_q[7:0], wdata[63:8]}; wstrb <= {1'b1, wstrb[7:1]}; end
         if (b_skip) begin wdata <= {8'd0, wdata[63:8]}; wstrb <= {1'b0, wstrb[7:1]}; end
         if (b_gather || b_rot) buf_q <= {buf_q[7:0], buf_q[63:8]};
@@ -635,7 +645,7 @@ module gmc_dmu #(
                 6'd0: addr[15:0] <= a_q;
                 6'd1: addr[31:16] <= a_q;
                 6'd2: addr[47:32] <= a_q;
-                // (6'd3, 6'd4, 6'd6: the byte ops, below.)
+                // (6'd6: a turn of the buffer, below.)
                 6'd5: begin wdata <= {a_q, wdata[63:16]}; wstrb <= {2'b11, wstrb[7:2]}; end
                 // The response buffer loaded from the file a half at a
                 // time (a source word saved around a translation, FILL's
@@ -643,17 +653,17 @@ module gmc_dmu #(
                 // (READ_PHYSICAL's gathered result).
                 6'd8: buf_q <= {a_q, buf_q[63:16]};
                 6'd9: buf_q <= wdata;
-                6'd7: wstrb <= a_q[7:0];
                 6'd10: begin ar_v <= 1'b1; ar_s <= rb[1:0] ^ {bank, bank}; ar_l3 <= rb[2]; ar_e <= ep; end
                 6'd11: begin aw_v <= 1'b1; w_v <= 1'b1; aw_e <= ep; end
                 6'd12: begin g_v <= 1'b1; g_w <= 1'b1; g_side <= rb[0] ^ bank; end
                 6'd28: bank <= rb[0];
+                6'd22: wix <= a_q[1:0];
+                6'd23: pidx <= a_q[1:0];
                 6'd13: begin vr_v <= 1'b1; vr_w <= 1'b1; end
                 6'd14: begin vw_v <= 1'b1; vw_all <= rb[0]; end
                 6'd15: begin
                     if (rb[0]) rsp <= 1'b0;
                     if (rb[1]) brsp <= 1'b0;
-                    if (rb[2]) skip_p <= 1'b0;
                 end
                 6'd16: head <= (head + 20'd32) & ~(20'hFFFFF << ring_log2);
                 6'd17: begin
@@ -691,13 +701,14 @@ module gmc_dmu #(
         // SKIP clears the fault at once (DMA_STATUS reads it in the next
         // cycle); the microcode's SKIP vector moves HEAD on.
         if (cmd_skip && faulted) begin
-            skip_p <= 1'b1;
             faulted <= 1'b0;
             f_code <= 8'd0;
         end
         if (vec) begin
             rep <= 4'd0;
             bank <= 1'b0;
+            wix <= 2'd0;
+            pidx <= 2'd0;
             pc <= vec_pc;
             ph <= PH_D;   // (the ROM reads the vector in this cycle)
             busy <= 1'b0;
@@ -720,13 +731,14 @@ module gmc_dmu #(
             ph <= PH_F;
             rep <= 4'd0;
             bank <= 1'b0;
+            wix <= 2'd0;
+            pidx <= 2'd0;
             pc <= 10'd0;
             ret <= 10'd0;
             busy <= 1'b0;
             faulted <= 1'b0;
             f_code <= 8'd0;
             in_ib <= 1'b0;
-            skip_p <= 1'b0;
             head <= 20'd0;
             ar_v <= 1'b0; aw_v <= 1'b0; w_v <= 1'b0; g_v <= 1'b0; g_w <= 1'b0;
             vr_v <= 1'b0; vr_w <= 1'b0; vw_v <= 1'b0;
@@ -751,7 +763,7 @@ module gmc_dmu #(
 
     /* verilator lint_off UNUSEDSIGNAL */
     wire unused = &{1'b0, m_axi_rid, m_axi_bid, m_axi_rresp[0], m_axi_bresp[0], fun[31:29], fun[3:0],
-                    addr[2:0], rb[7], ui[19:18]};
+                    addr[2:0], rb[7], ui[31], ui[19:18]};
     /* verilator lint_on UNUSEDSIGNAL */
 
 endmodule

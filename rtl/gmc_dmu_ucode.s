@@ -88,7 +88,7 @@
 .equ STV 0x46        ; 1: STB holds the page's translation
 .equ S0F 0x47        ; 1: still in the side's first page
 .equ SSEG 0x48       ; the side's first byte address, bits 11:3
-.equ SENT0 0x49      ; the MDL entry to read next (MAP: on the source side)
+.equ SENT0 0x49      ; the MDL entry to read next (MAP: on the destination side)
 .equ SENT1 0x4A
 .equ SENT2 0x4B
 .equ SEB0 0x4C       ; burst address of that entry's read
@@ -241,18 +241,14 @@ reset2:
         jmp idle
 
 skip:   out ack, ZERO, #7
-        br in_ib, skip_ib
-        out headnext, ZERO
-        jmp idle
-skip_ib: or T0, IBL0, IBL1
+        brn in_ib, hd_next
+        or T0, IBL0, IBL1
         brn z, ib_adv
         add CPK0, CPK0, #1      ; the INDIRECT (the skipped packet is not counted)
         adc CPK1, CPK1, ZERO
         adc CPK2, CPK2, ZERO
         adc CPK3, CPK3, ZERO
-        out ib, ZERO, #0
-        out headnext, ZERO
-        jmp idle
+        jmp ib_end
 
 ; ---- wait for a packet, fetch it (one 4-beat read into W0..W3)
 idle:   out busy, ZERO, #0
@@ -273,9 +269,7 @@ wait_ib: mov PK0, IBP0
         mov PK2, IBP2
 ; (Not while an address of an aborted packet still waits for the bus, nor
 ; while a VRAM read or GART answer of one is still to come.)
-wait_go: br ar_busy, wait
-        br wr_busy, wait
-        br port_busy, wait
+wait_go: br bus_busy, wait
         out ack, ZERO, #3
         mov XA0, PK0
         mov XA1, PK1
@@ -286,48 +280,33 @@ wait_go: br ar_busy, wait
         out busy, ZERO, #1
         out ar, ZERO, #4        ; stream 0, 4 beats
         ldi FERR, #0
-fetch:  call beat
-        mov W00, T0
-        mov W01, T1
-        mov W02, T2
-        mov W03, T3
-        call beat
-        mov W10, T0
-        mov W11, T1
-        mov W12, T2
-        mov W13, T3
-        call beat
-        mov W20, T0
-        mov W21, T1
-        mov W22, T2
-        mov W23, T3
-        call beat
-        mov W30, T0
-        mov W31, T1
-        mov W32, T2
-        mov W33, T3
+        ldi K, #0
+; Beat K into W(K)0..W(K)3 (out wix: the file writes of W00..W03 go to
+; those of word K); an error beat sets FERR.
+fetch:  out wix, K
+beat:   brn rsp, beat
+        brn rsp_err, beat_ok
+        ldi FERR, #1
+beat_ok: in W00, buf0
+        in W01, buf1
+        in W02, buf2
+        in W03, buf3
+        out ack, ZERO, #1
+        add K, K, #1
+        bitn K, 2, fetch
+        out wix, ZERO
         br in_ib, fetch_ib
         jmp check
 fetch_ib: sub IBL0, IBL0, #32
         sbc IBL1, IBL1, ZERO
         jmp check
 
-; One beat of a read into T0..T3; an error beat sets FERR.
-beat:   brn rsp, beat
-        brn rsp_err, beat_ok
-        ldi FERR, #1
-beat_ok: in T0, buf0
-        in T1, buf1
-        in T2, buf2
-        in T3, buf3
-        out ack, ZERO, #1
-        ret
-
 ; ---- the packet checks, in docs/dma.md's order: OPCODE; RESERVED for
 ; W0[31:16]; NESTED; RESERVED for the rest; SIZE; RANGE (source, then
-; destination); FILL_APERTURE; PROTECTED. A chain of `or`s after an `xor`
-; or `and` tests several registers for zero at once (flag ZC).
-check:  bit FERR, 0, f_fetch
+; destination); FILL_APERTURE; PROTECTED. `tst` tests the packet's
+; reserved 16-bit halves for zero at once (mask bit 4b + h: Wbh; bit 0 the
+; flags, W00[15:8]).
+check:  bit FERR, 0, f_bus      ; (XA: the packet's address)
         and OP, W00, #0xFF
         shr8 FL, W00, ZERO
         sub T0, OP, #1
@@ -357,15 +336,8 @@ op_10_11: bit OP, 0, op_ind
         jmp op_fence
 
 ; NOP, FLUSH_TLB: everything but the opcode zero.
-op_nop: xor T0, FL, ZERO
-        or T0, W02, W03
-        or T0, W10, W11
-        or T0, W12, W13
-        or T0, W20, W21
-        or T0, W22, W23
-        or T0, W30, W31
-        or T0, W32, W33
-        brn zc, f_rsv
+op_nop: tst #0xFFFF
+        brn z, f_rsv
         bitn OP, 3, done
         out ev, ZERO, #8        ; FLUSH_TLB: drop the whole TLB
         jmp done
@@ -373,23 +345,17 @@ op_nop: xor T0, FL, ZERO
 ; FENCE: flags WRITE_MEM, IRQ; LENGTH and W1 zero; W2 a bus address
 ; (8-aligned) with WRITE_MEM, else zero.
 op_fence: and T0, FL, #0xCF
-        or T0, W02, W03
-        or T0, W10, W11
-        or T0, W12, W13
-        or T0, W23, ZERO
-        brn zc, f_rsv
+        brn z, f_rsv
+        tst #0x08FC             ; W02, W03, W1, W23
+        brn z, f_rsv
         bit FL, 4, fe_wm
-        xor T0, W20, ZERO
-        or T0, W21, W22
-        brn zc, f_rsv
+        tst #0x0700             ; W20..W22
+        brn z, f_rsv
         jmp fence_fin
 fe_wm:  and T0, W20, #7
         brn z, f_size
         ; W3 written to W2: an 8-byte transfer from the buffer, not counted.
-        out bufin, W30
-        out bufin, W31
-        out bufin, W32
-        out bufin, W33
+        call bw3
         ldi SK, #16
         ldi DK, #32
         mov DL0, W20
@@ -399,23 +365,21 @@ fe_wm:  and T0, W20, #7
         ldi W03, #0
         jmp xgo
 
-fence_fin: mov FENCE0, W30
+; (The packet is counted first, as soon as its memory write is answered:
+; a host that saw the fence reads CNT_DMA_PACKETS soon after.)
+fence_fin: call cnt_pk
+        mov FENCE0, W30
         mov FENCE1, W31
         mov FENCE2, W32
         mov FENCE3, W33
-        bitn FL, 5, done        ; IRQ
+        bitn FL, 5, fin         ; IRQ
         out ev, ZERO, #4
-        jmp done
+        jmp fin
 
 ; INDIRECT: W1 a bus address (32-aligned), W2 and W3 zero, LENGTH a
 ; multiple of 32.
-op_ind: xor T0, FL, ZERO
-        or T0, W13, W20
-        or T0, W21, W22
-        or T0, W23, W30
-        or T0, W31, W32
-        or T0, W33, ZERO
-        brn zc, f_rsv
+op_ind: tst #0xFF81             ; flags, W13, W2, W3
+        brn z, f_rsv
         or T0, W02, W03
         br z, f_size
         and T0, W02, #31
@@ -434,21 +398,13 @@ op_ind: xor T0, FL, ZERO
 ; zero; an MDL base a bus address, 8-aligned.
 op_xfer: and T0, FL, #0xFC
         brn z, f_rsv
-        bit FL, 0, xf_smdl
-        or T0, W12, W13
+        tst #0x0880             ; W13, W23
         brn z, f_rsv
-        or T0, W30, W31
+        bit FL, 0, xf_d
+        tst #0x3040             ; not an MDL: W12, W30, W31
         brn z, f_rsv
-        jmp xf_d
-xf_smdl: or T0, W13, ZERO
-        brn z, f_rsv
-xf_d:   bit FL, 1, xf_dmdl
-        or T0, W22, W23
-        brn z, f_rsv
-        or T0, W32, W33
-        brn z, f_rsv
-        jmp xf_sz
-xf_dmdl: or T0, W23, ZERO
+xf_d:   bit FL, 1, xf_sz
+        tst #0xC400             ; W22, W32, W33
         brn z, f_rsv
 xf_sz:  or T0, W02, W03
         br z, f_size
@@ -458,116 +414,104 @@ xf_sz:  or T0, W02, W03
 xf_sz2: bitn FL, 1, xf_rs
         and T0, W20, #7
         brn z, f_size
-xf_rs:  mov RN0, W02
-        mov RN1, W03
-        ldi RN2, #0
-        ldi SPH, #0
+xf_rs:  ldi SPH, #0
         ldi SVR, #0
         ldi DVR, #0
         bit FL, 0, xf_rd
-        mov RA0, W10
-        mov RA1, W11
-        call range
-        mov SVR, RV
-        or T0, RV, RAP
+        call range1
         br z, f_range1
+        mov SVR, RV
         jmp protck
 xf_rd:  bit FL, 1, xf_pchk
-        mov RA0, W20
-        mov RA1, W21
-        call range
-        mov DVR, RV
-        or T0, RV, RAP
+        call range2
         br z, f_range2
+        mov DVR, RV
 xf_pchk: bit FL, 0, xf_go
         bitn SVR, 0, xf_go
         bit FL, 1, xf_p2
         bit DVR, 0, xf_go
 xf_p2:  bit SPH, 0, f_prot1
-xf_go:  bit FL, 0, xg_smdl
-        mov SL0, W10
-        mov SL1, W11
-        ldi SL2, #0
-        ldi SK, #1
-        bit SVR, 0, xg_d
-        ldi SK, #2
-        jmp xg_d
-xg_smdl: ldi SK, #4
-        shr4 SL0, W31, W30
-        shr4 SL1, W30, W31
-        ldi SL2, #0
-        and T1, W31, #15
+xf_go:  mov T2, SVR
+        and T0, FL, #1
+        call side
+        ; The destination the same way, on the bank: its fields copied to
+        ; the source's (W1, W3[31:0]), which are not read again.
+        mov W10, W20
+        mov W11, W21
+        mov W12, W22
+        mov W30, W32
+        mov W31, W33
+        mov T2, DVR
+        out bank, ZERO, #1
+        and T0, FL, #2
+        call side
+        out bank, ZERO, #0
+        jmp xgo
+
+; The side the bank selects (XK, XL and an MDL's XENT, XEB): flag Z clear,
+; an MDL from W1 and W3[31:0]; else (sd_gpu) the address W1, in VRAM if
+; T2 bit 0, else in the aperture (W12 is zero then).
+side:   brn z, sd_mdl
+sd_gpu: mov XL0, W10
+        mov XL1, W11
+        mov XL2, W12
+        ldi XK, #1
+        bit T2, 0, sd_r
+        ldi XK, #2
+sd_r:   ret
+sd_mdl: ldi XK, #4
+        shr4 XL0, W31, W30
+        shr4 XL1, W30, W31
+        ldi XL2, #0
+; An MDL's first entry (XENT, and its burst XEB): W1 + 8 * W3[19:0].
+sent:   and T1, W31, #15
         shr13 T1, W30, T1
         shr13 T0, ZERO, W30
-        add SENT0, W10, T0
-        adc SENT1, W11, T1
-        adc SENT2, W12, ZERO
-        mov SEB0, SENT0
-        mov SEB1, SENT1
-        mov SEB2, SENT2
-xg_d:   bit FL, 1, xg_dmdl
-        mov DL0, W20
-        mov DL1, W21
-        ldi DL2, #0
-        ldi DK, #1
-        bit DVR, 0, xgo
-        ldi DK, #2
-        jmp xgo
-xg_dmdl: ldi DK, #4
-        shr4 DL0, W33, W32
-        shr4 DL1, W32, W33
-        ldi DL2, #0
-        and T1, W33, #15
-        shr13 T1, W32, T1
-        shr13 T0, ZERO, W32
-        add DENT0, W20, T0
-        adc DENT1, W21, T1
-        adc DENT2, W22, ZERO
-        mov DEB0, DENT0
-        mov DEB1, DENT1
-        mov DEB2, DENT2
-        jmp xgo
+        add XENT0, W10, T0
+        adc XENT1, W11, T1
+        adc XENT2, W12, ZERO
+        mov XEB0, XENT0
+        mov XEB1, XENT1
+        mov XEB2, XENT2
+        ret
 
 ; The protected ranges against the source range [RA, E) (left by range):
 ; SPH. Back to TRANSFER or READ_PHYSICAL.
-protck: in P0, pbase0
+; Range K (out pidx: pbase0..1 and plimit0..1 read range K's) [P, Q):
+; hit when Q > P, RA < Q and E > P.
+protck: ldi K, #0
+pr_l:   out pidx, K
+        in P0, pbase0
         in P1, pbase1
         in Q0, plimit0
         in Q1, plimit1
-        call prot1
-        in P0, pbase2
-        in P1, pbase3
-        in Q0, plimit2
-        in Q1, plimit3
-        call prot1
-        in P0, pbase4
-        in P1, pbase5
-        in Q0, plimit4
-        in Q1, plimit5
-        call prot1
-        in P0, pbase6
-        in P1, pbase7
-        in Q0, plimit6
-        in Q1, plimit7
-        call prot1
-        bit OP, 0, rdp_pr
-        jmp xf_rd
-
-; One protected range [P, Q): hit when Q > P, RA < Q and E > P.
-prot1:  sub T0, P0, Q0
+        sub T0, P0, Q0
         sbc T1, P1, Q1
-        br c, pr_ret
+        br c, pr_nx
         sub T0, RA0, Q0
         sbc T1, RA1, Q1
-        br c, pr_ret
+        br c, pr_nx
         sub T0, P0, E0
         sbc T1, P1, E1
         sbc T2, ZERO, E2
-        br c, pr_ret
+        br c, pr_nx
         ldi SPH, #1
-pr_ret: ret
+pr_nx:  add K, K, #1
+        bitn K, 2, pr_l
+        out pidx, ZERO
+        bit OP, 0, rdp_pr
+        jmp xf_rd
 
-; [RA, RA + RN) wholly in VRAM (RV) or wholly in the aperture (RAP); E the end.
+; [RA, RA + RN) wholly in VRAM (RV) or wholly in the aperture (RAP); E the
+; end; flag Z: in neither. range1 / range2: RA = W1 / W2, RN = LENGTH.
+range1: mov RA0, W10
+        mov RA1, W11
+        jmp rangel
+range2: mov RA0, W20
+        mov RA1, W21
+rangel: mov RN0, W02
+        mov RN1, W03
+        ldi RN2, #0
 range:  add E0, RA0, RN0
         adc E1, RA1, RN1
         adc E2, RN2, ZERO
@@ -594,32 +538,21 @@ rg_ap:  in T0, apb0
         sbc T2, T2, E2
         brn c, rg_ret
         ldi RAP, #1
-rg_ret: ret
+rg_ret: or T0, RV, RAP
+        ret
 
 ; FILL, DISCARD: W1 zero, W2 a GPU address, W3 the pattern (FILL, [31:0])
 ; or zero; DISCARD takes POISON.
-op_fill: xor T0, FL, ZERO
-        or T0, W10, W11
-        or T0, W12, W13
-        or T0, W22, W23
-        or T0, W32, W33
-        brn zc, f_rsv
+op_fill: tst #0xCCF1             ; flags, W1, W22, W23, W32, W33
+        brn z, f_rsv
         jmp fd_sz
 op_disc: and T0, FL, #0xF7
-        or T0, W10, W11
-        or T0, W12, W13
-        or T0, W22, W23
-        or T0, W30, W31
-        or T0, W32, W33
-        brn zc, f_rsv
+        brn z, f_rsv
+        tst #0xFCF0             ; W1, W22, W23, W3
+        brn z, f_rsv
 fd_sz:  or T0, W02, W03
         br z, f_size
-        mov RA0, W20
-        mov RA1, W21
-        mov RN0, W02
-        mov RN1, W03
-        ldi RN2, #0
-        call range
+        call range2
         bit RV, 0, fd_go
         bit RAP, 0, f_fillap
         jmp f_range2
@@ -647,46 +580,39 @@ fl_go:  out bufin, T0
 ; READ_PHYSICAL: flag GPU; W1 a GPU (GPU) or bus address; W2, W3 zero;
 ; LENGTH 1..8 inside one 8-byte word.
 op_rdp: and T0, FL, #0xFB
-        or T0, W20, W21
-        or T0, W22, W23
-        or T0, W30, W31
-        or T0, W32, W33
-        brn zc, f_rsv
-        or T0, W13, ZERO
+        brn z, f_rsv
+        tst #0xFF80             ; W13, W2, W3
         brn z, f_rsv
         bitn FL, 2, rdp_sz
-        or T0, W12, ZERO
+        tst #0x0040             ; W12
         brn z, f_rsv
 rdp_sz: and T3, W10, #7
         call physz
         ldi SVR, #0
         bitn FL, 2, rdp_go
-        mov RA0, W10
-        mov RA1, W11
-        mov RN0, W02
-        ldi RN1, #0
-        ldi RN2, #0
-        call range
-        mov SVR, RV
-        or T0, RV, RAP
+        call range1             ; (LENGTH: W03 is zero)
         br z, f_range1
+        mov SVR, RV
         ldi SPH, #0
         jmp protck
 rdp_pr: bitn SVR, 0, rdp_go
         bit SPH, 0, f_prot1
-rdp_go: mov SL0, W10
-        mov SL1, W11
-        mov SL2, W12
+rdp_go: mov T2, SVR
+        call sd_gpu             ; (SL: W1, also a bus address)
+        bit FL, 2, rdp_g1
         ldi SK, #8
-        bitn FL, 2, rdp_g1
-        ldi SK, #1
-        bit SVR, 0, rdp_g1
-        ldi SK, #2
 rdp_g1: ldi DK, #16
         ldi DL0, #0
         ldi DL1, #0
         ldi DL2, #0
         jmp xgo
+
+; W3 into the response buffer.
+bw3:    out bufin, W30
+        out bufin, W31
+        out bufin, W32
+        out bufin, W33
+        ret
 
 ; SIZE of a physical access at word offset T3: LENGTH 1..8, T3 + LENGTH <= 8.
 physz:  or T0, W03, ZERO
@@ -703,12 +629,11 @@ physz:  or T0, W03, ZERO
 ; WRITE_PHYSICAL: flag GPU; W1 zero; W2 a GPU (GPU) or bus address; the
 ; bytes of W3 above LENGTH (1..7) zero.
 op_wrp: and T0, FL, #0xFB
-        or T0, W10, W11
-        or T0, W12, W13
-        or T0, W23, ZERO
-        brn zc, f_rsv
+        brn z, f_rsv
+        tst #0x08F0             ; W1, W23
+        brn z, f_rsv
         bitn FL, 2, wrp_r3
-        or T0, W22, ZERO
+        tst #0x0400             ; W22
         brn z, f_rsv
 wrp_r3: or T0, W03, ZERO
         brn z, wrp_sz
@@ -716,12 +641,8 @@ wrp_r3: or T0, W03, ZERO
         brn c, wrp_sz
         sub T0, W02, #8
         br c, wrp_sz
-        out bufin, W30
-        out bufin, W31
-        out bufin, W32
-        out bufin, W33
-        mov K, W02
-        out rep, K, #2
+        call bw3
+        out rep, W02, #2
         sub J, K8, W02
 wrp_l:  in T0, buf0
         and T0, T0, #0xFF
@@ -733,19 +654,10 @@ wrp_sz: and T3, W20, #7
         call physz
         ldi DVR, #0
         bitn FL, 2, wrp_go
-        mov RA0, W20
-        mov RA1, W21
-        mov RN0, W02
-        ldi RN1, #0
-        ldi RN2, #0
-        call range
-        mov DVR, RV
-        or T0, RV, RAP
+        call range2             ; (LENGTH: W03 is zero)
         br z, f_range2
-wrp_go: out bufin, W30
-        out bufin, W31
-        out bufin, W32
-        out bufin, W33
+        mov DVR, RV
+wrp_go: call bw3
         ldi SK, #16
         mov DL0, W20
         mov DL1, W21
@@ -759,10 +671,8 @@ wrp_go: out bufin, W30
 
 ; MAP_APERTURE: W1 an MDL base (bus, 8-aligned), W2 a page of the
 ; aperture, W3 PKT_MAP_W3. UNMAP_APERTURE: W1 and W3 zero.
-op_map: xor T0, FL, ZERO
-        or T0, W13, W22
-        or T0, W23, W33
-        brn zc, f_rsv
+op_map: tst #0x8C81              ; flags, W13, W22, W23, W33
+        brn z, f_rsv
         shr4 T0, W31, ZERO
         brn z, f_rsv
         sub T0, W32, #8
@@ -770,13 +680,8 @@ op_map: xor T0, FL, ZERO
         and T0, W10, #7
         brn z, f_size
         jmp mp_sz
-op_unmap: xor T0, FL, ZERO
-        or T0, W10, W11
-        or T0, W12, W13
-        or T0, W22, W23
-        or T0, W30, W31
-        or T0, W32, W33
-        brn zc, f_rsv
+op_unmap: tst #0xFCF1            ; flags, W1, W22, W23, W3
+        brn z, f_rsv
 mp_sz:  or T0, W02, W03
         br z, f_size
         and T0, W20, KFFF
@@ -801,16 +706,13 @@ mp_sz:  or T0, W02, W03
         in T1, pt1
         add PA0, T0, T2
         adc PA1, T1, T3
-        bit OP, 3, um_lp
-        and T1, W31, #15
-        shr13 T1, W30, T1
-        shr13 T0, ZERO, W30
-        add SENT0, W10, T0
-        adc SENT1, W11, T1
-        adc SENT2, W12, ZERO
-        mov SEB0, SENT0
-        mov SEB1, SENT1
-        mov SEB2, SENT2
+        bit OP, 3, mp_lp
+        ; The MDL entries on the destination side (DENT, DEB: stream 2),
+        ; read through xl.
+        out bank, ZERO, #1
+        call sent
+        out bank, ZERO, #0
+        ldi DK, #4
         ; PTE flags: VALID, SYSTEM, and SNOOPED (bit 2), READABLE (5),
         ; WRITEABLE (6) from W3[34:32].
         and T0, W32, #1
@@ -822,33 +724,15 @@ mp_sz:  or T0, W02, W03
         or PF, T0, #3
 mp_lp:  or T0, W02, W03
         br z, done
-        mov XA0, SEB0
-        mov XA1, SEB1
-        mov XA2, SEB2
-        out addr0, SENT0
-        out addr1, SENT1
-        out addr2, SENT2
-        out ar, ZERO, #2
-mp_w:   brn rsp, mp_w
-        br rsp_err, f_bus
-        in T0, buf0
-        and T0, T0, KF000
-        or T0, T0, PF
-        in T1, buf1
-        in T2, buf2
-        out ack, ZERO, #1
-        add SENT0, SENT0, #8
-        adc SENT1, SENT1, ZERO
-        adc SENT2, SENT2, ZERO
-        and T3, SENT0, #0x18
-        brn z, mp_pte
-        mov SEB0, SENT0
-        mov SEB1, SENT1
-        mov SEB2, SENT2
+        bit OP, 3, um_pte
+        out bank, ZERO, #1
+        call xl
+        out bank, ZERO, #0
+        or T0, DTB0, PF
+        mov T1, DTB1
+        mov T2, DTB2
         jmp mp_pte
-um_lp:  or T0, W02, W03
-        br z, done
-        in T0, dummy0
+um_pte: in T0, dummy0
         or T0, T0, #0x63
         in T1, dummy1
         in T2, dummy2
@@ -870,7 +754,6 @@ mp_vw:  br port_busy, mp_vw
         adc PA1, PA1, ZERO
         sub W02, W02, #1
         sbc W03, W03, ZERO
-        bit OP, 3, um_lp
         jmp mp_lp
 
 ; ---- data: one destination block (the bytes of one destination word) at
@@ -909,8 +792,7 @@ blk1:   and T0, DK, #6
         out bufin, SV1
         out bufin, SV2
         out bufin, SV3
-blk2:   mov K, D
-        out rep, K, #1
+blk2:   out rep, D, #1
         mov J, N
 seg:    or T0, J, ZERO
         br z, wrt
@@ -954,8 +836,7 @@ seg3:   sub J, J, K
         ldi STV, #0
         ldi S0F, #0
         jmp seg
-seg_imm: mov K, J
-        out rep, K, #0
+seg_imm: out rep, J, #0
 ; The block's word is complete (empty bytes after it): write it.
 wrt:    sub T0, K8, D
         sub K, T0, N
@@ -997,32 +878,37 @@ w_n2:   or T0, W02, W03
         sub T0, OP, #10
         br z, fence_fin
 
-; ---- completion: HEAD (or the indirect buffer) moves on.
-done:   br in_ib, done_ib
-        add CPK0, CPK0, #1      ; CNT_DMA_PACKETS
-        adc CPK1, CPK1, ZERO
-        adc CPK2, CPK2, ZERO
-        adc CPK3, CPK3, ZERO
-        out headnext, ZERO
+; ---- completion: the packet counted (CNT_DMA_PACKETS), then HEAD (or the
+; indirect buffer) moves on.
+done:   call cnt_pk
+fin:    br in_ib, fin_ib
+hd_next: out headnext, ZERO
         jmp idle
 ; (IBL counted the packet at its fetch: zero, it was the buffer's last.)
-done_ib: or T0, IBL0, IBL1
-        brn z, done_more
-        add CPK0, CPK0, #2      ; the buffer's last packet and the INDIRECT
-        adc CPK1, CPK1, ZERO
-        adc CPK2, CPK2, ZERO
-        adc CPK3, CPK3, ZERO
-        out ib, ZERO, #0
-        out headnext, ZERO
-        jmp idle
-done_more: add CPK0, CPK0, #1
-        adc CPK1, CPK1, ZERO
-        adc CPK2, CPK2, ZERO
-        adc CPK3, CPK3, ZERO
+fin_ib: or T0, IBL0, IBL1
+        brn z, ib_adv
+ib_end: out ib, ZERO, #0
+        jmp hd_next
 ib_adv: add IBP0, IBP0, #32
         adc IBP1, IBP1, ZERO
         adc IBP2, IBP2, ZERO
         jmp idle
+
+; CNT_DMA_PACKETS: the packet completing, and the INDIRECT with the
+; buffer's last packet.
+cnt_pk: br in_ib, cp_ib
+cp_1:   add CPK0, CPK0, #1
+        adc CPK1, CPK1, ZERO
+        adc CPK2, CPK2, ZERO
+        adc CPK3, CPK3, ZERO
+        ret
+cp_ib:  or T0, IBL0, IBL1
+        brn z, cp_1
+        add CPK0, CPK0, #2
+        adc CPK1, CPK1, ZERO
+        adc CPK2, CPK2, ZERO
+        adc CPK3, CPK3, ZERO
+        ret
 
 ; Count the bytes moved (LN - LENGTH left) on the source's and the
 ; destination's counters.
@@ -1076,14 +962,13 @@ xl:     bit XK, 2, xl_mdl
         out greq, ZERO, #0
 xl_gw:  brn rsp, xl_gw
         br rsp_err, xl_pte
-        in T0, buf0
-        and XTB0, T0, KF000
-        in XTB1, buf1
-        in XTB2, buf2
-        jmp xl_ok
+        jmp xl_tb
 xl_pte: and FA0, XL0, KF000
         mov FA1, XL1
-        jmp f_pte
+        ldi T0, #F_PTE_PERM
+        brn rsp_inv, f_fa2
+        ldi T0, #F_PTE_INVALID
+        jmp f_fa2
 xl_mdl: mov XA0, XEB0
         mov XA1, XEB1
         mov XA2, XEB2
@@ -1093,10 +978,12 @@ xl_mdl: mov XA0, XEB0
         out ar, ZERO, #1
 xl_rw:  brn rsp, xl_rw
         br rsp_err, f_bus
-        in T0, buf0
+; The page's bus base from the answer; an MDL moves on to its next entry.
+xl_tb:  in T0, buf0
         and XTB0, T0, KF000
         in XTB1, buf1
         in XTB2, buf2
+        bitn XK, 2, xl_ok
         add XENT0, XENT0, #8
         adc XENT1, XENT1, ZERO
         adc XENT2, XENT2, ZERO
@@ -1140,11 +1027,6 @@ pb_b2:  and T2, P0, KF000
 
 ; ---- faults: T0 the code, FA DMA_FAULT_ADDR; the packet's address is
 ; DMA_FAULT_PKT.
-f_fetch: mov FA0, PK0
-        mov FA1, PK1
-        mov FA2, PK2
-        ldi T0, #F_BUS
-        jmp fault
 timeout: ldi T0, #F_TIMEOUT
         jmp f_xa
 f_bus:  ldi T0, #F_BUS
@@ -1152,23 +1034,12 @@ f_xa:   mov FA0, XA0
         mov FA1, XA1
         mov FA2, XA2
         jmp fault
-f_pte:  ldi FA2, #0
-        ldi T0, #F_PTE_PERM
-        brn rsp_inv, fault
-        ldi T0, #F_PTE_INVALID
-        jmp fault
 f_range1: ldi T0, #F_RANGE
 f_w1:   mov FA0, W10
         mov FA1, W11
-        ldi FA2, #0
-        jmp fault
+        jmp f_fa2
 f_prot1: ldi T0, #F_PROTECTED
         jmp f_w1
-f_range2: ldi T0, #F_RANGE
-f_w2:   mov FA0, W20
-        mov FA1, W21
-        ldi FA2, #0
-        jmp fault
 f_fillap: ldi T0, #F_FILL_APERTURE
         jmp f_w2
 f_opcode: ldi T0, #F_OPCODE
@@ -1180,7 +1051,11 @@ f_nested: ldi T0, #F_NESTED
 f_size: ldi T0, #F_SIZE
 f_zero: ldi FA0, #0
         ldi FA1, #0
-        ldi FA2, #0
+        jmp f_fa2
+f_range2: ldi T0, #F_RANGE
+f_w2:   mov FA0, W20
+        mov FA1, W21
+f_fa2:  ldi FA2, #0
 fault:  out ack, ZERO, #3
         out bank, ZERO, #0
         bitn XACT, 0, fault2
