@@ -39,6 +39,7 @@
 #define GMC_TOP_DMA_PAGEQ_DEPTH 8u /* DMA page translations buffered ahead per side. */
 #define GMC_TOP_DMA_RD_OUTSTANDING 8u /* DMA data read bursts in flight. */
 #define GMC_TOP_DMA_WR_OUTSTANDING 8u /* DMA write bursts awaiting their response. */
+#define GMC_TOP_DMA_CLOCK_GATE 1u /* 1: the DMA engine runs on a gated clock; 0: on clk (FPGA builds), the gate only counted. */
 #define GMC_TOP_SEG_COUNT 3u /* Segments described. */
 #define GMC_TOP_SEG1_FLAGS 0x84u /* Segment 1: CPU-visible VRAM. */
 #define GMC_TOP_SEG1_BANKS 0x0u /* Segment 1: banks. */

@@ -9,7 +9,16 @@
 // rising edge or none. This is the flop form of an integrated clock-gating
 // cell; an ASIC flow maps it onto its ICG cell. The enable must be high
 // during reset so that the gated block sees its synchronous reset.
-module gmc_clk_gate (
+//
+// GATE = 0 (the FPGA boards) passes clk through: a clock made in a LUT would
+// reach its flops later than clk reaches theirs, and the timing analysis
+// does not relate the two, so an FPGA build gates nothing. `on` still says
+// which edges the gate would pass (CNT_DMA_CLOCK counts them). A gated
+// block's state does not change at an edge the gate drops, so both forms
+// behave the same cycle for cycle; only the power differs.
+module gmc_clk_gate #(
+    parameter integer GATE = 1
+) (
     input  wire clk,
     input  wire en,
     output wire gclk,
@@ -22,7 +31,7 @@ module gmc_clk_gate (
     always @(negedge clk)
         en_n <= en;
 
-    assign gclk = clk & en_n;
+    assign gclk = (GATE != 0) ? (clk & en_n) : clk;
     assign on   = en_n;
 
 endmodule

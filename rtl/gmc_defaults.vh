@@ -21,6 +21,7 @@
 `define GMC_TOP_DMA_PAGEQ_DEPTH     8             // DMA page translations buffered ahead per side.
 `define GMC_TOP_DMA_RD_OUTSTANDING  8             // DMA data read bursts in flight.
 `define GMC_TOP_DMA_WR_OUTSTANDING  8             // DMA write bursts awaiting their response.
+`define GMC_TOP_DMA_CLOCK_GATE      1             // 1: the DMA engine runs on a gated clock; 0: on clk (FPGA builds), the gate only counted.
 `define GMC_TOP_SEG_COUNT           3             // Segments described.
 `define GMC_TOP_SEG1_FLAGS          32'h00000084  // Segment 1: CPU-visible VRAM.
 `define GMC_TOP_SEG1_BANKS          8'h00         // Segment 1: banks.

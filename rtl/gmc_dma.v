@@ -35,6 +35,8 @@ module gmc_dma #(
     // Write bursts awaiting B, a power of two 2..128.
     parameter integer WR_OUTSTANDING = 8,
     // VRAM word address width, derived.
+    // 0: no clock gate, the engine on clk (gmc_clk_gate GATE; FPGA builds).
+    parameter integer CLOCK_GATE = 1,
     parameter integer VRAM_AW = $clog2(VRAM_BYTES / 8)
 ) (
     input  wire                      clk,
@@ -318,7 +320,7 @@ module gmc_dma #(
     assign gclk = clk;
     assign clk_run = 1'b1;
 `else
-    gmc_clk_gate u_cg (
+    gmc_clk_gate #(.GATE(CLOCK_GATE)) u_cg (
         .clk(clk), .en(rst_e || clk_on || wake_reg || cmd_skip || cmd_reset || !quiet), .gclk(gclk),
         .on(clk_run)
     );

@@ -64,6 +64,8 @@ module gmc_dmu #(
     // AXI ID width of the master, >= 4.
     parameter integer ID_WIDTH = 4,
     // VRAM word address width, derived.
+    // 0: no clock gate, the engine on clk (gmc_clk_gate GATE; FPGA builds).
+    parameter integer CLOCK_GATE = 1,
     parameter integer VRAM_AW = $clog2(VRAM_BYTES / 8)
 ) (
     input  wire                      clk,
@@ -185,7 +187,7 @@ module gmc_dmu #(
     // cycle with an engine edge (clk_run).
     wire gclk;
     wire quiet;
-    gmc_clk_gate u_gate (
+    gmc_clk_gate #(.GATE(CLOCK_GATE)) u_gate (
         .clk(clk), .en(rst || clk_on || reg_write || cmd_skip || cmd_reset || !quiet),
         .gclk(gclk), .on(clk_run)
     );

@@ -51,6 +51,8 @@ module gmc_top #(
     parameter integer DMA_RD_OUTSTANDING = `GMC_TOP_DMA_RD_OUTSTANDING,
     // DMA write bursts awaiting their response, a power of two 2..128.
     parameter integer DMA_WR_OUTSTANDING = `GMC_TOP_DMA_WR_OUTSTANDING,
+    // 0: the engine's clock gate passes clk (gmc_clk_gate GATE; FPGA builds).
+    parameter integer DMA_CLOCK_GATE = `GMC_TOP_DMA_CLOCK_GATE,
     // Segment descriptors (DXGK_SEGMENTFLAGS layout for the flags).
     parameter integer SEG_COUNT = `GMC_TOP_SEG_COUNT,
     parameter [63:0]  SEG1_BASE = 64'd0,
@@ -450,7 +452,7 @@ module gmc_top #(
                 .PROT_RANGES(PROT_RANGES), .ID_WIDTH(M_ID_WIDTH), .FIFO_DEPTH(DMA_FIFO_DEPTH),
                 .MAX_BURST(DMA_MAX_BURST), .FETCH_DEPTH(DMA_FETCH_DEPTH),
                 .PAGEQ_DEPTH(DMA_PAGEQ_DEPTH), .RD_OUTSTANDING(DMA_RD_OUTSTANDING),
-                .WR_OUTSTANDING(DMA_WR_OUTSTANDING),
+                .WR_OUTSTANDING(DMA_WR_OUTSTANDING), .CLOCK_GATE(DMA_CLOCK_GATE),
                 .VRAM_AW(VRAM_AW)
             ) u_dma (
                 `include "gmc_dma_conn.vh"
@@ -466,7 +468,8 @@ module gmc_top #(
             // one word and one bus transaction at a time (docs/dma.md).
             gmc_dmc #(
                 .VRAM_BYTES(VRAM_BYTES), .APERTURE_BASE(APERTURE_BASE), .APERTURE_PAGES(APERTURE_PAGES),
-                .PROT_RANGES(PROT_RANGES), .ID_WIDTH(M_ID_WIDTH), .VRAM_AW(VRAM_AW)
+                .PROT_RANGES(PROT_RANGES), .ID_WIDTH(M_ID_WIDTH), .VRAM_AW(VRAM_AW),
+                .CLOCK_GATE(DMA_CLOCK_GATE)
             ) u_dmc (
                 `include "gmc_dma_conn.vh"
             );
@@ -482,7 +485,7 @@ module gmc_top #(
             // its status RAM, read by u_regs.
             gmc_dmu #(
                 .VRAM_BYTES(VRAM_BYTES), .APERTURE_BASE(APERTURE_BASE), .APERTURE_PAGES(APERTURE_PAGES),
-                .ID_WIDTH(M_ID_WIDTH), .VRAM_AW(VRAM_AW)
+                .ID_WIDTH(M_ID_WIDTH), .VRAM_AW(VRAM_AW), .CLOCK_GATE(DMA_CLOCK_GATE)
             ) u_dmu (
                 .clk(clk), .rst(rst), .reg_write(reg_wr_en), .clk_on(dma_clk_on), .clk_run(dma_clk_run),
                 .enable(dma_enable), .ring_log2(dma_ring_log2), .tail(dma_tail), .watchdog(dma_watchdog),

@@ -32,6 +32,9 @@ module gmc_fpga_core #(
     // 1 full (about 9.5k LUT4s, fits neither iCE40), 2 compact,
     // 3 micro-sequenced.
     parameter integer DMA_ENGINE = 0,
+    // The engine's clock gate passes clk (gmc_clk_gate GATE = 0): an FPGA
+    // gets no clock made in logic.
+    parameter integer DMA_CLOCK_GATE = 0,
     // The bridge's write replay window, 2^BRIDGE_WIN_LOG2 beats
     // (docs/uart-bridge.md): 6 takes two 4 Kbit block RAMs, 2 or less is
     // built from logic cells.
@@ -169,7 +172,8 @@ module gmc_fpga_core #(
         .APERTURE_PAGES(APERTURE_PAGES), .CPU_WINDOW_BYTES(CPU_WINDOW_BYTES),
         .PROT_RANGES(PROT_RANGES), .COUNTER_WIDTH(COUNTER_WIDTH),
         .PT_RESERVE_BYTES(PT_RESERVE_BYTES),
-        .S_ID_WIDTH(ID_WIDTH), .M_ID_WIDTH(ID_WIDTH), .DMA_ENGINE(DMA_ENGINE)
+        .S_ID_WIDTH(ID_WIDTH), .M_ID_WIDTH(ID_WIDTH), .DMA_ENGINE(DMA_ENGINE),
+        .DMA_CLOCK_GATE(DMA_CLOCK_GATE)
     ) u_gmc (
         .clk(clk), .rst(rst),
         .s_axil_awaddr(reg_awaddr), .s_axil_awprot(reg_awprot), .s_axil_awvalid(reg_awvalid),
