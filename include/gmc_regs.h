@@ -232,7 +232,7 @@
 #define GMC_DMA_ENGINE_NONE 0u /* No engine: CAPS.DMA = 0, the master stays idle. */
 #define GMC_DMA_ENGINE_FULL 1u /* The full engine: 64-bit datapath, bursts and translations in flight (simulation, large FPGAs). */
 #define GMC_DMA_ENGINE_COMPACT 2u /* The compact engine: one packet, one burst, one translation at a time (iCE40 boards). */
-#define GMC_DMA_ENGINE_MICRO 3u /* The micro-sequenced engine (gmc_dmu): the same contract in microcode, slower still; its microcode does not fit the HX8K image yet (docs/dma.md). */
+#define GMC_DMA_ENGINE_MICRO 3u /* The micro-sequenced engine (gmc_dmu): the same contract in microcode, slower still; the HX8K image carries it (docs/boards.md). */
 
 /* enum DMA_FAULT: Why the DMA engine stopped (DMA_FAULT_CODE.CODE). */
 #define GMC_DMA_FAULT_NONE 0u /* No fault. */
