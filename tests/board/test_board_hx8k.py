@@ -27,20 +27,13 @@ micro run's gmc run follows a gmc replay on the same board).
 
 Prints "test_board_hx8k: N passed, M failed" last.
 """
-import json
 import os
-import subprocess
 import sys
 import tempfile
 
-import procs  # tests/board/procs.py: children bounded and never left running
+from boardtest import BOARD_SIM, BUILD, GMC, ROOT, BoardSim, check  # tests/board/boardtest.py
+import boardtest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BUILD = os.environ.get("BUILD", "build")
-if not os.path.isabs(BUILD):
-    BUILD = os.path.join(ROOT, BUILD)
-GMC = os.path.join(BUILD, "rel", "bin", "gmc")
-BOARD_SIM = os.path.join(BUILD, "rel", "bin", "gmc-board-sim")
 TRACE = os.path.join(ROOT, "examples", "board_hx8k.trace")
 # The HX8K's segments (docs/boards.md): the CPU window, then the aperture.
 SIM_DEV = "sim:seg1=0/0x1000/0x84,seg2=0x80000000/0x100000/0x191"
@@ -49,58 +42,15 @@ CAPS_ENGINE_LSB, CAPS_ENGINE_MASK = 4, 0x30
 ENGINE = {"full": 1, "compact": 2, "micro": 3}
 PAGE = 4096
 
-passed = 0
-failed = 0
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-        print(f"PASS: {what}")
-    else:
-        failed += 1
-        print(f"FAIL: {what}")
-
-
-def run(tmp, tag, device, replay):
-    """gmc replay (decision log) when asked, then gmc run: (replay, run,
-    stats.json, decision log without its device line)."""
-    rep = os.path.join(tmp, tag)
-    log = os.path.join(tmp, tag + ".log")
-    p = None
-    if replay:
-        p = procs.run([GMC, "replay", TRACE, "--device", device, "--log", log], timeout=300)
-    r = procs.run([GMC, "run", TRACE, "--device", device, "--progress", "none", "--report", rep],
-                  timeout=300, env=dict(os.environ, GMC_NO_PNG="1"))
-    stats = {}
-    if os.path.exists(os.path.join(rep, "stats.json")):
-        with open(os.path.join(rep, "stats.json")) as f:
-            stats = json.load(f)
-    decisions = ""
-    if os.path.exists(log):
-        decisions = "".join(l for l in open(log) if not l.startswith("# device "))
-    return p, r, stats, decisions
-
-
 def board_run(tmp, tag, args, replay):
     """A fresh gmc-board-sim --board hx8k with args, the trace through it,
     then its --stats: (banner, replay, run, stats.json, log, board stats)."""
-    pf, sf = os.path.join(tmp, tag + ".pty"), os.path.join(tmp, tag + ".board.json")
-    proc = procs.start([BOARD_SIM, "--board", "hx8k", "--path-file", pf, "--stats", sf, *args],
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    path = open(pf).read().strip() if procs.wait_path(pf, proc, 120) else None
-    banner = ""
-    if path is None:
-        proc.kill()
-        return banner, None, None, {}, "", None
-    banner = procs.wait_line(proc.stdout, lambda line: True, 120)[0] or ""
-    p, r, stats, log = run(tmp, tag, "uart:" + path, replay)
-    bstats = None
-    if procs.stop(proc, 120) is not None and os.path.exists(sf):
-        with open(sf) as f:
-            bstats = json.load(f)
-    return banner, p, r, stats, log, bstats
+    board = BoardSim(tmp, "--board", "hx8k", *args)
+    if board.path is None:
+        board.proc.kill()
+        return "", None, None, {}, "", None
+    p, r, stats, log = boardtest.run(tmp, tag, "uart:" + board.path, TRACE, replay, timeout=300)
+    return board.banner, p, r, stats, log, board.stop()
 
 
 COUNTERS = ("dma_rd_vram", "dma_wr_vram", "dma_rd_sys", "dma_wr_sys", "dma_rd_aperture", "dma_wr_aperture",
@@ -162,7 +112,7 @@ def check_engine_run(tag, engine, ref, banner, p, r, stats, log, bstats, ref_log
 def main():
     check(os.access(GMC, os.X_OK) and os.access(BOARD_SIM, os.X_OK), f"gmc and gmc-board-sim built in {BUILD}")
     with tempfile.TemporaryDirectory() as tmp:
-        sp, sr, ref, ref_log = run(tmp, "sim", SIM_DEV, True)
+        sp, sr, ref, ref_log = boardtest.run(tmp, "sim", SIM_DEV, TRACE, True, timeout=300)
         check(sp.returncode == 0 and sr.returncode == 0 and ref.get("run", {}).get("bytes_verified") == 2 * PAGE,
               "sim backend (HX8K segments): exit 0, 8 KiB verified")
 
@@ -203,8 +153,7 @@ def main():
               f"compact: labelled simulation-only ({banner.strip()})")
         check_engine_run("compact", "compact", ref, banner, p, r, stats, log, bstats, ref_log)
 
-    print(f"test_board_hx8k: {passed} passed, {failed} failed")
-    return 0 if failed == 0 else 1
+    return boardtest.summary("test_board_hx8k")
 
 
 if __name__ == "__main__":

@@ -26,21 +26,15 @@ holds exactly the cycles asked for, and bad options exit 2 with the usage.
 
 Prints "test_board_link: N passed, M failed" last.
 """
-import json
 import os
 import struct
-import subprocess
 import sys
 import tempfile
 
 import procs  # tests/board/procs.py: children bounded and never left running
+from boardtest import BOARD_SIM, BUILD, GMC, ROOT, BoardSim, check  # tests/board/boardtest.py
+import boardtest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BUILD = os.environ.get("BUILD", "build")
-if not os.path.isabs(BUILD):
-    BUILD = os.path.join(ROOT, BUILD)
-GMC = os.path.join(BUILD, "rel", "bin", "gmc")
-BOARD_SIM = os.path.join(BUILD, "rel", "bin", "gmc-board-sim")
 TRACE = os.path.join(ROOT, "examples", "board_loop.trace")
 # The iCEBreaker's segments (docs/boards.md), strapped on the sim backend.
 SIM_DEV = ("sim:seg1=0/0x10000/0x84,seg2=0x10000/0xf000/0x88/0/3,"
@@ -48,61 +42,9 @@ SIM_DEV = ("sim:seg1=0/0x10000/0x84,seg2=0x10000/0xf000/0x88/0/3,"
 FAULT_RATE = "0.001"
 FAULT_SEED = "3"
 
-passed = 0
-failed = 0
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-        print(f"PASS: {what}")
-    else:
-        failed += 1
-        print(f"FAIL: {what}")
-
-
-class BoardSim:
-    """gmc-board-sim in the background; .path is its pty."""
-
-    def __init__(self, tmp, *args):
-        self.path_file = os.path.join(tmp, "pty.%d" % id(self))
-        self.stats_file = os.path.join(tmp, "stats.%d.json" % id(self))
-        self.proc = procs.start([BOARD_SIM, "--path-file", self.path_file, "--stats", self.stats_file, *args],
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-        ok = procs.wait_path(self.path_file, self.proc, 120)
-        self.path = open(self.path_file).read().strip() if ok else None
-        self.banner = ""
-        if self.path:
-            # Printed right after the path file is written.
-            self.banner = procs.wait_line(self.proc.stdout, lambda line: True, 120)[0] or ""
-
-    def stop(self):
-        """Its stats (written on SIGTERM), or None when it did not exit."""
-        if procs.stop(self.proc, 120) is None or not os.path.exists(self.stats_file):
-            return None
-        with open(self.stats_file) as f:
-            return json.load(f)
-
-
 def run(tmp, tag, device, replay=True, trace=TRACE):
     """gmc replay (decision log) unless replay is False, then gmc run."""
-    rep = os.path.join(tmp, tag)
-    log = os.path.join(tmp, tag + ".log")
-    p = None
-    if replay:
-        p = procs.run([GMC, "replay", trace, "--device", device, "--log", log], timeout=600)
-    r = procs.run([GMC, "run", trace, "--device", device, "--progress", "none", "--report", rep],
-                  timeout=600, env=dict(os.environ, GMC_NO_PNG="1"))
-    stats = {}
-    if os.path.exists(os.path.join(rep, "stats.json")):
-        with open(os.path.join(rep, "stats.json")) as f:
-            stats = json.load(f)
-    decisions = ""
-    if os.path.exists(log):
-        # The first line names the device (not hashed); the rest is the decisions.
-        decisions = "".join(l for l in open(log) if not l.startswith("# device "))
-    return p, r, stats, decisions
+    return boardtest.run(tmp, tag, device, trace, replay)
 
 
 # Frame sizes (docs/uart-bridge.md): SYNC, OP, LEN, payload, CRC.
@@ -263,8 +205,7 @@ def main():
                  ["--trace", "x.fst", "--trace-from", "9", "--trace-to", "9"], ["--reset-at", "-1"]):
         bad = procs.run([BOARD_SIM, *args], timeout=120)
         check(bad.returncode == 2 and "usage:" in bad.stderr, f"gmc-board-sim {' '.join(args)}: usage, exit 2")
-    print(f"test_board_link: {passed} passed, {failed} failed")
-    return 0 if failed == 0 else 1
+    return boardtest.summary("test_board_link")
 
 
 if __name__ == "__main__":

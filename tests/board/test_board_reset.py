@@ -25,13 +25,9 @@ import tempfile
 import time
 
 import procs  # tests/board/procs.py: children bounded and never left running
+from boardtest import BOARD_SIM, BUILD, GMC, ROOT, check  # tests/board/boardtest.py
+import boardtest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BUILD = os.environ.get("BUILD", "build")
-if not os.path.isabs(BUILD):
-    BUILD = os.path.join(ROOT, BUILD)
-GMC = os.path.join(BUILD, "rel", "bin", "gmc")
-BOARD_SIM = os.path.join(BUILD, "rel", "bin", "gmc-board-sim")
 TRACE = os.path.join(ROOT, "examples", "board_loop.trace")
 SIM_DEV = ("sim:seg1=0/0x10000/0x84,seg2=0x10000/0xf000/0x88/0/3,"
            "seg3=0x80000000/0x100000/0x191")
@@ -39,20 +35,6 @@ SIM_DEV = ("sim:seg1=0/0x10000/0x84,seg2=0x10000/0xf000/0x88/0/3,"
 # the bit-level one): a reset at 3 M lands in its paging, whatever the
 # host's speed (board cycles; an idle board runs about 130 000 cycles/s).
 RESET_AT = 3000000
-
-passed = 0
-failed = 0
-
-
-def check(cond, what):
-    global passed, failed
-    if cond:
-        passed += 1
-        print(f"PASS: {what}")
-    else:
-        failed += 1
-        print(f"FAIL: {what}")
-
 
 def start_board(tmp, tag, *args):
     pf, sf = os.path.join(tmp, tag + ".pty"), os.path.join(tmp, tag + ".json")
@@ -167,8 +149,7 @@ def main():
         check(r.returncode == 0 and digest is not None, f"board_loop on the sim backend: digest {digest}")
         killed_host(tmp, digest)
         board_reset(tmp, digest)
-    print(f"test_board_reset: {passed} passed, {failed} failed")
-    return 0 if failed == 0 else 1
+    return boardtest.summary("test_board_reset")
 
 
 if __name__ == "__main__":

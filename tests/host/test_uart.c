@@ -431,6 +431,18 @@ static int open_dev(const char *path, void **ctx)
     return gmc_backend_uart.open(&spec, ctx);
 }
 
+/* The fake bridge started, the device opened on it, and mem (filled with
+ * fill) mapped at host address 0x10000: the DMA tests' set-up. */
+static void *open_mapped(struct fake *f, uint8_t *mem, size_t len, uint8_t fill)
+{
+    fake_start(f, BRIDGE);
+    void *ctx = NULL;
+    assert_int_equal(open_dev(f->path, &ctx), GMC_OK);
+    memset(mem, fill, len);
+    assert_int_equal(gmc_backend_uart.host_map(ctx, 0x10000, mem, len), GMC_OK);
+    return ctx;
+}
+
 static int stop_fake(void **state)
 {
     (void)state;
@@ -579,12 +591,8 @@ static void dma_outside_host_map_touches_nothing(void **state)
 {
     (void)state;
     static struct fake f; /* static: a failed assertion leaves it to the teardown */
-    fake_start(&f, BRIDGE);
-    void *ctx = NULL;
-    assert_int_equal(open_dev(f.path, &ctx), GMC_OK);
     uint8_t mem[64];
-    memset(mem, 0x5A, sizeof mem);
-    assert_int_equal(gmc_backend_uart.host_map(ctx, 0x10000, mem, sizeof mem), GMC_OK);
+    void *ctx = open_mapped(&f, mem, sizeof mem, 0x5A);
     uint32_t v;
     /* A write burst just past the map: asked for again (a request outside
      * host memory is believed only when it comes twice), then DECERR,
@@ -666,12 +674,8 @@ static void damaged_request_past_crc_not_refused(void **state)
 {
     (void)state;
     static struct fake f; /* static: a failed assertion leaves it to the teardown */
-    fake_start(&f, BRIDGE);
-    void *ctx = NULL;
-    assert_int_equal(open_dev(f.path, &ctx), GMC_OK);
     uint8_t mem[64];
-    memset(mem, 0x5A, sizeof mem);
-    assert_int_equal(gmc_backend_uart.host_map(ctx, 0x10000, mem, sizeof mem), GMC_OK);
+    void *ctx = open_mapped(&f, mem, sizeof mem, 0x5A);
     uint32_t v;
     pthread_mutex_lock(&f.mu);
     f.dma_addr = 0x2010000;
@@ -711,12 +715,8 @@ static void probe_after_unmap_is_no_refusal(void **state)
 {
     (void)state;
     static struct fake f; /* static: a failed assertion leaves it to the teardown */
-    fake_start(&f, BRIDGE);
-    void *ctx = NULL;
-    assert_int_equal(open_dev(f.path, &ctx), GMC_OK);
     uint8_t mem[64];
-    memset(mem, 0x3C, sizeof mem);
-    assert_int_equal(gmc_backend_uart.host_map(ctx, 0x10000, mem, sizeof mem), GMC_OK);
+    void *ctx = open_mapped(&f, mem, sizeof mem, 0x3C);
     uint32_t v;
     pthread_mutex_lock(&f.mu);
     f.dma_addr = 0x10010;
@@ -748,12 +748,8 @@ static void damaged_dma_frames_recovered(void **state)
 {
     (void)state;
     static struct fake f; /* static: a failed assertion leaves it to the teardown */
-    fake_start(&f, BRIDGE);
-    void *ctx = NULL;
-    assert_int_equal(open_dev(f.path, &ctx), GMC_OK);
     uint8_t mem[64];
-    memset(mem, 0x5A, sizeof mem);
-    assert_int_equal(gmc_backend_uart.host_map(ctx, 0x10000, mem, sizeof mem), GMC_OK);
+    void *ctx = open_mapped(&f, mem, sizeof mem, 0x5A);
     uint32_t v;
     struct gmc_link_stats st;
 
